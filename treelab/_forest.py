@@ -1,0 +1,146 @@
+"""The fitted forest: flat node arrays for all trees, and the Python driver of the kernels.
+
+``prepare_features`` turns an encoded feature matrix into the arrays the growth kernel reads
+(feature-major values, global ranks, distinct values); ``grow_forest`` grows the trees on a pool
+of threads (the kernel releases the GIL) and concatenates them. Each tree's randomness comes
+from its own seed, so the forest is identical whatever the number of threads.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
+
+import numpy as np
+
+from treelab._kernels._criteria import xlogx_table
+from treelab._kernels._grow import grow_tree
+
+
+class Forest(NamedTuple):
+    """Flat arrays of a fitted forest (see docs/architecture.md for every field)."""
+
+    node_offsets: np.ndarray
+    kind: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    child_start: np.ndarray
+    n_children: np.ndarray
+    nan_child: np.ndarray
+    random: np.ndarray
+    depth: np.ndarray
+    counts: np.ndarray
+    alpha: np.ndarray
+    ties_feature: np.ndarray
+    ties_test: np.ndarray
+    n_decision: np.ndarray
+    rows_seen: np.ndarray
+    seed: np.ndarray
+
+    @property
+    def n_trees(self) -> int:
+        return self.node_offsets.shape[0] - 1
+
+    def node_totals(self) -> np.ndarray:
+        """Training rows reaching each node (sum of its class counts)."""
+        return self.counts.sum(axis=1, dtype=np.int64)
+
+    def tree_of_node(self) -> np.ndarray:
+        """Tree index of every node."""
+        return np.repeat(np.arange(self.n_trees), np.diff(self.node_offsets))
+
+
+class FeatureArrays(NamedTuple):
+    """What the growth kernel reads about the training features."""
+
+    Xc: np.ndarray  # (feature, row) float64
+    R: np.ndarray  # (feature, row) int32 ranks; missing = n_distinct
+    n_distinct: np.ndarray  # int64: distinct non-missing values, or arity of a nominal feature
+    uniq: np.ndarray  # float64: sorted distinct values of every feature, concatenated
+    uniq_off: np.ndarray  # int64 (d + 1,)
+    nominal: np.ndarray  # uint8 (d,)
+
+
+def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray) -> FeatureArrays:
+    """Ranks and distinct values of every feature, computed once per fit.
+
+    ``X`` is (row, feature) float64 with nominal features coded 0..arity-1 and NaN for missing.
+    """
+    n, d = X.shape
+    Xc = np.ascontiguousarray(X.T)
+    R = np.zeros((d, n), dtype=np.int32)
+    n_distinct = np.zeros(d, dtype=np.int64)
+    uniqs = []
+    for f in range(d):
+        col = Xc[f]
+        if nominal[f]:
+            n_distinct[f] = arity[f]
+            uniqs.append(np.arange(arity[f], dtype=np.float64))
+            continue
+        present = ~np.isnan(col)
+        u, inv = np.unique(col[present], return_inverse=True)
+        R[f, present] = inv
+        R[f, ~present] = u.shape[0]
+        n_distinct[f] = u.shape[0]
+        uniqs.append(u)
+    uniq_off = np.zeros(d + 1, dtype=np.int64)
+    uniq_off[1:] = np.cumsum([u.shape[0] for u in uniqs])
+    uniq = np.concatenate(uniqs) if uniqs else np.zeros(0)
+    return FeatureArrays(Xc, R, n_distinct, uniq, uniq_off, nominal.astype(np.uint8))
+
+
+def grow_forest(
+    feats: FeatureArrays,
+    y: np.ndarray,
+    n_classes: int,
+    iparams: np.ndarray,
+    alphas: np.ndarray,
+    seeds: np.ndarray,
+    row_mode: int,
+    part: np.ndarray,
+    n_sub: int,
+    n_threads: int,
+) -> Forest:
+    """Grow ``len(seeds)`` trees and concatenate them into one ``Forest``."""
+    n = feats.Xc.shape[1]
+    table = xlogx_table(n)
+    y32 = np.ascontiguousarray(y, dtype=np.int32)
+
+    def one(t: int):
+        return grow_tree(
+            feats.Xc, feats.R, feats.n_distinct, feats.uniq, feats.uniq_off, feats.nominal,
+            y32, n_classes, iparams, float(alphas[t]), table, np.uint64(seeds[t]), row_mode,
+            part, t, n_sub,
+        )
+
+    T = len(seeds)
+    if n_threads > 1 and T > 1:
+        with ThreadPoolExecutor(max_workers=n_threads) as pool:
+            trees = list(pool.map(one, range(T)))
+    else:
+        trees = [one(t) for t in range(T)]
+    sizes = np.array([tr[0].shape[0] for tr in trees], dtype=np.int64)
+    offsets = np.zeros(T + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(sizes)
+
+    def cat(i):
+        return np.concatenate([tr[i] for tr in trees])
+
+    return Forest(
+        node_offsets=offsets,
+        kind=cat(0),
+        feature=cat(1),
+        threshold=cat(2),
+        child_start=cat(3),
+        n_children=cat(4),
+        nan_child=cat(5),
+        random=cat(6),
+        depth=cat(7),
+        counts=cat(8),
+        alpha=np.asarray(alphas, dtype=np.float64),
+        ties_feature=np.array([tr[9] for tr in trees], dtype=np.int64),
+        ties_test=np.array([tr[10] for tr in trees], dtype=np.int64),
+        n_decision=np.array([tr[11] for tr in trees], dtype=np.int64),
+        rows_seen=np.array([tr[12] for tr in trees], dtype=np.int64),
+        seed=np.asarray(seeds, dtype=np.uint64),
+    )

@@ -1,0 +1,560 @@
+"""One growth routine for every axis-aligned tree.
+
+The per-node test-selection is a parameter, not a copy: with probability ``alpha`` a node uses
+the deterministic selection (C4.5/ID3/CART criteria over ``max_features`` candidate features,
+exact or Extra-Trees random thresholds), otherwise the random selection (``pair_midpoint``,
+``uniform`` or ``pert``). Presets (VR-Trees, RD, random forest, Extra-Trees, ...) only change
+``iparams``, ``alpha`` and the construction (which rows and features a tree sees).
+"""
+
+import numpy as np
+from numba import njit
+
+from treelab._kernels._config import NUMBA_FLAGS
+from treelab._kernels._criteria import GAIN_RATIO, GINI, parent_mass
+from treelab._kernels._rng import new_state, rand_float, rand_int
+from treelab._kernels._split import (
+    continuous_available,
+    count_threshold,
+    eval_nominal,
+    is_tie,
+    midpoint,
+    min_max,
+    pair_midpoint,
+    partition_nominal,
+    partition_threshold,
+    scan_thresholds,
+    summarize_continuous,
+    summarize_nominal,
+    uniform_threshold,
+)
+
+# layout of the integer parameter vector
+P_CRITERION = 0
+P_C45 = 1
+P_MIN_OBJS = 2
+P_MIN_SPLIT = 3
+P_MIN_LEAF = 4
+P_MAX_DEPTH = 5
+P_MAX_FEATURES = 6
+P_DET_THRESHOLD = 7  # 0: best exact threshold, 1: one uniform random threshold (Extra-Trees)
+P_RANDOM_SPLIT = 8  # 0: pair_midpoint, 1: uniform, 2: pert
+N_PARAMS = 9
+
+RS_PAIR = 0
+RS_UNIFORM = 1
+RS_PERT = 2
+
+ROWS_ALL = 0
+ROWS_BOOTSTRAP = 1
+ROWS_DISJOINT = 2
+
+KIND_LEAF = 0
+KIND_THRESHOLD = 1
+KIND_NOMINAL = 2
+
+GAIN_EPS = 1e-12
+PERT_ATTEMPTS = 10
+RANDOM_ATTEMPTS = 10
+
+
+@njit(**NUMBA_FLAGS)
+def draw_construction(n, d, row_mode, part, tree_id, n_sub, state):
+    """Row multiplicities and visible features of one tree (bagging, DST, subspaces)."""
+    w = np.zeros(n, dtype=np.int32)
+    if row_mode == ROWS_BOOTSTRAP:
+        for _ in range(n):
+            w[rand_int(state, n)] += 1
+    elif row_mode == ROWS_DISJOINT:
+        for i in range(n):
+            if part[i] == tree_id:
+                w[i] = 1
+    else:
+        w[:] = 1
+    mask = np.ones(d, dtype=np.uint8)
+    if 0 < n_sub < d:
+        perm = np.arange(d)
+        for i in range(n_sub):
+            j = i + rand_int(state, d - i)
+            tmp = perm[i]
+            perm[i] = perm[j]
+            perm[j] = tmp
+        mask[:] = 0
+        for i in range(n_sub):
+            mask[perm[i]] = 1
+    return w, mask
+
+
+@njit(**NUMBA_FLAGS)
+def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm,
+                          rows, s, e, Xc, R, y, w, node_counts, n_node, table, state, keys,
+                          hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,
+                          cand_si, cand_t, cand_nan, cand_kind, cand_nt):
+    """C4.5/ID3/CART-style choice among up to ``max_features`` available features.
+
+    Returns (found, feature, kind, threshold, nan_child, feature ties, test ties).
+    """
+    criterion = iparams[P_CRITERION]
+    c45 = iparams[P_C45] != 0
+    min_leaf = iparams[P_MIN_LEAF]
+    min_objs = iparams[P_MIN_OBJS] if c45 else 1
+    min_side = max(min_leaf, min_objs)
+    n_target = iparams[P_MAX_FEATURES]
+    random_thr = iparams[P_DET_THRESHOLD] == 1
+    sample = n_target < nv
+    if sample:
+        for i in range(nv):
+            perm[i] = vis[i]
+    pmass = parent_mass(criterion, node_counts, n_node, table)
+    left = bufs[0]
+    right = bufs[1]
+    left_n = bufs[2]
+    right_n = bufs[3]
+    n_avail = 0
+    nc = 0
+    for i in range(nv):
+        if n_avail >= n_target:
+            break
+        if sample:
+            j = i + rand_int(state, nv - i)
+            f = perm[j]
+            perm[j] = perm[i]
+            perm[i] = f
+        else:
+            f = vis[i]
+        if nominal[f]:
+            if used[f]:
+                continue
+            arity = n_distinct[f]
+            summarize_nominal(f, arity, rows, s, e, Xc, y, w, dist_counts, nan_counts)
+            present = 0
+            for b in range(arity):
+                tot = 0.0
+                for c in range(dist_counts.shape[1]):
+                    tot += dist_counts[b, c]
+                if tot > 0:
+                    present += 1
+            if present < 2:
+                continue
+            n_avail += 1
+            g, nb, si = eval_nominal(criterion, dist_counts, arity, nan_counts, n_node, pmass,
+                                     table, min_objs, min_leaf, left_n, right_n)
+            if not g > GAIN_EPS:
+                continue
+            cand_kind[nc] = 2
+            cand_t[nc] = np.nan
+            cand_nan[nc] = nb
+            cand_nt[nc] = 1
+        elif random_thr:
+            lo, hi = min_max(f, rows, s, e, Xc)
+            if not lo < hi:
+                continue
+            n_avail += 1
+            t = uniform_threshold(lo, hi, state)
+            count_threshold(f, t, rows, s, e, Xc, y, w, left, nan_counts)
+            # one distinct value per side: scan the two-value summary with missing rows on
+            # either side
+            nl = 0.0
+            nn = 0.0
+            for c in range(left.shape[0]):
+                nl += left[c]
+                nn += nan_counts[c]
+                dist_counts[0, c] = left[c]
+                dist_counts[1, c] = node_counts[c] - left[c] - nan_counts[c]
+            g, bi, nan_left, nt, si = scan_thresholds(criterion, dist_counts, 2, nan_counts,
+                                                       node_counts, n_node, pmass, table,
+                                                       min_side, left, right, left_n, right_n)
+            if bi < 0 or not g >= 0.0:
+                continue
+            cand_kind[nc] = 1
+            cand_t[nc] = t
+            cand_nan[nc] = 0 if nan_left else 1
+            if nn == 0:
+                cand_nan[nc] = 0 if nl >= n_node - nl else 1
+            cand_nt[nc] = 1
+        else:
+            k = summarize_continuous(f, rows, s, e, R, y, w, n_distinct[f], keys, hist, occ,
+                                     dist_rank, dist_counts, nan_counts)
+            if k < 2:
+                continue
+            n_avail += 1
+            g, bi, nan_left, nt, si = scan_thresholds(criterion, dist_counts, k, nan_counts,
+                                                       node_counts, n_node, pmass, table,
+                                                       min_side, left, right, left_n, right_n)
+            if bi < 0:
+                continue
+            if c45 and criterion != GINI:
+                g -= np.log2(k - 1.0) / n_node
+            if not g > GAIN_EPS:
+                continue
+            base = uniq_off[f]
+            cand_kind[nc] = 1
+            cand_t[nc] = midpoint(uniq[base + dist_rank[bi]], uniq[base + dist_rank[bi + 1]])
+            nn = 0.0
+            nl = 0.0
+            for c in range(nan_counts.shape[0]):
+                nn += nan_counts[c]
+            for q in range(bi + 1):
+                for c in range(dist_counts.shape[1]):
+                    nl += dist_counts[q, c]
+            if nn > 0:
+                cand_nan[nc] = 0 if nan_left else 1
+            else:
+                cand_nan[nc] = 0 if nl >= n_node - nl else 1
+            cand_nt[nc] = nt
+        cand_f[nc] = f
+        cand_g[nc] = g
+        cand_si[nc] = si
+        nc += 1
+    if nc == 0:
+        return False, -1, 0, np.nan, 0, 0, 0
+    avg = 0.0
+    if criterion == GAIN_RATIO:
+        for q in range(nc):
+            avg += cand_g[q]
+        avg /= nc
+    best = -np.inf
+    bq = -1
+    for q in range(nc):
+        if criterion == GAIN_RATIO:
+            if cand_g[q] < avg and not is_tie(cand_g[q], avg):
+                continue
+            score = cand_g[q] / cand_si[q]
+        else:
+            score = cand_g[q]
+        if bq < 0 or (score > best and not is_tie(score, best)):
+            best = score
+            bq = q
+    ties_f = -1
+    ties_t = -1
+    for q in range(nc):
+        if criterion == GAIN_RATIO:
+            if cand_g[q] < avg and not is_tie(cand_g[q], avg):
+                continue
+            score = cand_g[q] / cand_si[q]
+        else:
+            score = cand_g[q]
+        if is_tie(score, best):
+            ties_f += 1
+            ties_t += cand_nt[q]
+    return True, cand_f[bq], cand_kind[bq], cand_t[bq], cand_nan[bq], ties_f, ties_t
+
+
+@njit(**NUMBA_FLAGS)
+def _random_select(rule, nominal, used, vis, nv, perm, rows, s, e, Xc, y, state):
+    """Random test-selection: (found, feature, kind, threshold)."""
+    for i in range(nv):
+        perm[i] = vis[i]
+    if rule == RS_PERT:
+        m = e - s
+        for _ in range(PERT_ATTEMPTS):
+            a = rows[s + rand_int(state, m)]
+            b = rows[s + rand_int(state, m)]
+            if y[a] == y[b]:
+                continue
+            for i in range(nv):
+                j = i + rand_int(state, nv - i)
+                f = perm[j]
+                perm[j] = perm[i]
+                perm[i] = f
+                va = Xc[f, a]
+                vb = Xc[f, b]
+                if np.isnan(va) or np.isnan(vb) or va == vb:
+                    continue
+                if nominal[f]:
+                    if used[f]:
+                        continue
+                    return True, f, KIND_NOMINAL, np.nan
+                return True, f, KIND_THRESHOLD, uniform_threshold(min(va, vb), max(va, vb), state)
+        return False, -1, KIND_LEAF, np.nan
+    for i in range(nv):
+        j = i + rand_int(state, nv - i)
+        f = perm[j]
+        perm[j] = perm[i]
+        perm[i] = f
+        if nominal[f]:
+            if used[f] or not continuous_available(f, rows, s, e, Xc):
+                continue
+            return True, f, KIND_NOMINAL, np.nan
+        if rule == RS_PAIR:
+            if not continuous_available(f, rows, s, e, Xc):
+                continue
+            return True, f, KIND_THRESHOLD, pair_midpoint(f, rows, s, e, Xc, state)
+        lo, hi = min_max(f, rows, s, e, Xc)
+        if not lo < hi:
+            continue
+        return True, f, KIND_THRESHOLD, uniform_threshold(lo, hi, state)
+    return False, -1, KIND_LEAF, np.nan
+
+
+@njit(**NUMBA_FLAGS)
+def _enlarge(a, cap):
+    out = np.zeros((cap,) + a.shape[1:], dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(**NUMBA_FLAGS)
+def grow_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams, alpha, table,
+              seed, row_mode, part, tree_id, n_sub):
+    """Grow one tree into flat node arrays.
+
+    Parameters are plain arrays: ``Xc`` (feature, row) float64 values (nominal features hold
+    codes 0..m-1, missing = NaN), ``R`` (feature, row) int32 global ranks of continuous values,
+    ``n_distinct`` distinct values (continuous) or arity (nominal) per feature, ``uniq`` /
+    ``uniq_off`` sorted distinct values per feature, ``y`` int32 class codes, ``iparams`` the
+    integer parameters (``P_*``), ``table`` the x*log2(x) table. Returns the node arrays and
+    per-tree statistics (feature ties, test ties, deterministic decision nodes, rows seen).
+    """
+    d = Xc.shape[0]
+    n = Xc.shape[1]
+    C = n_classes
+    state = new_state(seed)
+    w, mask = draw_construction(n, d, row_mode, part, tree_id, n_sub, state)
+    n_in = 0
+    rows_seen = 0
+    for i in range(n):
+        if w[i] > 0:
+            n_in += 1
+            rows_seen += w[i]
+    rows = np.empty(n_in, dtype=np.int32)
+    q = 0
+    for i in range(n):
+        if w[i] > 0:
+            rows[q] = i
+            q += 1
+    nv = 0
+    for f in range(d):
+        if mask[f]:
+            nv += 1
+    vis = np.empty(nv, dtype=np.int64)
+    q = 0
+    for f in range(d):
+        if mask[f]:
+            vis[q] = f
+            q += 1
+    max_arity = 1
+    for f in range(d):
+        if nominal[f] and n_distinct[f] > max_arity:
+            max_arity = n_distinct[f]
+    # work buffers, allocated once per tree
+    keys = np.empty(max(n_in, 1), dtype=np.int64)
+    span_cap = 2 * n_in + 16
+    hist = np.zeros(span_cap * C)
+    occ = np.zeros(span_cap, dtype=np.uint8)
+    dist_rank = np.empty(max(n_in, max_arity) + 1, dtype=np.int64)
+    dist_counts = np.zeros((max(n_in, max_arity) + 1, C))
+    nan_counts = np.zeros(C)
+    bufs = np.zeros((4, max(C, max_arity)))
+    node_counts = np.zeros(C)
+    left_counts = np.zeros(C)
+    perm = np.empty(nv, dtype=np.int64)
+    cand_f = np.empty(nv, dtype=np.int64)
+    cand_g = np.empty(nv)
+    cand_si = np.empty(nv)
+    cand_t = np.empty(nv)
+    cand_nan = np.empty(nv, dtype=np.int64)
+    cand_kind = np.empty(nv, dtype=np.int64)
+    cand_nt = np.empty(nv, dtype=np.int64)
+    scratch = np.empty(max(n_in, 1), dtype=np.int32)
+    bucket = np.zeros(max_arity + 1, dtype=np.int64)
+    used = np.zeros(d, dtype=np.uint8)
+    # node arrays
+    cap = 2 * n_in + 16
+    kind = np.zeros(cap, dtype=np.int8)
+    feature = np.full(cap, -1, dtype=np.int32)
+    threshold = np.full(cap, np.nan)
+    child_start = np.zeros(cap, dtype=np.int32)
+    n_children = np.zeros(cap, dtype=np.int32)
+    nan_child = np.zeros(cap, dtype=np.int32)
+    rnd = np.zeros(cap, dtype=np.int8)
+    depth = np.zeros(cap, dtype=np.int32)
+    counts = np.zeros((cap, C), dtype=np.int32)
+    parent = np.full(cap, -1, dtype=np.int64)
+    nstart = np.zeros(cap, dtype=np.int64)
+    nend = np.zeros(cap, dtype=np.int64)
+    stack = np.zeros(cap, dtype=np.int64)
+
+    for j in range(n_in):
+        counts[0, y[rows[j]]] += w[rows[j]]
+    nend[0] = n_in
+    n_nodes = 1
+    sp = 0
+    if n_in > 0:
+        stack[0] = 0
+        sp = 1
+    criterion = iparams[P_CRITERION]
+    min_split = iparams[P_MIN_SPLIT]
+    min_leaf = iparams[P_MIN_LEAF]
+    max_depth = iparams[P_MAX_DEPTH]
+    rule = iparams[P_RANDOM_SPLIT]
+    ties_feature = 0
+    ties_test = 0
+    n_decision = 0
+    while sp > 0:
+        sp -= 1
+        node = stack[sp]
+        s = nstart[node]
+        e = nend[node]
+        n_node = 0.0
+        n_nonzero = 0
+        for c in range(C):
+            node_counts[c] = counts[node, c]
+            n_node += node_counts[c]
+            if node_counts[c] > 0:
+                n_nonzero += 1
+        if n_node < min_split or depth[node] >= max_depth or n_nonzero <= 1:
+            continue
+        p = parent[node]
+        while p >= 0:
+            if kind[p] == KIND_NOMINAL:
+                used[feature[p]] = 1
+            p = parent[p]
+        det = alpha >= 1.0 or (alpha > 0.0 and rand_float(state) < alpha)
+        attempts = 1 if det else RANDOM_ATTEMPTS
+        split = False
+        tf = 0
+        tt = 0
+        n_kids = 0
+        f = -1
+        sk = 0
+        t = np.nan
+        nanc = 0
+        for _ in range(attempts):
+            if det:
+                found, f, sk, t, nanc, tf, tt = _deterministic_select(
+                    iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm, rows, s,
+                    e, Xc, R, y, w, node_counts, n_node, table, state, keys, hist, occ,
+                    dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g, cand_si, cand_t,
+                    cand_nan, cand_kind, cand_nt)
+            else:
+                found, f, sk, t = _random_select(rule, nominal, used, vis, nv, perm, rows, s, e,
+                                                 Xc, y, state)
+            if not found:
+                break
+            if sk == KIND_THRESHOLD:
+                lo, mid = partition_threshold(f, t, rows, s, e, Xc, y, w, left_counts,
+                                              nan_counts)
+                nl = 0.0
+                nn = 0.0
+                for c in range(C):
+                    nl += left_counts[c]
+                    nn += nan_counts[c]
+                nr = n_node - nl - nn
+                if not det:
+                    nanc = 0 if nl >= nr else 1
+                if nanc == 0:
+                    nl += nn
+                    nr_rows_start = mid
+                else:
+                    nr += nn
+                    nr_rows_start = lo
+                if nl < min_leaf or nr < min_leaf:
+                    continue
+                if n_nodes + 2 > cap:
+                    cap = max(2 * cap, n_nodes + 2)
+                    kind = _enlarge(kind, cap)
+                    feature = _enlarge(feature, cap)
+                    threshold = _enlarge(threshold, cap)
+                    child_start = _enlarge(child_start, cap)
+                    n_children = _enlarge(n_children, cap)
+                    nan_child = _enlarge(nan_child, cap)
+                    rnd = _enlarge(rnd, cap)
+                    depth = _enlarge(depth, cap)
+                    counts = _enlarge(counts, cap)
+                    parent = _enlarge(parent, cap)
+                    nstart = _enlarge(nstart, cap)
+                    nend = _enlarge(nend, cap)
+                    stack = _enlarge(stack, cap)
+                a = n_nodes
+                for c in range(C):
+                    lc = left_counts[c] + (nan_counts[c] if nanc == 0 else 0.0)
+                    counts[a, c] = np.int32(lc)
+                    counts[a + 1, c] = counts[node, c] - np.int32(lc)
+                nstart[a] = s
+                nend[a] = nr_rows_start
+                nstart[a + 1] = nr_rows_start
+                nend[a + 1] = e
+                n_kids = 2
+            else:
+                arity = n_distinct[f]
+                summarize_nominal(f, arity, rows, s, e, Xc, y, w, dist_counts, nan_counts)
+                nn = 0.0
+                for c in range(C):
+                    nn += nan_counts[c]
+                if not det:
+                    best_b = 0
+                    best_n = -1.0
+                    for b in range(arity):
+                        tot = 0.0
+                        for c in range(C):
+                            tot += dist_counts[b, c]
+                        if tot > best_n:
+                            best_n = tot
+                            best_b = b
+                    nanc = best_b
+                ok = True
+                for b in range(arity):
+                    tot = nn if b == nanc else 0.0
+                    for c in range(C):
+                        tot += dist_counts[b, c]
+                    if 0 < tot < min_leaf:
+                        ok = False
+                if not ok:
+                    continue
+                if n_nodes + arity > cap:
+                    cap = max(2 * cap, n_nodes + arity)
+                    kind = _enlarge(kind, cap)
+                    feature = _enlarge(feature, cap)
+                    threshold = _enlarge(threshold, cap)
+                    child_start = _enlarge(child_start, cap)
+                    n_children = _enlarge(n_children, cap)
+                    nan_child = _enlarge(nan_child, cap)
+                    rnd = _enlarge(rnd, cap)
+                    depth = _enlarge(depth, cap)
+                    counts = _enlarge(counts, cap)
+                    parent = _enlarge(parent, cap)
+                    nstart = _enlarge(nstart, cap)
+                    nend = _enlarge(nend, cap)
+                    stack = _enlarge(stack, cap)
+                partition_nominal(f, arity, nanc, rows, s, e, Xc, scratch, bucket)
+                a = n_nodes
+                for b in range(arity):
+                    for c in range(C):
+                        extra = nan_counts[c] if b == nanc else 0.0
+                        counts[a + b, c] = np.int32(dist_counts[b, c] + extra)
+                    nstart[a + b] = bucket[b]
+                    nend[a + b] = bucket[b + 1]
+                n_kids = arity
+            split = True
+            break
+        p = parent[node]
+        while p >= 0:
+            if kind[p] == KIND_NOMINAL:
+                used[feature[p]] = 0
+            p = parent[p]
+        if not split:
+            continue
+        if det:
+            n_decision += 1
+            ties_feature += tf
+            ties_test += tt
+        kind[node] = sk
+        feature[node] = f
+        threshold[node] = t
+        child_start[node] = n_nodes
+        n_children[node] = n_kids
+        nan_child[node] = nanc
+        rnd[node] = 0 if det else 1
+        for b in range(n_kids - 1, -1, -1):
+            ch = n_nodes + b
+            depth[ch] = depth[node] + 1
+            parent[ch] = node
+            if nend[ch] > nstart[ch]:
+                stack[sp] = ch
+                sp += 1
+        n_nodes += n_kids
+    return (kind[:n_nodes].copy(), feature[:n_nodes].copy(), threshold[:n_nodes].copy(),
+            child_start[:n_nodes].copy(), n_children[:n_nodes].copy(),
+            nan_child[:n_nodes].copy(), rnd[:n_nodes].copy(), depth[:n_nodes].copy(),
+            counts[:n_nodes].copy(), ties_feature, ties_test, n_decision, rows_seen)

@@ -1,0 +1,411 @@
+"""Per-node split search: value summaries, threshold scans, random draws and partitions.
+
+A node's rows are the slice ``rows[s:e]`` of one index array per tree (as in scikit-learn's
+splitter). Continuous features are compared through global ranks ``R[f, row]`` (computed once per
+fit; a missing value has rank ``n_distinct[f]``), which lets a node summarise a feature either by a
+dense histogram over its rank range or by sorting packed (rank, position) keys, whichever is
+cheaper for that node. Thresholds are midpoints of consecutive distinct values.
+"""
+
+import numpy as np
+from numba import njit
+
+from treelab._kernels._config import NUMBA_FLAGS
+from treelab._kernels._criteria import (
+    ENTROPY,
+    GAIN_RATIO,
+    GINI,
+    binary_gain,
+    side_entropy_mass,
+    side_gini_mass,
+    split_info,
+)
+from treelab._kernels._rng import rand_float, rand_int
+
+# Relative tolerance for gain ties (analysis spec 5).
+TIE_RTOL = 1e-12
+_LOW32 = np.int64(0xFFFFFFFF)
+
+
+@njit(**NUMBA_FLAGS)
+def is_tie(a, b):
+    """Scores equal within the relative tie tolerance."""
+    return abs(a - b) <= TIE_RTOL * max(abs(a), abs(b))
+
+
+@njit(**NUMBA_FLAGS)
+def summarize_continuous(f, rows, s, e, R, y, w, nd_f, keys, hist, occ, dist_rank, dist_counts,
+                         nan_counts):
+    """Distinct non-missing ranks of feature f at the node, with class counts per rank.
+
+    Fills ``dist_rank[:k]`` (increasing), ``dist_counts[:k]`` and ``nan_counts``; returns k.
+    """
+    C = dist_counts.shape[1]
+    m = e - s
+    nan_counts[:] = 0.0
+    rmin = np.int64(nd_f)
+    rmax = np.int64(-1)
+    for j in range(m):
+        r = np.int64(R[f, rows[s + j]])
+        if r == nd_f:
+            continue
+        if r < rmin:
+            rmin = r
+        if r > rmax:
+            rmax = r
+    k = 0
+    if rmax < 0:
+        for j in range(m):
+            row = rows[s + j]
+            nan_counts[y[row]] += w[row]
+        return 0
+    span = rmax - rmin + 1
+    if span <= 2 * m + 16 and span <= occ.shape[0]:
+        # dense: counting over the rank range, no sort
+        for j in range(m):
+            row = rows[s + j]
+            r = np.int64(R[f, row])
+            if r == nd_f:
+                nan_counts[y[row]] += w[row]
+                continue
+            b = r - rmin
+            hist[b * C + y[row]] += w[row]
+            occ[b] = 1
+        for b in range(span):
+            if occ[b]:
+                occ[b] = 0
+                dist_rank[k] = rmin + b
+                for c in range(C):
+                    dist_counts[k, c] = hist[b * C + c]
+                    hist[b * C + c] = 0.0
+                k += 1
+        return k
+    mm = 0
+    for j in range(m):
+        row = rows[s + j]
+        r = np.int64(R[f, row])
+        if r == nd_f:
+            nan_counts[y[row]] += w[row]
+            continue
+        keys[mm] = (r << 32) | np.int64(j)
+        mm += 1
+    ks = keys[:mm]
+    ks.sort()
+    prev = np.int64(-1)
+    for q in range(mm):
+        r = ks[q] >> 32
+        row = rows[s + (ks[q] & _LOW32)]
+        if r != prev:
+            dist_rank[k] = r
+            for c in range(C):
+                dist_counts[k, c] = 0.0
+            k += 1
+            prev = r
+        dist_counts[k - 1, y[row]] += w[row]
+    return k
+
+
+@njit(**NUMBA_FLAGS)
+def scan_thresholds(criterion, dist_counts, k, nan_counts, node_counts, n_node, pmass, table,
+                    min_side, left, right, left_n, right_n):
+    """Best threshold between consecutive distinct values by impurity decrease.
+
+    Missing rows (``nan_counts``) are tried on both sides. Returns (gain, index i of the last
+    distinct value going left, missing-go-left flag, number of tests tying the best, split info).
+    Gain is -inf when no threshold leaves at least ``min_side`` rows on each side.
+    """
+    C = dist_counts.shape[1]
+    n_nan = 0.0
+    for c in range(C):
+        n_nan += nan_counts[c]
+        left[c] = 0.0
+    n_nonnan = n_node - n_nan
+    best = -np.inf
+    best_i = -1
+    best_nan_left = False
+    n_ties = 0
+    best_si = 0.0
+    nl = 0.0
+    sizes = np.empty(2)
+    for i in range(k - 1):
+        for c in range(C):
+            left[c] += dist_counts[i, c]
+            nl += dist_counts[i, c]
+        nr = n_nonnan - nl
+        for side in range(2 if n_nan > 0 else 1):
+            nan_left = side == 0 and n_nan > 0
+            if nan_left:
+                a = nl + n_nan
+                b = nr
+                for c in range(C):
+                    left_n[c] = left[c] + nan_counts[c]
+                    right_n[c] = node_counts[c] - left_n[c]
+            else:
+                a = nl
+                b = nr + n_nan
+                for c in range(C):
+                    left_n[c] = left[c]
+                    right_n[c] = node_counts[c] - left[c]
+            if a < min_side or b < min_side:
+                continue
+            g = binary_gain(criterion, left_n, a, right_n, b, pmass, n_node, table)
+            if best_i >= 0 and is_tie(g, best):
+                n_ties += 1
+            elif g > best:
+                best = g
+                best_i = i
+                best_nan_left = nan_left
+                n_ties = 0
+                sizes[0] = a
+                sizes[1] = b
+                best_si = split_info(sizes, 2, n_node, table)
+    return best, best_i, best_nan_left, n_ties + 1, best_si
+
+
+@njit(**NUMBA_FLAGS)
+def summarize_nominal(f, arity, rows, s, e, Xc, y, w, dist_counts, nan_counts):
+    """Class counts per code (0..arity-1) of nominal feature f at the node."""
+    C = dist_counts.shape[1]
+    nan_counts[:] = 0.0
+    for b in range(arity):
+        for c in range(C):
+            dist_counts[b, c] = 0.0
+    for j in range(e - s):
+        row = rows[s + j]
+        v = Xc[f, row]
+        if np.isnan(v):
+            nan_counts[y[row]] += w[row]
+        else:
+            dist_counts[np.int64(v), y[row]] += w[row]
+
+
+@njit(**NUMBA_FLAGS)
+def count_threshold(f, t, rows, s, e, Xc, y, w, left_counts, nan_counts):
+    """Class counts of rows with x <= t and of missing rows, without moving rows."""
+    left_counts[:] = 0.0
+    nan_counts[:] = 0.0
+    for j in range(s, e):
+        row = rows[j]
+        v = Xc[f, row]
+        if v <= t:
+            left_counts[y[row]] += w[row]
+        elif np.isnan(v):
+            nan_counts[y[row]] += w[row]
+
+
+@njit(**NUMBA_FLAGS)
+def eval_nominal(criterion, dist_counts, n_codes, nan_counts, n_node, pmass, table, min_objs,
+                 min_leaf, branch_n, tmp):
+    """Gain of the m-ary split on a nominal feature (missing rows tried in every branch).
+
+    Returns (gain, branch receiving missing rows, split info); gain is -inf when fewer than
+    two branches hold ``min_objs`` rows or a non-empty branch holds fewer than ``min_leaf``.
+    """
+    C = dist_counts.shape[1]
+    n_nan = 0.0
+    for c in range(C):
+        n_nan += nan_counts[c]
+    present = 0
+    for b in range(n_codes):
+        t = 0.0
+        for c in range(C):
+            t += dist_counts[b, c]
+        branch_n[b] = t
+        if t > 0:
+            present += 1
+    if present < 2:
+        return -np.inf, -1, 0.0
+    best = -np.inf
+    best_b = -1
+    best_si = 0.0
+    n_try = n_codes if n_nan > 0 else 1
+    for target in range(n_try):
+        if n_nan > 0 and branch_n[target] == 0:
+            continue
+        if n_nan > 0:
+            branch_n[target] += n_nan
+        big = 0
+        ok = True
+        mass = 0.0
+        for b in range(n_codes):
+            nb = branch_n[b]
+            if nb >= min_objs:
+                big += 1
+            if nb > 0 and nb < min_leaf:
+                ok = False
+            if n_nan > 0 and b == target:
+                for c in range(C):
+                    tmp[c] = dist_counts[b, c] + nan_counts[c]
+            else:
+                for c in range(C):
+                    tmp[c] = dist_counts[b, c]
+            if criterion == GINI:
+                mass += side_gini_mass(tmp, nb)
+            else:
+                mass += side_entropy_mass(tmp, nb, table)
+        if ok and big >= 2:
+            if criterion == GINI:
+                g = (mass - pmass) / n_node
+            else:
+                g = (pmass - mass) / n_node
+            if g > best and not (best_b >= 0 and is_tie(g, best)):
+                best = g
+                best_b = target if n_nan > 0 else -1
+                best_si = split_info(branch_n, n_codes, n_node, table)
+        if n_nan > 0:
+            branch_n[target] -= n_nan
+    if best_b < 0 and best > -np.inf:
+        # no missing rows at this node: missing values later follow the largest branch
+        best_b = 0
+        for b in range(n_codes):
+            if branch_n[b] > branch_n[best_b]:
+                best_b = b
+    return best, best_b, best_si
+
+
+@njit(**NUMBA_FLAGS)
+def midpoint(lo, hi):
+    """Midpoint threshold t with lo <= t < hi (guards the rounding case t == hi)."""
+    t = lo + (hi - lo) * 0.5
+    if t >= hi:
+        t = lo
+    return t
+
+
+@njit(**NUMBA_FLAGS)
+def continuous_available(f, rows, s, e, Xc):
+    """At least two distinct non-missing values of feature f at the node (early exit)."""
+    have = False
+    v0 = 0.0
+    for j in range(e - s):
+        v = Xc[f, rows[s + j]]
+        if np.isnan(v):
+            continue
+        if not have:
+            v0 = v
+            have = True
+        elif v != v0:
+            return True
+    return False
+
+
+@njit(**NUMBA_FLAGS)
+def nominal_available(f, rows, s, e, Xc):
+    """At least two distinct non-missing codes of nominal feature f at the node."""
+    return continuous_available(f, rows, s, e, Xc)
+
+
+@njit(**NUMBA_FLAGS)
+def min_max(f, rows, s, e, Xc):
+    """Minimum and maximum non-missing value of feature f at the node."""
+    lo = np.inf
+    hi = -np.inf
+    for j in range(e - s):
+        v = Xc[f, rows[s + j]]
+        if v < lo:
+            lo = v
+        if v > hi:
+            hi = v
+    return lo, hi
+
+
+@njit(**NUMBA_FLAGS)
+def pair_midpoint(f, rows, s, e, Xc, state):
+    """Liu et al.'s random threshold: midpoint of two random rows' differing values."""
+    m = e - s
+    va = np.nan
+    while np.isnan(va):
+        va = Xc[f, rows[s + rand_int(state, m)]]
+    vb = va
+    while np.isnan(vb) or vb == va:
+        vb = Xc[f, rows[s + rand_int(state, m)]]
+    if va < vb:
+        return midpoint(va, vb)
+    return midpoint(vb, va)
+
+
+@njit(**NUMBA_FLAGS)
+def uniform_threshold(lo, hi, state):
+    """Threshold uniform in [lo, hi), never equal to hi."""
+    t = lo + rand_float(state) * (hi - lo)
+    if t >= hi:
+        t = lo
+    return t
+
+
+@njit(**NUMBA_FLAGS)
+def partition_threshold(f, t, rows, s, e, Xc, y, w, left_counts, nan_counts):
+    """Three-way partition of rows[s:e] into x <= t | missing | x > t.
+
+    Returns (end of the left block, end of the missing block); fills the class counts of the
+    left and missing blocks.
+    """
+    left_counts[:] = 0.0
+    nan_counts[:] = 0.0
+    lo = s
+    mid = s
+    hi = e - 1
+    while mid <= hi:
+        row = rows[mid]
+        v = Xc[f, row]
+        if v <= t:
+            left_counts[y[row]] += w[row]
+            rows[mid] = rows[lo]
+            rows[lo] = row
+            lo += 1
+            mid += 1
+        elif np.isnan(v):
+            nan_counts[y[row]] += w[row]
+            mid += 1
+        else:
+            rows[mid] = rows[hi]
+            rows[hi] = row
+            hi -= 1
+    return lo, mid
+
+
+@njit(**NUMBA_FLAGS)
+def partition_nominal(f, n_codes, nan_child, rows, s, e, Xc, scratch, bucket_start):
+    """Stable counting sort of rows[s:e] by nominal code; missing rows join ``nan_child``.
+
+    ``bucket_start[:n_codes + 1]`` receives the boundaries of each child's block.
+    """
+    bucket_start[: n_codes + 1] = 0
+    for j in range(s, e):
+        v = Xc[f, rows[j]]
+        b = nan_child if np.isnan(v) else np.int64(v)
+        bucket_start[b + 1] += 1
+    bucket_start[0] = s
+    for b in range(n_codes):
+        bucket_start[b + 1] += bucket_start[b]
+    fill = bucket_start[:n_codes].copy()
+    for j in range(s, e):
+        row = rows[j]
+        v = Xc[f, row]
+        b = nan_child if np.isnan(v) else np.int64(v)
+        scratch[fill[b]] = row
+        fill[b] += 1
+    for j in range(s, e):
+        rows[j] = scratch[j]
+
+
+# Re-exported names used by the growth routine.
+__all__ = [
+    "ENTROPY",
+    "GAIN_RATIO",
+    "GINI",
+    "continuous_available",
+    "count_threshold",
+    "eval_nominal",
+    "is_tie",
+    "midpoint",
+    "min_max",
+    "nominal_available",
+    "pair_midpoint",
+    "partition_nominal",
+    "partition_threshold",
+    "scan_thresholds",
+    "summarize_continuous",
+    "summarize_nominal",
+    "uniform_threshold",
+]

@@ -1,0 +1,386 @@
+"""The shared estimator: validate, encode, draw seeds, call the engine, keep the flat arrays.
+
+A learner is a tree spec (how a node chooses its test), a construction (which rows and features
+each tree sees) and a combination (how member outputs become a prediction). Named ensembles are
+presets of those three parts: subclasses only declare their parameters and ``_spec``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+import xarray as xr
+from joblib import effective_n_jobs
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from treelab import _dims
+from treelab._forest import Forest, grow_forest, prepare_features
+from treelab._kernels import _grow as G
+from treelab._kernels import _predict as P
+from treelab.estimators._encode import encode_features
+from treelab.estimators._validation import (
+    check_bool,
+    check_int,
+    check_option,
+    check_real,
+    resolve_max_features,
+)
+
+CRITERIA = {"entropy": 0, "gain_ratio": 1, "gini": 2, "parabola": 2}
+RANDOM_SPLITS = {"pair_midpoint": G.RS_PAIR, "uniform": G.RS_UNIFORM, "pert": G.RS_PERT}
+COMBINE = ("average", "vote", "sum", "likelihood", "bayesian")
+SAMPLING = ("none", "bootstrap", "subspace", "bootstrap+subspace")
+_NO_DEPTH_LIMIT = np.iinfo(np.int32).max
+
+
+@dataclass
+class TreeSpec:
+    """Resolved, validated description of what to grow (internal)."""
+
+    n_trees: int
+    alphas: np.ndarray
+    criterion: str = "gain_ratio"
+    c45: bool = True
+    min_objs: int = 2
+    min_samples_split: int = 2
+    min_samples_leaf: int = 1
+    max_depth: int | None = None
+    max_features: object = None
+    random_thresholds: bool = False
+    random_split: str = "pair_midpoint"
+    rows: str = "all"  # all | bootstrap | disjoint
+    subspace_fraction: float | None = None
+
+
+class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
+    """Base class of every treelab tree learner (not used directly).
+
+    Subclasses implement ``_spec(n_features)`` returning a ``TreeSpec``. Common fitted
+    attributes: ``classes_``, ``n_classes_``, ``n_features_in_``, ``feature_names_in_`` (for
+    DataFrames), ``nominal_features_``, ``categories_``, ``forest_`` (a ``Forest``).
+    """
+
+    # -- subclass hooks -------------------------------------------------------------------
+    def _spec(self, n_features: int) -> TreeSpec:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _check_params(self) -> None:
+        """Validate the parameters every learner shares (names exist only if declared)."""
+        p = self.get_params(deep=False)
+        if "n_estimators" in p:
+            check_int("n_estimators", p["n_estimators"], 1)
+        if "criterion" in p:
+            check_option("criterion", p["criterion"], CRITERIA)
+        if "min_samples_split" in p:
+            check_int("min_samples_split", p["min_samples_split"], 2)
+        if "min_samples_leaf" in p:
+            check_int("min_samples_leaf", p["min_samples_leaf"], 1)
+        if "max_depth" in p:
+            check_int("max_depth", p["max_depth"], 1, allow_none=True)
+        if "alpha" in p:
+            check_real("alpha", p["alpha"], 0.0, 1.0)
+        if "alpha_max" in p:
+            check_real("alpha_max", p["alpha_max"], 0.0, 1.0)
+        if "sampling" in p:
+            check_option("sampling", p["sampling"], SAMPLING)
+        if "subspace_fraction" in p:
+            check_real("subspace_fraction", p["subspace_fraction"], 0.0, 1.0, low_open=True)
+        if "random_split" in p:
+            check_option("random_split", p["random_split"], RANDOM_SPLITS)
+        if "curtail_min" in p:
+            check_int("curtail_min", p["curtail_min"], 0)
+        if "laplace" in p:
+            check_bool("laplace", p["laplace"])
+        if "combine" in p:
+            check_option("combine", p["combine"], COMBINE)
+        if "c45" in p:
+            check_bool("c45", p["c45"])
+        if "min_objs" in p:
+            check_int("min_objs", p["min_objs"], 1)
+        if "bootstrap" in p:
+            check_bool("bootstrap", p["bootstrap"])
+        n_jobs = p.get("n_jobs")
+        if n_jobs is not None:
+            check_int("n_jobs", n_jobs)
+            if n_jobs == 0:
+                raise ValueError("n_jobs must be a non-zero integer or None, got 0")
+        rs = p.get("random_state")
+        if rs is not None and not isinstance(rs, numbers.Integral | np.random.RandomState):
+            raise TypeError(
+                f"random_state must be None, an int or a numpy RandomState, got {rs!r}"
+            )
+        if isinstance(rs, numbers.Integral) and not 0 <= rs < 2**32:
+            raise ValueError(f"random_state must be in [0, 2**32), got {rs}")
+
+    # -- fitting -------------------------------------------------------------------------
+    def fit(self, X, y):
+        """Grow the trees on training data.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame of shape (n_samples, n_features)
+            Training features. Missing values (NaN) are allowed; pandas ``category``,
+            ``bool`` and ``object`` columns (and columns named by ``categorical_features``) are
+            nominal.
+        y : array-like of shape (n_samples,)
+            Class labels of any type; encoded internally and restored by ``predict``.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but y is None")
+        Xv = encode_features(self, X, fit=True)
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != Xv.shape[0]:
+            raise ValueError(
+                f"X and y have different numbers of rows: {Xv.shape[0]} and {y.shape[0]}"
+            )
+        check_classification_targets(y)
+        if y.dtype == object and any(v is None or v != v for v in y):
+            raise ValueError("y contains missing values (None or NaN)")
+        if y.dtype.kind == "f" and np.isnan(y).any():
+            raise ValueError("y contains NaN")
+        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        self.n_classes_ = len(self.classes_)
+        if self.n_classes_ < 2:
+            raise ValueError(
+                f"y has 1 class ({self.classes_[0]!r}); at least 2 classes are needed to grow "
+                "a classifier"
+            )
+        spec = self._spec(Xv.shape[1])
+        n, d = Xv.shape
+        iparams = np.zeros(G.N_PARAMS, dtype=np.int64)
+        iparams[G.P_CRITERION] = CRITERIA[spec.criterion]
+        iparams[G.P_C45] = int(spec.c45)
+        iparams[G.P_MIN_OBJS] = spec.min_objs
+        iparams[G.P_MIN_SPLIT] = spec.min_samples_split
+        iparams[G.P_MIN_LEAF] = spec.min_samples_leaf
+        iparams[G.P_MAX_DEPTH] = _NO_DEPTH_LIMIT if spec.max_depth is None else spec.max_depth
+        n_sub = 0
+        n_visible = d
+        if spec.subspace_fraction is not None:
+            n_sub = min(d, max(1, int(round(spec.subspace_fraction * d))))
+            n_visible = n_sub
+        iparams[G.P_MAX_FEATURES] = min(resolve_max_features(spec.max_features, n_visible),
+                                        n_visible)
+        iparams[G.P_DET_THRESHOLD] = int(spec.random_thresholds)
+        iparams[G.P_RANDOM_SPLIT] = RANDOM_SPLITS[spec.random_split]
+        rng = check_random_state(self.random_state)
+        seeds = rng.randint(0, np.iinfo(np.int32).max, size=spec.n_trees).astype(np.uint64)
+        part = np.zeros(n, dtype=np.int32)
+        row_mode = G.ROWS_ALL
+        if spec.rows == "bootstrap":
+            row_mode = G.ROWS_BOOTSTRAP
+        elif spec.rows == "disjoint":
+            if spec.n_trees > n:
+                raise ValueError(
+                    f"n_estimators ({spec.n_trees}) must not exceed the number of rows ({n}) "
+                    "for disjoint samples"
+                )
+            row_mode = G.ROWS_DISJOINT
+            part[rng.permutation(n)] = np.arange(n) % spec.n_trees
+        feats = prepare_features(Xv, self.nominal_features_, self.arity_)
+        self.forest_ = grow_forest(
+            feats, y_codes, self.n_classes_, iparams, spec.alphas, seeds, row_mode, part, n_sub,
+            self._n_threads(),
+        )
+        return self
+
+    def _n_threads(self) -> int:
+        n_jobs = getattr(self, "n_jobs", None)
+        return max(1, int(effective_n_jobs(n_jobs)))
+
+    # -- prediction ----------------------------------------------------------------------
+    def _encode_predict(self, X) -> np.ndarray:
+        check_is_fitted(self, "forest_")
+        return encode_features(self, X, fit=False)
+
+    def _kernel_args(self):
+        fr = self.forest_
+        return (fr.node_offsets, fr.kind, fr.feature, fr.threshold, fr.child_start,
+                fr.n_children, fr.nan_child)
+
+    def _min_n(self) -> int:
+        return max(int(getattr(self, "curtail_min", 1)), 1)
+
+    def _with_threads(self, func, *args):
+        n = min(self._n_threads(), numba.config.NUMBA_NUM_THREADS)
+        old = numba.get_num_threads()
+        numba.set_num_threads(n)
+        try:
+            return func(*args)
+        finally:
+            numba.set_num_threads(old)
+
+    def _combination(self) -> str:
+        return getattr(self, "combine", "average")
+
+    def _combined(self, Xv):
+        fr = self.forest_
+        mode = {"average": P.MODE_AVERAGE, "vote": P.MODE_VOTE, "sum": P.MODE_SUM}
+        acc, votes = self._with_threads(
+            P.combine_forest, Xv, *self._kernel_args(), fr.counts, fr.node_totals(),
+            self._min_n(), bool(getattr(self, "laplace", False)), mode[self._combination()],
+        )
+        return acc, votes
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities under the estimator's combination function.
+
+        ``average``: mean of the trees' leaf estimates (frequency or Laplace, with
+        curtailment); ``vote``: share of tree votes; ``sum``: normalised sum of the answering
+        leaves' class counts; ``likelihood`` / ``bayesian``: see ``treelab.combine``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        Xv = self._encode_predict(X)
+        how = self._combination()
+        T = self.forest_.n_trees
+        if how in ("likelihood", "bayesian"):
+            from treelab import combine
+
+            counts = self.member_counts(Xv, curtail=False, _encoded=True)
+            return combine.combine_proba(how, counts, **self._combine_extras(how))
+        acc, votes = self._combined(Xv)
+        if how == "average":
+            return acc / T
+        if how == "vote":
+            return votes / T
+        tot = acc.sum(axis=1, keepdims=True)
+        return acc / tot
+
+    def _combine_extras(self, how: str) -> dict:
+        fr = self.forest_
+        if how == "likelihood":
+            return {"class_totals": fr.counts[fr.node_offsets[:-1]].astype(np.float64)}
+        from treelab import combine
+
+        leaves = fr.kind == 0
+        log_ev = combine.tree_log_evidence(
+            fr.counts[leaves].astype(np.float64), fr.tree_of_node()[leaves], fr.n_trees
+        )
+        return {"log_evidence": log_ev}
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted class labels (for ``vote``: most votes, then larger summed probability,
+        then the lower class index).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        if self._combination() == "vote":
+            Xv = self._encode_predict(X)
+            acc, votes = self._combined(Xv)
+            T = self.forest_.n_trees
+            # votes dominate; the summed probability (< T + 1) only breaks ties
+            score = votes + acc / (T + 1.0)
+            return self.classes_[np.argmax(score, axis=1)]
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def apply(self, X) -> np.ndarray:
+        """Tree-local leaf index of every row in every tree, shape (n_samples, n_trees)."""
+        Xv = self._encode_predict(X)
+        return self._with_threads(P.apply_forest, Xv, *self._kernel_args())
+
+    def member_counts(self, X, *, curtail: bool = True, _encoded: bool = False) -> np.ndarray:
+        """Class counts of the node answering each row in each tree, (tree, sample, class).
+
+        With ``curtail=True`` the answering node is the leaf, or its deepest ancestor holding
+        at least ``curtail_min`` training rows (an empty leaf answers with its parent); with
+        ``curtail=False`` it is always the leaf (possibly empty).
+        """
+        Xv = X if _encoded else self._encode_predict(X)
+        fr = self.forest_
+        min_n = self._min_n() if curtail else 0
+        return self._with_threads(
+            P.member_counts, Xv, *self._kernel_args(), fr.counts, fr.node_totals(), min_n
+        )
+
+    def member_proba(self, X) -> np.ndarray:
+        """Each tree's class probabilities, shape (tree, sample, class)."""
+        counts = self.member_counts(X)
+        tot = counts.sum(axis=2, keepdims=True)
+        if getattr(self, "laplace", False):
+            return (counts + 1.0) / (tot + self.n_classes_)
+        return counts / tot
+
+    def member_predict(self, X) -> np.ndarray:
+        """Each tree's predicted label (first class of highest probability), (tree, sample)."""
+        return self.classes_[np.argmax(self.member_proba(X), axis=2)]
+
+    # -- statistics ----------------------------------------------------------------------
+    def tree_stats(self) -> xr.Dataset:
+        """Per-tree statistics as an ``xarray.Dataset`` with dim ``tree``.
+
+        Variables: ``n_nodes``, ``n_leaves``, ``depth`` (of the deepest leaf), ``random_share``
+        (share of decision nodes chosen by the random test-selection), ``gain_ties`` and
+        ``gain_ties_test`` (analysis spec 5: per feature and per test), ``decision_nodes``
+        (deterministic decision nodes), ``alpha`` and ``rows_seen``.
+        """
+        check_is_fitted(self, "forest_")
+        fr = self.forest_
+        starts = fr.node_offsets[:-1]
+        internal = (fr.kind != 0).astype(np.int64)
+        n_internal = np.add.reduceat(internal, starts)
+        n_random = np.add.reduceat(fr.random.astype(np.int64), starts)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(n_internal > 0, n_random / np.maximum(n_internal, 1), np.nan)
+        tree = np.arange(fr.n_trees)
+
+        def var(values, long_name, units):
+            return xr.Variable(_dims.TREE, values, {"long_name": long_name, "units": units})
+
+        return xr.Dataset(
+            {
+                "n_nodes": var(np.diff(fr.node_offsets), "nodes per tree", "count"),
+                "n_leaves": var(np.add.reduceat((fr.kind == 0).astype(np.int64), starts),
+                                "leaves per tree", "count"),
+                "depth": var(np.maximum.reduceat(fr.depth, starts), "depth of the deepest leaf",
+                             "levels"),
+                "random_share": var(share, "share of decision nodes chosen at random",
+                                    "fraction [0, 1]"),
+                "gain_ties": var(fr.ties_feature, "gain ties per feature", "count"),
+                "gain_ties_test": var(fr.ties_test, "gain ties per test", "count"),
+                "decision_nodes": var(fr.n_decision, "deterministic decision nodes", "count"),
+                "alpha": var(fr.alpha, "probability of a deterministic node", "[0, 1]"),
+                "rows_seen": var(fr.rows_seen, "training rows seen (with multiplicity)",
+                                 "count"),
+            },
+            coords={_dims.TREE: tree},
+            attrs={"estimator": type(self).__name__},
+        )
+
+    def single_model(self):
+        """The single deterministic model of this family (analysis spec 1), unfitted."""
+        from treelab.estimators.ensembles import DecisionTree
+
+        p = self.get_params(deep=False)
+        keep = {k: p[k] for k in ("criterion", "c45", "min_objs", "min_samples_split",
+                                  "min_samples_leaf", "max_depth", "curtail_min", "laplace",
+                                  "categorical_features", "random_state") if k in p}
+        return DecisionTree(**keep)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags

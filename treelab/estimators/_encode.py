@@ -1,0 +1,158 @@
+"""Input encoding: features to float codes (nominal columns) and labels to 0..C-1.
+
+Nominal columns are pandas ``category``/``bool``/``object``/``string`` columns, plus any column
+named in ``categorical_features`` (indices, names or a boolean mask). A nominal column's values
+become codes 0..m-1 in sorted order (category order for ``category`` columns); missing values
+become NaN. At prediction time a value not seen in training is treated as missing, so it follows
+the branch that missing values follow.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import validate_data
+
+
+def _is_frame(X) -> bool:
+    return isinstance(X, pd.DataFrame)
+
+
+def nominal_mask(X, categorical_features) -> np.ndarray:
+    """Boolean mask of nominal columns of X (auto-detected for DataFrames, plus the argument)."""
+    n_features = X.shape[1] if hasattr(X, "shape") and len(X.shape) == 2 else None
+    if n_features is None:
+        return None
+    mask = np.zeros(n_features, dtype=bool)
+    if _is_frame(X):
+        for j, dtype in enumerate(X.dtypes):
+            if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype) or (
+                pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
+            ):
+                mask[j] = True
+    if categorical_features is None:
+        return mask
+    cf = categorical_features
+    if isinstance(cf, str | numbers.Integral):
+        cf = [cf]
+    cf = np.asarray(list(cf) if not isinstance(cf, np.ndarray) else cf)
+    if cf.dtype == bool:
+        if cf.shape != (n_features,):
+            raise ValueError(
+                f"categorical_features as a boolean mask must have length {n_features}, "
+                f"got {cf.shape}"
+            )
+        return mask | cf
+    for item in cf.tolist():
+        if isinstance(item, str):
+            if not _is_frame(X) or item not in X.columns:
+                raise ValueError(f"categorical_features names unknown column {item!r}")
+            mask[list(X.columns).index(item)] = True
+        elif isinstance(item, numbers.Integral):
+            if not -n_features <= item < n_features:
+                raise ValueError(
+                    f"categorical_features index {item} is out of range for {n_features} features"
+                )
+            mask[item] = True
+        else:
+            raise TypeError(
+                "categorical_features must hold column indices, names or a boolean mask, "
+                f"got {item!r}"
+            )
+    return mask
+
+
+def _codes(values, categories) -> np.ndarray:
+    """Codes of ``values`` among sorted ``categories``; NaN for missing or unseen values."""
+    cat = pd.Categorical(values, categories=categories)
+    codes = np.asarray(cat.codes, dtype=np.float64)
+    codes[codes < 0] = np.nan
+    return codes
+
+
+def _column_categories(col) -> np.ndarray:
+    if isinstance(col, pd.Series) and isinstance(col.dtype, pd.CategoricalDtype):
+        return np.asarray(col.cat.categories)
+    s = pd.Series(col)
+    present = s[s.notna()]
+    try:
+        return np.asarray(np.sort(present.unique()))
+    except TypeError:  # mixed types: order by their text
+        return np.asarray(sorted(present.unique(), key=str), dtype=object)
+
+
+def encode_features(estimator, X, *, fit: bool) -> np.ndarray:
+    """Validate X and return a float64 (row, feature) array with nominal columns as codes.
+
+    On ``fit`` the nominal mask and categories are stored on the estimator
+    (``nominal_features_``, ``categories_``); otherwise they are applied.
+    """
+    is_frame = _is_frame(X)
+    if fit:
+        if hasattr(X, "shape") and len(getattr(X, "shape", ())) == 2 and (
+            is_frame or np.asarray(X).dtype == object
+        ):
+            mask = nominal_mask(X, estimator.categorical_features)
+        else:
+            mask = None
+    else:
+        mask = getattr(estimator, "nominal_features_", None)
+        if mask is not None and hasattr(X, "shape") and len(X.shape) == 2 and (
+            X.shape[1] != mask.shape[0]
+        ):
+            mask = None  # validate_data below reports the feature-count mismatch
+    if mask is not None and mask.any() and (is_frame or np.asarray(X).dtype == object):
+        cats = estimator.categories_ if not fit else [None] * X.shape[1]
+        cols = {}
+        for j in range(X.shape[1]):
+            col = X.iloc[:, j] if is_frame else np.asarray(X)[:, j]
+            if mask[j]:
+                if fit:
+                    cats[j] = _column_categories(col)
+                cols[j] = _codes(np.asarray(col, dtype=object), cats[j])
+            else:
+                cols[j] = col
+        if is_frame:
+            X = pd.DataFrame({name: cols[j] for j, name in enumerate(X.columns)}, index=X.index)
+        else:
+            X = np.column_stack([np.asarray(cols[j], dtype=object) for j in range(X.shape[1])])
+        if fit:
+            estimator.categories_ = cats
+    try:
+        Xv = validate_data(
+            estimator, X, reset=fit, dtype=np.float64, ensure_all_finite="allow-nan",
+            ensure_min_samples=1,
+        )
+    except (TypeError, ValueError) as err:
+        if "could not convert" in str(err) or "argument must be" in str(err):
+            raise type(err)(
+                "X must be numeric; mark nominal columns with categorical_features= or pass a "
+                f"DataFrame with category/object columns ({err})"
+            ) from err
+        raise
+    if fit:
+        mask = nominal_mask(Xv, estimator.categorical_features) if mask is None else mask
+        if mask is None:
+            mask = np.zeros(Xv.shape[1], dtype=bool)
+        if not (is_frame or np.asarray(X).dtype == object):
+            # integer-coded nominal columns of a numeric array: map values to 0..m-1
+            cats = [None] * Xv.shape[1]
+            for j in np.flatnonzero(mask):
+                cats[j] = _column_categories(Xv[:, j])
+            estimator.categories_ = cats
+        estimator.nominal_features_ = mask
+        Xv = np.array(Xv, dtype=np.float64, order="C")
+        for j in np.flatnonzero(mask):
+            if not (is_frame or np.asarray(X).dtype == object):
+                Xv[:, j] = _codes(Xv[:, j], estimator.categories_[j])
+        estimator.arity_ = np.array(
+            [len(c) if c is not None else 0 for c in estimator.categories_], dtype=np.int64
+        )
+        return Xv
+    Xv = np.array(Xv, dtype=np.float64, order="C")
+    if not (is_frame or np.asarray(X).dtype == object):
+        for j in np.flatnonzero(estimator.nominal_features_):
+            Xv[:, j] = _codes(Xv[:, j], estimator.categories_[j])
+    return Xv

@@ -1,0 +1,69 @@
+"""Small parameter validators: each raises a TypeError or ValueError naming the parameter."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable
+
+import numpy as np
+
+
+def check_int(name: str, value, low: int | None = None, high: int | None = None,
+              allow_none: bool = False) -> None:
+    """An integer within [low, high] (bools are not integers here)."""
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        kind = "an integer or None" if allow_none else "an integer"
+        raise TypeError(f"{name} must be {kind}, got {value!r} ({type(value).__name__})")
+    if low is not None and value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be <= {high}, got {value}")
+
+
+def check_real(name: str, value, low: float, high: float, *, low_open: bool = False) -> None:
+    """A real number within [low, high] (or (low, high] with ``low_open``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
+    if not np.isfinite(value) or value > high or value < low or (low_open and value == low):
+        bracket = "(" if low_open else "["
+        raise ValueError(f"{name} must be in {bracket}{low}, {high}], got {value}")
+
+
+def check_option(name: str, value, options: Iterable[str]) -> None:
+    """One of a fixed set of strings."""
+    options = tuple(options)
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {options}, got {value!r}")
+    if value not in options:
+        raise ValueError(f"{name} must be one of {options}, got {value!r}")
+
+
+def check_bool(name: str, value) -> None:
+    """A boolean flag."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+
+
+def resolve_max_features(value, n_features: int) -> int:
+    """Number of candidate features per node from "sqrt", "log2", an int, a fraction or None."""
+    if value is None:
+        return n_features
+    if isinstance(value, str):
+        check_option("max_features", value, ("sqrt", "log2"))
+        f = np.sqrt if value == "sqrt" else np.log2
+        return max(1, int(f(n_features)))
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        check_int("max_features", value, 1)
+        if value > n_features:
+            raise ValueError(
+                f"max_features must be <= n_features ({n_features}), got {value}"
+            )
+        return int(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        check_real("max_features", value, 0.0, 1.0, low_open=True)
+        return max(1, int(value * n_features))
+    raise TypeError(
+        f"max_features must be None, 'sqrt', 'log2', an int or a float, got {value!r}"
+    )

@@ -1,0 +1,390 @@
+"""Named learners: presets of tree spec, construction and combination (algorithms spec 2-3).
+
+| class | base learner | construction | combination |
+|---|---|---|---|
+| DecisionTree | deterministic tree (C4.5 details on) | one tree, all rows | -- |
+| VRTrees | VR-Tree (alpha) | aggregating / bagging / subspacing | probability averaging |
+| Coalescence | VR-Trees, alpha_i = i alpha_max / N | aggregating | probability averaging |
+| MaxDiverseEnsemble | VR-Tree, alpha = 0 | aggregating | probability averaging |
+| RandomDecisionTrees | RD tree (uniform thresholds, depth <= d) | aggregating | averaging |
+| RandomForest | RF tree (mtry features, gini) | bagging | averaging (RF+) or vote (RF) |
+| BaggedTrees | deterministic tree | bagging | averaging (BT+) or vote (BT) |
+| DisjointSampleTrees | deterministic tree | disjoint samples | probability averaging |
+| ExtraTrees | Extra tree (mtry random thresholds) | aggregating | probability averaging |
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from treelab.estimators._base import TreeEnsembleClassifier, TreeSpec
+
+_SHARED_DOC = """
+    criterion : {"gain_ratio", "entropy", "gini", "parabola"}
+        Deterministic split criterion ("parabola" is Gini up to a constant).
+    c45 : bool
+        C4.5 details (algorithms spec 2.1): a test needs two branches of at least ``min_objs``
+        rows, continuous gains pay the MDL penalty log2(N - 1) / n, and gain ratio is maximised
+        among tests of at least average gain.
+    min_objs : int
+        C4.5's -m.
+    min_samples_split : int
+        n_min: a node with fewer training rows becomes a leaf.
+    min_samples_leaf : int
+        Smallest number of rows in a non-empty child.
+    max_depth : int or None
+        Depth limit (root = 0).
+    curtail_min : int
+        Curtailment at prediction: a leaf with fewer training rows answers with its deepest
+        ancestor holding at least this many (0 or 1: only empty leaves borrow from the parent).
+    laplace : bool
+        Laplace estimate (n_c + 1) / (n + C) instead of the frequency n_c / n.
+    combine : {"average", "vote", "sum", "likelihood", "bayesian"}
+        Combination function (algorithms spec 4).
+    categorical_features : array-like of int, str or bool, optional
+        Integer-coded nominal columns (indices, names or a boolean mask); pandas category,
+        bool and object columns are nominal without it.
+    random_state : int, RandomState or None
+        Seeds one generator per tree; the same value gives bit-identical trees for any n_jobs.
+    n_jobs : int or None
+        Threads for growing trees and for prediction (None = 1, -1 = all cores).
+"""
+
+
+def _store(est, params: dict) -> None:
+    """Store __init__ arguments unchanged (the scikit-learn contract)."""
+    for name, value in params.items():
+        if name not in ("self", "__class__"):
+            setattr(est, name, value)
+
+
+def _doc(cls):
+    cls.__doc__ = cls.__doc__.replace("    %(shared)s\n", _SHARED_DOC.lstrip("\n"))
+    return cls
+
+
+@_doc
+class DecisionTree(TreeEnsembleClassifier):
+    """A single deterministic C4.5/ID3/CART-style tree (a VR-Tree with alpha = 1).
+
+    Defaults follow C4.5 as in the variable-random family: gain ratio with the C4.5 details,
+    n_min = 4, no pruning, curtailment at 2. For a CART-like tree use ``criterion="gini",
+    c45=False, min_samples_split=2, curtail_min=1``.
+
+    Parameters
+    ----------
+    max_features : int, float, "sqrt", "log2" or None
+        Candidate features per node (None: all).
+    %(shared)s
+    """
+
+    def __init__(self, *, criterion="gain_ratio", c45=True, min_objs=2, min_samples_split=4,
+                 min_samples_leaf=1, max_depth=None, max_features=None, curtail_min=2,
+                 laplace=False, categorical_features=None, random_state=None):
+        self.criterion = criterion
+        self.c45 = c45
+        self.min_objs = min_objs
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.max_depth = max_depth
+        self.max_features = max_features
+        self.curtail_min = curtail_min
+        self.laplace = laplace
+        self.categorical_features = categorical_features
+        self.random_state = random_state
+
+    def _spec(self, n_features):
+        return TreeSpec(
+            n_trees=1, alphas=np.ones(1), criterion=self.criterion, c45=self.c45,
+            min_objs=self.min_objs, min_samples_split=self.min_samples_split,
+            min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
+            max_features=self.max_features,
+        )
+
+
+def _vr_spec(est, alphas, rows="all", subspace=None):
+    return TreeSpec(
+        n_trees=len(alphas), alphas=np.asarray(alphas, dtype=np.float64),
+        criterion=est.criterion, c45=est.c45, min_objs=est.min_objs,
+        min_samples_split=est.min_samples_split, min_samples_leaf=est.min_samples_leaf,
+        max_depth=est.max_depth, random_split=est.random_split, rows=rows,
+        subspace_fraction=subspace,
+    )
+
+
+class _VRFamily(TreeEnsembleClassifier):
+    """Shared __init__ of the variable-random family."""
+
+    def __init__(self, *, n_estimators=100, criterion="gain_ratio", c45=True, min_objs=2,
+                 min_samples_split=4, min_samples_leaf=1, max_depth=None,
+                 random_split="pair_midpoint", curtail_min=2, laplace=False, combine="average",
+                 categorical_features=None, random_state=None, n_jobs=None):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.c45 = c45
+        self.min_objs = min_objs
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.max_depth = max_depth
+        self.random_split = random_split
+        self.curtail_min = curtail_min
+        self.laplace = laplace
+        self.combine = combine
+        self.categorical_features = categorical_features
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+
+@_doc
+class VRTrees(_VRFamily):
+    """Variable-random trees (Liu, Ting, Yu & Zhou 2008).
+
+    Each node uses the deterministic test-selection with probability ``alpha`` and the random
+    one otherwise: alpha = 1 grows C4.5-like trees, alpha = 0 complete-random trees.
+
+    Parameters
+    ----------
+    n_estimators : int
+        Number of trees.
+    alpha : float in [0, 1]
+        Probability that a node uses the deterministic test-selection.
+    sampling : {"none", "bootstrap", "subspace", "bootstrap+subspace"}
+        Construction: aggregating (every tree sees all rows), bagging, random subspaces of
+        round(subspace_fraction * d) features, or both.
+    subspace_fraction : float in (0, 1]
+        gamma of the random subspace method.
+    random_split : {"pair_midpoint", "uniform", "pert"}
+        Threshold rule of random nodes.
+    %(shared)s
+    """
+
+    def __init__(self, *, n_estimators=100, alpha=0.5, sampling="none", subspace_fraction=0.5,
+                 criterion="gain_ratio", c45=True, min_objs=2, min_samples_split=4,
+                 min_samples_leaf=1, max_depth=None, random_split="pair_midpoint",
+                 curtail_min=2, laplace=False, combine="average", categorical_features=None,
+                 random_state=None, n_jobs=None):
+        super().__init__(
+            n_estimators=n_estimators, criterion=criterion, c45=c45, min_objs=min_objs,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            max_depth=max_depth, random_split=random_split, curtail_min=curtail_min,
+            laplace=laplace, combine=combine, categorical_features=categorical_features,
+            random_state=random_state, n_jobs=n_jobs,
+        )
+        self.alpha = alpha
+        self.sampling = sampling
+        self.subspace_fraction = subspace_fraction
+
+    def _spec(self, n_features):
+        rows = "bootstrap" if "bootstrap" in self.sampling else "all"
+        sub = self.subspace_fraction if "subspace" in self.sampling else None
+        return _vr_spec(self, np.full(self.n_estimators, float(self.alpha)), rows, sub)
+
+
+@_doc
+class Coalescence(_VRFamily):
+    """Coalescence of VR-Trees (Liu et al. 2008): tree i of N grows with alpha_i = i alpha_max / N.
+
+    Parameters
+    ----------
+    n_estimators : int
+        Number of trees N.
+    alpha_max : float in [0, 1]
+        Alphas are spread evenly over [0, alpha_max).
+    random_split : {"pair_midpoint", "uniform", "pert"}
+        Threshold rule of random nodes.
+    %(shared)s
+    """
+
+    def __init__(self, *, n_estimators=100, alpha_max=0.5, criterion="gain_ratio", c45=True,
+                 min_objs=2, min_samples_split=4, min_samples_leaf=1, max_depth=None,
+                 random_split="pair_midpoint", curtail_min=2, laplace=False, combine="average",
+                 categorical_features=None, random_state=None, n_jobs=None):
+        super().__init__(
+            n_estimators=n_estimators, criterion=criterion, c45=c45, min_objs=min_objs,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            max_depth=max_depth, random_split=random_split, curtail_min=curtail_min,
+            laplace=laplace, combine=combine, categorical_features=categorical_features,
+            random_state=random_state, n_jobs=n_jobs,
+        )
+        self.alpha_max = alpha_max
+
+    def _spec(self, n_features):
+        N = self.n_estimators
+        return _vr_spec(self, np.arange(N) * float(self.alpha_max) / N)
+
+
+@_doc
+class MaxDiverseEnsemble(_VRFamily):
+    """Max-Diverse Ensemble (Liu, Ting & Fan 2005): complete-random VR-Trees (alpha = 0).
+
+    Parameters
+    ----------
+    n_estimators : int
+        Number of trees.
+    random_split : {"pair_midpoint", "uniform", "pert"}
+        Threshold rule of random nodes.
+    %(shared)s
+    """
+
+    def _spec(self, n_features):
+        return _vr_spec(self, np.zeros(self.n_estimators))
+
+
+@_doc
+class RandomDecisionTrees(_VRFamily):
+    """Random Decision Trees (Fan, Wang, Yu & Ma 2003): complete-random trees with uniform
+    thresholds, depth limited to the number of features by default (``max_depth=None``).
+
+    Parameters
+    ----------
+    n_estimators : int
+        Number of trees (10-30 is typical).
+    random_split : {"uniform", "pair_midpoint", "pert"}
+        Threshold rule of random nodes.
+    %(shared)s
+    """
+
+    def __init__(self, *, n_estimators=30, criterion="entropy", c45=False, min_objs=1,
+                 min_samples_split=2, min_samples_leaf=1, max_depth=None, random_split="uniform",
+                 curtail_min=1, laplace=False, combine="average", categorical_features=None,
+                 random_state=None, n_jobs=None):
+        super().__init__(
+            n_estimators=n_estimators, criterion=criterion, c45=c45, min_objs=min_objs,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            max_depth=max_depth, random_split=random_split, curtail_min=curtail_min,
+            laplace=laplace, combine=combine, categorical_features=categorical_features,
+            random_state=random_state, n_jobs=n_jobs,
+        )
+
+    def _spec(self, n_features):
+        spec = _vr_spec(self, np.zeros(self.n_estimators))
+        spec.max_depth = n_features if self.max_depth is None else self.max_depth
+        return spec
+
+
+class _DeterministicEnsemble(TreeEnsembleClassifier):
+    """Shared __init__ of ensembles of deterministic (possibly feature-sampling) trees."""
+
+    def __init__(self, *, n_estimators=100, criterion="gini", max_features="sqrt", c45=False,
+                 min_objs=1, min_samples_split=2, min_samples_leaf=1, max_depth=None,
+                 curtail_min=1, laplace=False, combine="average", categorical_features=None,
+                 random_state=None, n_jobs=None):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_features = max_features
+        self.c45 = c45
+        self.min_objs = min_objs
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.max_depth = max_depth
+        self.curtail_min = curtail_min
+        self.laplace = laplace
+        self.combine = combine
+        self.categorical_features = categorical_features
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _det_spec(self, rows, random_thresholds=False):
+        return TreeSpec(
+            n_trees=self.n_estimators, alphas=np.ones(self.n_estimators),
+            criterion=self.criterion, c45=self.c45, min_objs=self.min_objs,
+            min_samples_split=self.min_samples_split, min_samples_leaf=self.min_samples_leaf,
+            max_depth=self.max_depth, max_features=getattr(self, "max_features", None),
+            rows=rows, random_thresholds=random_thresholds,
+        )
+
+
+@_doc
+class RandomForest(_DeterministicEnsemble):
+    """Random forest (Breiman 2001): bagged trees choosing among ``max_features`` random
+    features at every node, grown to purity. ``combine="average"`` is RF+, ``"vote"`` RF.
+
+    Parameters
+    ----------
+    n_estimators : int
+        Number of trees.
+    max_features : int, float, "sqrt", "log2" or None
+        mtry: candidate features per node (default floor(sqrt(d))).
+    bootstrap : bool
+        Bagging (True) or every tree on all rows.
+    %(shared)s
+    """
+
+    def __init__(self, *, n_estimators=100, criterion="gini", max_features="sqrt",
+                 bootstrap=True, c45=False, min_objs=1, min_samples_split=2, min_samples_leaf=1,
+                 max_depth=None, curtail_min=1, laplace=False, combine="average",
+                 categorical_features=None, random_state=None, n_jobs=None):
+        super().__init__(
+            n_estimators=n_estimators, criterion=criterion, max_features=max_features, c45=c45,
+            min_objs=min_objs, min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf, max_depth=max_depth, curtail_min=curtail_min,
+            laplace=laplace, combine=combine, categorical_features=categorical_features,
+            random_state=random_state, n_jobs=n_jobs,
+        )
+        self.bootstrap = bootstrap
+
+    def _spec(self, n_features):
+        return self._det_spec("bootstrap" if self.bootstrap else "all")
+
+
+@_doc
+class ExtraTrees(_DeterministicEnsemble):
+    """Extremely randomised trees (Geurts, Ernst & Wehenkel 2006): at every node
+    ``max_features`` features each draw one uniform threshold, and the best by the criterion is
+    kept. Extra-Tree nodes are recorded as random nodes (their thresholds are drawn at random).
+
+    Parameters
+    ----------
+    n_estimators : int
+        Number of trees.
+    max_features : int, float, "sqrt", "log2" or None
+        Features drawn per node.
+    %(shared)s
+    """
+
+    def _spec(self, n_features):
+        return self._det_spec("all", random_thresholds=True)
+
+
+@_doc
+class BaggedTrees(_DeterministicEnsemble):
+    """Bagging (Breiman 1996) of deterministic unpruned trees (BT+ with ``combine="average"``,
+    BT with ``"vote"``); tree defaults as ``DecisionTree``.
+
+    Parameters
+    ----------
+    n_estimators : int
+        Number of trees.
+    %(shared)s
+    """
+
+    def __init__(self, *, n_estimators=100, criterion="gain_ratio", c45=True, min_objs=2,
+                 min_samples_split=4, min_samples_leaf=1, max_depth=None, curtail_min=2,
+                 laplace=False, combine="average", categorical_features=None, random_state=None,
+                 n_jobs=None):
+        _store(self, locals())
+
+    def _spec(self, n_features):
+        return self._det_spec("bootstrap")
+
+
+@_doc
+class DisjointSampleTrees(_DeterministicEnsemble):
+    """Disjoint-sample trees (DST, Fan et al. 2005): the rows are split at random into
+    ``n_estimators`` disjoint parts of equal size, one deterministic tree per part.
+
+    Parameters
+    ----------
+    n_estimators : int
+        Number of trees (parts); at most the number of rows.
+    %(shared)s
+    """
+
+    def __init__(self, *, n_estimators=10, criterion="gain_ratio", c45=True, min_objs=2,
+                 min_samples_split=4, min_samples_leaf=1, max_depth=None, curtail_min=2,
+                 laplace=False, combine="average", categorical_features=None, random_state=None,
+                 n_jobs=None):
+        _store(self, locals())
+
+    def _spec(self, n_features):
+        return self._det_spec("disjoint")
