@@ -14,6 +14,7 @@ from treelab._kernels._config import NUMBA_FLAGS
 from treelab._kernels._criteria import GAIN_RATIO, GINI, parent_mass
 from treelab._kernels._rng import new_state, rand_float, rand_int
 from treelab._kernels._split import (
+    cls_of,
     continuous_available,
     count_threshold,
     eval_nominal,
@@ -23,6 +24,7 @@ from treelab._kernels._split import (
     pair_midpoint,
     partition_nominal,
     partition_threshold,
+    row_of,
     scan_thresholds,
     summarize_continuous,
     summarize_nominal,
@@ -87,8 +89,8 @@ def draw_construction(n, d, row_mode, part, tree_id, n_sub, state):
 
 @njit(**NUMBA_FLAGS)
 def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm,
-                          rows, s, e, Xc, R, y, w, node_counts, n_node, table, state, keys,
-                          hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,
+                          rows, s, e, Xc, R, node_counts, n_node, table, state, keys,
+                          keys2, hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,
                           cand_si, cand_t, cand_nan, cand_kind, cand_nt):
     """C4.5/ID3/CART-style choice among up to ``max_features`` available features.
 
@@ -126,7 +128,7 @@ def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vi
             if used[f]:
                 continue
             arity = n_distinct[f]
-            summarize_nominal(f, arity, rows, s, e, Xc, y, w, dist_counts, nan_counts)
+            summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts)
             present = 0
             for b in range(arity):
                 tot = 0.0
@@ -151,7 +153,7 @@ def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vi
                 continue
             n_avail += 1
             t = uniform_threshold(lo, hi, state)
-            count_threshold(f, t, rows, s, e, Xc, y, w, left, nan_counts)
+            count_threshold(f, t, rows, s, e, Xc, left, nan_counts)
             # one distinct value per side: scan the two-value summary with missing rows on
             # either side
             nl = 0.0
@@ -173,7 +175,7 @@ def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vi
                 cand_nan[nc] = 0 if nl >= n_node - nl else 1
             cand_nt[nc] = 1
         else:
-            k = summarize_continuous(f, rows, s, e, R, y, w, n_distinct[f], keys, hist, occ,
+            k = summarize_continuous(f, rows, s, e, R, n_distinct[f], keys, keys2, hist, occ,
                                      dist_rank, dist_counts, nan_counts)
             if k < 2:
                 continue
@@ -241,17 +243,21 @@ def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vi
 
 
 @njit(**NUMBA_FLAGS)
-def _random_select(rule, nominal, used, vis, nv, perm, rows, s, e, Xc, y, state):
-    """Random test-selection: (found, feature, kind, threshold)."""
-    for i in range(nv):
-        perm[i] = vis[i]
+def _random_select(rule, nominal, used, nv, perm, rows, s, e, Xc, state):
+    """Random test-selection: (found, feature, kind, threshold).
+
+    ``perm`` holds the visible features in some order; drawing without replacement from it
+    (a partial Fisher-Yates shuffle) picks uniformly among them whatever that order is.
+    """
     if rule == RS_PERT:
         m = e - s
         for _ in range(PERT_ATTEMPTS):
-            a = rows[s + rand_int(state, m)]
-            b = rows[s + rand_int(state, m)]
-            if y[a] == y[b]:
+            pa = rows[s + rand_int(state, m)]
+            pb = rows[s + rand_int(state, m)]
+            if cls_of(pa) == cls_of(pb):
                 continue
+            a = row_of(pa)
+            b = row_of(pb)
             for i in range(nv):
                 j = i + rand_int(state, nv - i)
                 f = perm[j]
@@ -317,11 +323,11 @@ def grow_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
         if w[i] > 0:
             n_in += 1
             rows_seen += w[i]
-    rows = np.empty(n_in, dtype=np.int32)
+    rows = np.empty(n_in, dtype=np.int64)
     q = 0
     for i in range(n):
         if w[i] > 0:
-            rows[q] = i
+            rows[q] = (np.int64(i) << 32) | (np.int64(w[i]) << 16) | np.int64(y[i])
             q += 1
     nv = 0
     for f in range(d):
@@ -339,6 +345,7 @@ def grow_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
             max_arity = n_distinct[f]
     # work buffers, allocated once per tree
     keys = np.empty(max(n_in, 1), dtype=np.int64)
+    keys2 = np.empty(max(n_in, 1), dtype=np.int64)
     span_cap = 2 * n_in + 16
     hist = np.zeros(span_cap * C)
     occ = np.zeros(span_cap, dtype=np.uint8)
@@ -356,9 +363,14 @@ def grow_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
     cand_nan = np.empty(nv, dtype=np.int64)
     cand_kind = np.empty(nv, dtype=np.int64)
     cand_nt = np.empty(nv, dtype=np.int64)
-    scratch = np.empty(max(n_in, 1), dtype=np.int32)
+    scratch = np.empty(max(n_in, 1), dtype=np.int64)
     bucket = np.zeros(max_arity + 1, dtype=np.int64)
     used = np.zeros(d, dtype=np.uint8)
+    has_nominal = False
+    for q in range(nv):
+        perm[q] = vis[q]
+        if nominal[vis[q]]:
+            has_nominal = True
     # node arrays
     cap = 2 * n_in + 16
     kind = np.zeros(cap, dtype=np.int8)
@@ -376,7 +388,7 @@ def grow_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
     stack = np.zeros(cap, dtype=np.int64)
 
     for j in range(n_in):
-        counts[0, y[rows[j]]] += w[rows[j]]
+        counts[0, cls_of(rows[j])] += w[row_of(rows[j])]
     nend[0] = n_in
     n_nodes = 1
     sp = 0
@@ -405,7 +417,7 @@ def grow_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
                 n_nonzero += 1
         if n_node < min_split or depth[node] >= max_depth or n_nonzero <= 1:
             continue
-        p = parent[node]
+        p = parent[node] if has_nominal else -1
         while p >= 0:
             if kind[p] == KIND_NOMINAL:
                 used[feature[p]] = 1
@@ -424,17 +436,16 @@ def grow_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
             if det:
                 found, f, sk, t, nanc, tf, tt = _deterministic_select(
                     iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm, rows, s,
-                    e, Xc, R, y, w, node_counts, n_node, table, state, keys, hist, occ,
+                    e, Xc, R, node_counts, n_node, table, state, keys, keys2, hist, occ,
                     dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g, cand_si, cand_t,
                     cand_nan, cand_kind, cand_nt)
             else:
-                found, f, sk, t = _random_select(rule, nominal, used, vis, nv, perm, rows, s, e,
-                                                 Xc, y, state)
+                found, f, sk, t = _random_select(rule, nominal, used, nv, perm, rows, s, e, Xc,
+                                                 state)
             if not found:
                 break
             if sk == KIND_THRESHOLD:
-                lo, mid = partition_threshold(f, t, rows, s, e, Xc, y, w, left_counts,
-                                              nan_counts)
+                lo, mid = partition_threshold(f, t, rows, s, e, Xc, left_counts, nan_counts)
                 nl = 0.0
                 nn = 0.0
                 for c in range(C):
@@ -478,7 +489,7 @@ def grow_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
                 n_kids = 2
             else:
                 arity = n_distinct[f]
-                summarize_nominal(f, arity, rows, s, e, Xc, y, w, dist_counts, nan_counts)
+                summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts)
                 nn = 0.0
                 for c in range(C):
                     nn += nan_counts[c]
@@ -528,7 +539,7 @@ def grow_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
                 n_kids = arity
             split = True
             break
-        p = parent[node]
+        p = parent[node] if has_nominal else -1
         while p >= 0:
             if kind[p] == KIND_NOMINAL:
                 used[feature[p]] = 0

@@ -1,7 +1,11 @@
 """Prediction over many trees: leaf lookup, member outputs and combined probabilities.
 
-Rows are processed in blocks in parallel (``prange``); within a block every tree is walked for
-all rows of the block before the next tree, so a tree's upper nodes stay in cache.
+For prediction the nodes are re-laid as four flat arrays (``pack_nodes``): the global index of
+the first child (-1 at leaves), the split feature (negative for nominal splits), the threshold,
+and the answering node. The hot step is then ``node = first + (x > threshold)``; missing values
+and nominal splits take a rarely used branch. Rows are processed in blocks in parallel
+(``prange``); inside a block the loop over trees is outside the loop over rows, so a tree stays
+in cache while the rows of the block walk it.
 
 The answering node of a row in a tree is its leaf, unless the leaf holds fewer than
 ``max(curtail_min, 1)`` training rows; then it is the deepest ancestor that holds at least that
@@ -13,7 +17,7 @@ from numba import njit, prange
 
 from treelab._kernels._config import NUMBA_FLAGS
 
-_BLOCK = 64
+_BLOCK = 2048
 
 MODE_AVERAGE = 0
 MODE_VOTE = 1
@@ -21,57 +25,82 @@ MODE_SUM = 2
 
 
 @njit(**NUMBA_FLAGS)
-def _walk(X, i, base, kind, feature, threshold, child_start, n_children, nan_child, node_n,
-          min_n):
-    """(leaf, answering node) of row i in the tree whose nodes start at ``base``."""
-    node = 0
-    anchor = 0
-    while True:
-        nid = base + node
-        k = kind[nid]
-        if k == 0:
-            break
-        if node_n[nid] >= min_n:
-            anchor = node
-        v = X[i, feature[nid]]
-        if np.isnan(v):
-            b = nan_child[nid]
-        elif k == 1:
-            b = 0 if v <= threshold[nid] else 1
-        else:
-            b = np.int64(v)
-            if b < 0 or b >= n_children[nid]:
-                b = nan_child[nid]
-        node = child_start[nid] + b
-    if node_n[base + node] >= min_n:
-        return node, node
-    return node, anchor
+def pack_nodes(node_offsets, kind, feature, threshold, child_start, n_children, nan_child,
+               node_n, min_n):
+    """Prediction arrays (first child, feature, threshold, answering node), all global.
+
+    ``feature`` is -(f + 1) for nominal splits. The answering node of a leaf is itself or,
+    under curtailment, its deepest ancestor with at least ``min_n`` training rows (children
+    always follow their parent, so one forward pass suffices).
+    """
+    N = kind.shape[0]
+    first = np.full(N, -1, dtype=np.int64)
+    feat = np.zeros(N, dtype=np.int64)
+    anchor = np.empty(N, dtype=np.int64)
+    T = node_offsets.shape[0] - 1
+    for t in range(T):
+        base = node_offsets[t]
+        anchor[base] = base
+        for i in range(base, node_offsets[t + 1]):
+            if i > base and node_n[i] >= min_n:
+                anchor[i] = i
+            k = kind[i]
+            if k == 0:
+                continue
+            first[i] = base + child_start[i]
+            feat[i] = feature[i] if k == 1 else -(feature[i] + 1)
+            for j in range(first[i], first[i] + n_children[i]):
+                anchor[j] = anchor[i]
+    return first, feat, threshold.copy(), anchor
+
+
+@njit(**NUMBA_FLAGS)
+def _leaves(X, lo, hi, root, first, feat, thr, n_children, nan_child, out):
+    """Global leaf index reached by rows lo..hi-1 from ``root``, written to ``out``."""
+    for i in range(lo, hi):
+        node = root
+        while True:
+            f0 = first[node]
+            if f0 < 0:
+                break
+            f = feat[node]
+            if f < 0:
+                v = X[i, -f - 1]
+                if np.isnan(v) or v < 0 or v >= n_children[node]:
+                    node = f0 + nan_child[node]
+                else:
+                    node = f0 + np.int64(v)
+                continue
+            v = X[i, f]
+            if v != v:
+                node = f0 + nan_child[node]
+            else:
+                node = f0 + np.int64(v > thr[node])
+        out[i - lo] = node
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def apply_forest(X, node_offsets, kind, feature, threshold, child_start, n_children, nan_child):
+def apply_forest(X, node_offsets, first, feat, thr, n_children, nan_child):
     """Tree-local leaf index of every row in every tree, shape (row, tree)."""
     n = X.shape[0]
     T = node_offsets.shape[0] - 1
     out = np.empty((n, T), dtype=np.int64)
-    dummy = np.zeros(kind.shape[0], dtype=np.int64)
     n_blocks = (n + _BLOCK - 1) // _BLOCK
     for blk in prange(n_blocks):
         lo = blk * _BLOCK
         hi = min(n, lo + _BLOCK)
+        leaves = np.empty(hi - lo, dtype=np.int64)
         for t in range(T):
             base = node_offsets[t]
+            _leaves(X, lo, hi, base, first, feat, thr, n_children, nan_child, leaves)
             for i in range(lo, hi):
-                leaf, _ = _walk(X, i, base, kind, feature, threshold, child_start, n_children,
-                                nan_child, dummy, 1)
-                out[i, t] = leaf
+                out[i, t] = leaves[i - lo] - base
     return out
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def member_counts(X, node_offsets, kind, feature, threshold, child_start, n_children, nan_child,
-                  counts, node_n, min_n):
-    """Class counts of the answering node of every row in every tree, shape (tree, row, class)."""
+def member_counts(X, node_offsets, first, feat, thr, n_children, nan_child, anchor, counts, raw):
+    """Class counts of the answering node (the leaf itself when ``raw``), (tree, row, class)."""
     n = X.shape[0]
     T = node_offsets.shape[0] - 1
     C = counts.shape[1]
@@ -80,19 +109,20 @@ def member_counts(X, node_offsets, kind, feature, threshold, child_start, n_chil
     for blk in prange(n_blocks):
         lo = blk * _BLOCK
         hi = min(n, lo + _BLOCK)
+        leaves = np.empty(hi - lo, dtype=np.int64)
         for t in range(T):
-            base = node_offsets[t]
+            _leaves(X, lo, hi, node_offsets[t], first, feat, thr, n_children, nan_child, leaves)
             for i in range(lo, hi):
-                _, ans = _walk(X, i, base, kind, feature, threshold, child_start, n_children,
-                               nan_child, node_n, min_n)
+                leaf = leaves[i - lo]
+                a = leaf if raw else anchor[leaf]
                 for c in range(C):
-                    out[t, i, c] = counts[base + ans, c]
+                    out[t, i, c] = counts[a, c]
     return out
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def combine_forest(X, node_offsets, kind, feature, threshold, child_start, n_children, nan_child,
-                   counts, node_n, min_n, laplace, mode):
+def combine_forest(X, node_offsets, first, feat, thr, n_children, nan_child, anchor, counts,
+                   node_n, laplace, mode):
     """Combine the trees' answers for every row without storing member outputs.
 
     Returns (acc, votes): ``acc`` holds summed leaf probabilities (modes average and vote; with
@@ -109,12 +139,11 @@ def combine_forest(X, node_offsets, kind, feature, threshold, child_start, n_chi
     for blk in prange(n_blocks):
         lo = blk * _BLOCK
         hi = min(n, lo + _BLOCK)
+        leaves = np.empty(hi - lo, dtype=np.int64)
         for t in range(T):
-            base = node_offsets[t]
+            _leaves(X, lo, hi, node_offsets[t], first, feat, thr, n_children, nan_child, leaves)
             for i in range(lo, hi):
-                _, ans = _walk(X, i, base, kind, feature, threshold, child_start, n_children,
-                               nan_child, node_n, min_n)
-                a = base + ans
+                a = anchor[leaves[i - lo]]
                 if mode == MODE_SUM:
                     for c in range(C):
                         acc[i, c] += counts[a, c]

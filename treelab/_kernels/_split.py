@@ -25,6 +25,56 @@ from treelab._kernels._rng import rand_float, rand_int
 # Relative tolerance for gain ties (analysis spec 5).
 TIE_RTOL = 1e-12
 _LOW32 = np.int64(0xFFFFFFFF)
+_LOW16 = np.int64(0xFFFF)
+_RADIX_BITS = 11
+_RADIX_MIN = 1024
+
+
+# A node's rows are packed int64 entries: row index << 32 | weight << 16 | class. Scans read the
+# class and weight from the entry itself instead of two random look-ups.
+@njit(**NUMBA_FLAGS)
+def row_of(r):
+    """Row index of a packed entry."""
+    return r >> 32
+
+
+@njit(**NUMBA_FLAGS)
+def cls_of(r):
+    """Class code of a packed entry (or of a packed key's low half)."""
+    return r & _LOW16
+
+
+@njit(**NUMBA_FLAGS)
+def wt_of(r):
+    """Weight (bootstrap multiplicity) of a packed entry."""
+    return (r >> 16) & _LOW16
+
+
+@njit(**NUMBA_FLAGS)
+def radix_sort_high(keys, tmp, n, span):
+    """Sort keys[:n] by their high 32 bits (values < span) with LSD radix passes."""
+    bits = 1
+    while (np.int64(1) << bits) < span:
+        bits += 1
+    counts = np.zeros((1 << _RADIX_BITS) + 1, dtype=np.int64)
+    mask = np.int64((1 << _RADIX_BITS) - 1)
+    src = keys
+    dst = tmp
+    shift = 0
+    while shift < bits:
+        counts[:] = 0
+        for q in range(n):
+            counts[((src[q] >> (32 + shift)) & mask) + 1] += 1
+        for b in range(1 << _RADIX_BITS):
+            counts[b + 1] += counts[b]
+        for q in range(n):
+            b = (src[q] >> (32 + shift)) & mask
+            dst[counts[b]] = src[q]
+            counts[b] += 1
+        src, dst = dst, src
+        shift += _RADIX_BITS
+    if src is not keys:
+        keys[:n] = src[:n]
 
 
 @njit(**NUMBA_FLAGS)
@@ -34,11 +84,13 @@ def is_tie(a, b):
 
 
 @njit(**NUMBA_FLAGS)
-def summarize_continuous(f, rows, s, e, R, y, w, nd_f, keys, hist, occ, dist_rank, dist_counts,
+def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_rank, dist_counts,
                          nan_counts):
     """Distinct non-missing ranks of feature f at the node, with class counts per rank.
 
     Fills ``dist_rank[:k]`` (increasing), ``dist_counts[:k]`` and ``nan_counts``; returns k.
+    A node whose rank range is at most about twice its size is counted in a dense histogram;
+    otherwise packed (rank, class, weight) keys are sorted (radix sort for large nodes).
     """
     C = dist_counts.shape[1]
     m = e - s
@@ -46,7 +98,7 @@ def summarize_continuous(f, rows, s, e, R, y, w, nd_f, keys, hist, occ, dist_ran
     rmin = np.int64(nd_f)
     rmax = np.int64(-1)
     for j in range(m):
-        r = np.int64(R[f, rows[s + j]])
+        r = np.int64(R[f, row_of(rows[s + j])])
         if r == nd_f:
             continue
         if r < rmin:
@@ -56,20 +108,19 @@ def summarize_continuous(f, rows, s, e, R, y, w, nd_f, keys, hist, occ, dist_ran
     k = 0
     if rmax < 0:
         for j in range(m):
-            row = rows[s + j]
-            nan_counts[y[row]] += w[row]
+            p = rows[s + j]
+            nan_counts[cls_of(p)] += wt_of(p)
         return 0
     span = rmax - rmin + 1
     if span <= 2 * m + 16 and span <= occ.shape[0]:
-        # dense: counting over the rank range, no sort
         for j in range(m):
-            row = rows[s + j]
-            r = np.int64(R[f, row])
+            p = rows[s + j]
+            r = np.int64(R[f, row_of(p)])
             if r == nd_f:
-                nan_counts[y[row]] += w[row]
+                nan_counts[cls_of(p)] += wt_of(p)
                 continue
             b = r - rmin
-            hist[b * C + y[row]] += w[row]
+            hist[b * C + cls_of(p)] += wt_of(p)
             occ[b] = 1
         for b in range(span):
             if occ[b]:
@@ -82,26 +133,28 @@ def summarize_continuous(f, rows, s, e, R, y, w, nd_f, keys, hist, occ, dist_ran
         return k
     mm = 0
     for j in range(m):
-        row = rows[s + j]
-        r = np.int64(R[f, row])
+        p = rows[s + j]
+        r = np.int64(R[f, row_of(p)])
         if r == nd_f:
-            nan_counts[y[row]] += w[row]
+            nan_counts[cls_of(p)] += wt_of(p)
             continue
-        keys[mm] = (r << 32) | np.int64(j)
+        keys[mm] = ((r - rmin) << 32) | (p & _LOW32)
         mm += 1
-    ks = keys[:mm]
-    ks.sort()
+    if mm >= _RADIX_MIN:
+        radix_sort_high(keys, keys2, mm, span)
+    else:
+        keys[:mm].sort()
     prev = np.int64(-1)
     for q in range(mm):
-        r = ks[q] >> 32
-        row = rows[s + (ks[q] & _LOW32)]
+        key = keys[q]
+        r = key >> 32
         if r != prev:
-            dist_rank[k] = r
+            dist_rank[k] = r + rmin
             for c in range(C):
                 dist_counts[k, c] = 0.0
             k += 1
             prev = r
-        dist_counts[k - 1, y[row]] += w[row]
+        dist_counts[k - 1, cls_of(key)] += wt_of(key)
     return k
 
 
@@ -163,7 +216,7 @@ def scan_thresholds(criterion, dist_counts, k, nan_counts, node_counts, n_node, 
 
 
 @njit(**NUMBA_FLAGS)
-def summarize_nominal(f, arity, rows, s, e, Xc, y, w, dist_counts, nan_counts):
+def summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts):
     """Class counts per code (0..arity-1) of nominal feature f at the node."""
     C = dist_counts.shape[1]
     nan_counts[:] = 0.0
@@ -171,26 +224,26 @@ def summarize_nominal(f, arity, rows, s, e, Xc, y, w, dist_counts, nan_counts):
         for c in range(C):
             dist_counts[b, c] = 0.0
     for j in range(e - s):
-        row = rows[s + j]
-        v = Xc[f, row]
+        p = rows[s + j]
+        v = Xc[f, row_of(p)]
         if np.isnan(v):
-            nan_counts[y[row]] += w[row]
+            nan_counts[cls_of(p)] += wt_of(p)
         else:
-            dist_counts[np.int64(v), y[row]] += w[row]
+            dist_counts[np.int64(v), cls_of(p)] += wt_of(p)
 
 
 @njit(**NUMBA_FLAGS)
-def count_threshold(f, t, rows, s, e, Xc, y, w, left_counts, nan_counts):
+def count_threshold(f, t, rows, s, e, Xc, left_counts, nan_counts):
     """Class counts of rows with x <= t and of missing rows, without moving rows."""
     left_counts[:] = 0.0
     nan_counts[:] = 0.0
     for j in range(s, e):
-        row = rows[j]
-        v = Xc[f, row]
+        p = rows[j]
+        v = Xc[f, row_of(p)]
         if v <= t:
-            left_counts[y[row]] += w[row]
+            left_counts[cls_of(p)] += wt_of(p)
         elif np.isnan(v):
-            nan_counts[y[row]] += w[row]
+            nan_counts[cls_of(p)] += wt_of(p)
 
 
 @njit(**NUMBA_FLAGS)
@@ -278,7 +331,7 @@ def continuous_available(f, rows, s, e, Xc):
     have = False
     v0 = 0.0
     for j in range(e - s):
-        v = Xc[f, rows[s + j]]
+        v = Xc[f, row_of(rows[s + j])]
         if np.isnan(v):
             continue
         if not have:
@@ -301,7 +354,7 @@ def min_max(f, rows, s, e, Xc):
     lo = np.inf
     hi = -np.inf
     for j in range(e - s):
-        v = Xc[f, rows[s + j]]
+        v = Xc[f, row_of(rows[s + j])]
         if v < lo:
             lo = v
         if v > hi:
@@ -315,10 +368,10 @@ def pair_midpoint(f, rows, s, e, Xc, state):
     m = e - s
     va = np.nan
     while np.isnan(va):
-        va = Xc[f, rows[s + rand_int(state, m)]]
+        va = Xc[f, row_of(rows[s + rand_int(state, m)])]
     vb = va
     while np.isnan(vb) or vb == va:
-        vb = Xc[f, rows[s + rand_int(state, m)]]
+        vb = Xc[f, row_of(rows[s + rand_int(state, m)])]
     if va < vb:
         return midpoint(va, vb)
     return midpoint(vb, va)
@@ -334,7 +387,7 @@ def uniform_threshold(lo, hi, state):
 
 
 @njit(**NUMBA_FLAGS)
-def partition_threshold(f, t, rows, s, e, Xc, y, w, left_counts, nan_counts):
+def partition_threshold(f, t, rows, s, e, Xc, left_counts, nan_counts):
     """Three-way partition of rows[s:e] into x <= t | missing | x > t.
 
     Returns (end of the left block, end of the missing block); fills the class counts of the
@@ -346,20 +399,20 @@ def partition_threshold(f, t, rows, s, e, Xc, y, w, left_counts, nan_counts):
     mid = s
     hi = e - 1
     while mid <= hi:
-        row = rows[mid]
-        v = Xc[f, row]
+        p = rows[mid]
+        v = Xc[f, row_of(p)]
         if v <= t:
-            left_counts[y[row]] += w[row]
+            left_counts[cls_of(p)] += wt_of(p)
             rows[mid] = rows[lo]
-            rows[lo] = row
+            rows[lo] = p
             lo += 1
             mid += 1
         elif np.isnan(v):
-            nan_counts[y[row]] += w[row]
+            nan_counts[cls_of(p)] += wt_of(p)
             mid += 1
         else:
             rows[mid] = rows[hi]
-            rows[hi] = row
+            rows[hi] = p
             hi -= 1
     return lo, mid
 
@@ -372,7 +425,7 @@ def partition_nominal(f, n_codes, nan_child, rows, s, e, Xc, scratch, bucket_sta
     """
     bucket_start[: n_codes + 1] = 0
     for j in range(s, e):
-        v = Xc[f, rows[j]]
+        v = Xc[f, row_of(rows[j])]
         b = nan_child if np.isnan(v) else np.int64(v)
         bucket_start[b + 1] += 1
     bucket_start[0] = s
@@ -380,10 +433,10 @@ def partition_nominal(f, n_codes, nan_child, rows, s, e, Xc, scratch, bucket_sta
         bucket_start[b + 1] += bucket_start[b]
     fill = bucket_start[:n_codes].copy()
     for j in range(s, e):
-        row = rows[j]
-        v = Xc[f, row]
+        p = rows[j]
+        v = Xc[f, row_of(p)]
         b = nan_child if np.isnan(v) else np.int64(v)
-        scratch[fill[b]] = row
+        scratch[fill[b]] = p
         fill[b] += 1
     for j in range(s, e):
         rows[j] = scratch[j]
@@ -394,6 +447,7 @@ __all__ = [
     "ENTROPY",
     "GAIN_RATIO",
     "GINI",
+    "cls_of",
     "continuous_available",
     "count_threshold",
     "eval_nominal",
@@ -404,8 +458,11 @@ __all__ = [
     "pair_midpoint",
     "partition_nominal",
     "partition_threshold",
+    "radix_sort_high",
+    "row_of",
     "scan_thresholds",
     "summarize_continuous",
     "summarize_nominal",
     "uniform_threshold",
+    "wt_of",
 ]

@@ -137,7 +137,9 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         """
         self._check_params()
         if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but y is None")
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None"
+            )
         Xv = encode_features(self, X, fit=True)
         y = column_or_1d(y, warn=True)
         if y.shape[0] != Xv.shape[0]:
@@ -204,10 +206,15 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "forest_")
         return encode_features(self, X, fit=False)
 
-    def _kernel_args(self):
+    def _kernel_args(self, min_n: int):
+        """Forest arrays re-laid for prediction (an O(nodes) pass, cheaper than caching state
+        on the estimator during predict)."""
         fr = self.forest_
-        return (fr.node_offsets, fr.kind, fr.feature, fr.threshold, fr.child_start,
-                fr.n_children, fr.nan_child)
+        first, feat, thr, anchor = P.pack_nodes(
+            fr.node_offsets, fr.kind, fr.feature, fr.threshold, fr.child_start, fr.n_children,
+            fr.nan_child, fr.node_totals(), min_n,
+        )
+        return (fr.node_offsets, first, feat, thr, fr.n_children, fr.nan_child), anchor
 
     def _min_n(self) -> int:
         return max(int(getattr(self, "curtail_min", 1)), 1)
@@ -227,9 +234,10 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
     def _combined(self, Xv):
         fr = self.forest_
         mode = {"average": P.MODE_AVERAGE, "vote": P.MODE_VOTE, "sum": P.MODE_SUM}
+        args, anchor = self._kernel_args(self._min_n())
         acc, votes = self._with_threads(
-            P.combine_forest, Xv, *self._kernel_args(), fr.counts, fr.node_totals(),
-            self._min_n(), bool(getattr(self, "laplace", False)), mode[self._combination()],
+            P.combine_forest, Xv, *args, anchor, fr.counts, fr.node_totals(),
+            bool(getattr(self, "laplace", False)), mode[self._combination()],
         )
         return acc, votes
 
@@ -288,6 +296,7 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
+        check_is_fitted(self, "forest_")
         if self._combination() == "vote":
             Xv = self._encode_predict(X)
             acc, votes = self._combined(Xv)
@@ -300,7 +309,7 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
     def apply(self, X) -> np.ndarray:
         """Tree-local leaf index of every row in every tree, shape (n_samples, n_trees)."""
         Xv = self._encode_predict(X)
-        return self._with_threads(P.apply_forest, Xv, *self._kernel_args())
+        return self._with_threads(P.apply_forest, Xv, *self._kernel_args(1)[0])
 
     def member_counts(self, X, *, curtail: bool = True, _encoded: bool = False) -> np.ndarray:
         """Class counts of the node answering each row in each tree, (tree, sample, class).
@@ -310,10 +319,9 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         ``curtail=False`` it is always the leaf (possibly empty).
         """
         Xv = X if _encoded else self._encode_predict(X)
-        fr = self.forest_
-        min_n = self._min_n() if curtail else 0
+        args, anchor = self._kernel_args(self._min_n())
         return self._with_threads(
-            P.member_counts, Xv, *self._kernel_args(), fr.counts, fr.node_totals(), min_n
+            P.member_counts, Xv, *args, anchor, self.forest_.counts, not curtail
         )
 
     def member_proba(self, X) -> np.ndarray:

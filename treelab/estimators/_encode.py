@@ -66,8 +66,7 @@ def nominal_mask(X, categorical_features) -> np.ndarray:
 
 def _codes(values, categories) -> np.ndarray:
     """Codes of ``values`` among sorted ``categories``; NaN for missing or unseen values."""
-    cat = pd.Categorical(values, categories=categories)
-    codes = np.asarray(cat.codes, dtype=np.float64)
+    codes = pd.Index(categories).get_indexer(pd.Index(values)).astype(np.float64)
     codes[codes < 0] = np.nan
     return codes
 
@@ -91,6 +90,8 @@ def encode_features(estimator, X, *, fit: bool) -> np.ndarray:
     """
     is_frame = _is_frame(X)
     if fit:
+        if hasattr(X, "shape") and len(getattr(X, "shape", ())) == 2:
+            estimator.categories_ = [None] * X.shape[1]
         if hasattr(X, "shape") and len(getattr(X, "shape", ())) == 2 and (
             is_frame or np.asarray(X).dtype == object
         ):
