@@ -1,0 +1,376 @@
+"""Slow, obviously correct references for the analysis measures and combination functions.
+
+Written straight from spec/analysis.md and spec/algorithms.md section 4 with plain Python loops
+(pairs, trees, rows), sharing no code with treelab. Inputs are lists/arrays of class codes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+
+# ----------------------------------------------------------------------------- errors, phi
+
+
+def member_errors(L, y):
+    T, n = len(L), len(y)
+    return [sum(1 for i in range(n) if L[t][i] != y[i]) / n for t in range(T)]
+
+
+def vote_label(column, C):
+    """Uniform vote on one row, ties to the lowest class index."""
+    votes = [0] * C
+    for lab in column:
+        votes[lab] += 1
+    best = max(votes)
+    return votes.index(best)
+
+
+def vote_error(L, y, C):
+    n = len(y)
+    wrong = 0
+    for i in range(n):
+        if vote_label([row[i] for row in L], C) != y[i]:
+            wrong += 1
+    return wrong / n
+
+
+def phi_e(L, y):
+    T, n = len(L), len(y)
+    if T < 2:
+        return math.nan
+    total = 0.0
+    pairs = 0
+    for a in range(T):
+        for b in range(a + 1, T):
+            same_wrong = sum(1 for i in range(n) if L[a][i] == L[b][i] and L[a][i] != y[i])
+            total += same_wrong / n
+            pairs += 1
+    return total / pairs
+
+
+def phi_star(L, y, C):
+    T, n = len(L), len(y)
+    if T < 2:
+        return math.nan
+    total = 0.0
+    pairs = 0
+    for a in range(T):
+        for b in range(a + 1, T):
+            s = 0.0
+            for k in range(C):
+                rows = [i for i in range(n) if y[i] == k]
+                if not rows:
+                    continue
+                pk = len(rows) / n
+                inner = 0.0
+                for lab in range(C):
+                    if lab == k:
+                        continue
+                    pa = sum(1 for i in rows if L[a][i] == lab) / len(rows)
+                    pb = sum(1 for i in rows if L[b][i] == lab) / len(rows)
+                    inner += pa * pb
+                s += pk * inner
+            total += s
+            pairs += 1
+    return total / pairs
+
+
+# ----------------------------------------------------------------------------- strength
+
+
+def strength(L, y, C):
+    """Exact rational arithmetic (fractions) for margins, s, var(s), p1 and p2."""
+    T, n = len(L), len(y)
+    C = max(C, 2)
+    margins, rivals = [], []
+    for i in range(n):
+        votes = [0] * C
+        for t in range(T):
+            votes[L[t][i]] += 1
+        best_c, best_v = None, -1
+        for c in range(C):
+            if c != y[i] and votes[c] > best_v:
+                best_c, best_v = c, votes[c]
+        rivals.append(best_c)
+        margins.append(Fraction(votes[y[i]], T) - Fraction(votes[best_c], T))
+    s = sum(margins) / n
+    var = sum(m * m for m in margins) / n - s * s
+    sds = []
+    for t in range(T):
+        p1 = Fraction(sum(1 for i in range(n) if L[t][i] == y[i]), n)
+        p2 = Fraction(sum(1 for i in range(n) if L[t][i] == rivals[i]), n)
+        sds.append(math.sqrt(p1 + p2 - (p1 - p2) ** 2))
+    mean_sd = sum(sds) / T
+    rho = float(var) / mean_sd**2 if mean_sd > 0 else math.nan
+    bound = rho * float(1 - s * s) / float(s * s) if s > 0 else math.nan
+    return {
+        "strength": float(s),
+        "correlation": rho,
+        "breiman_bound": bound,
+        "margin": [float(m) for m in margins],
+    }
+
+
+# ----------------------------------------------------------------------------- arrangements
+
+
+def independent_error(e):
+    """P(more than floor(T/2) members err), errors independent; DP over members."""
+    T = len(e)
+    dist = [1.0]
+    for p in e:
+        new = [0.0] * (len(dist) + 1)
+        for j, q in enumerate(dist):
+            new[j] += q * (1 - p)
+            new[j + 1] += q * p
+        dist = new
+    return sum(dist[T // 2 + 1 :])
+
+
+def optimal_error_bruteforce(k, n):
+    """Fewest rows with > floor(T/2) errors over every placement of each member's k_t errors."""
+    T = len(k)
+    m = T // 2
+    best = n
+    for choice in itertools.product(*[itertools.combinations(range(n), kt) for kt in k]):
+        per_row = [0] * n
+        for rows in choice:
+            for r in rows:
+                per_row[r] += 1
+        best = min(best, sum(1 for c in per_row if c > m))
+    return best / n
+
+
+# ----------------------------------------------------------------------------- probabilities
+
+
+def thresholded_se(p_row, t, v):
+    ratio = 1.0 if p_row[t] >= v else p_row[t] / v
+    return (1.0 - min(1.0, ratio)) ** 2
+
+
+def kth_highest(p_row, k):
+    s = sorted(p_row, reverse=True)
+    return s[k - 1] if k <= len(s) else 0.0
+
+
+def thresholded_mse(P, y, name_or_v):
+    n = len(y)
+    total = 0.0
+    for i in range(n):
+        if isinstance(name_or_v, str):
+            if name_or_v == "1.0":
+                v = 1.0
+            elif name_or_v == "bayes":
+                v = 0.5
+            else:
+                v = kth_highest(P[i], int(name_or_v[3:]))
+        else:
+            v = name_or_v[i]
+        total += thresholded_se(P[i], y[i], v)
+    return total / n
+
+
+def exact_mse(P, Q):
+    n = len(P)
+    return sum(sum((Q[i][c] - P[i][c]) ** 2 for c in range(len(P[i]))) for i in range(n)) / n
+
+
+def topk_error(P, y, k):
+    n = len(y)
+    wrong = 0
+    for i in range(n):
+        order = sorted(range(len(P[i])), key=lambda c: (-P[i][c], c))
+        if y[i] not in order[:k]:
+            wrong += 1
+    return wrong / n
+
+
+def reliability_uniform(P, y, bins):
+    n, C = len(P), len(P[0])
+    mean_p = np.full((C, bins), np.nan)
+    freq = np.full((C, bins), np.nan)
+    count = np.zeros((C, bins), dtype=int)
+    for c in range(C):
+        for b in range(bins):
+            lo, hi = b / bins, (b + 1) / bins
+            members = [
+                i for i in range(n) if (lo <= P[i][c] < hi) or (b == bins - 1 and P[i][c] == 1.0)
+            ]
+            count[c, b] = len(members)
+            if members:
+                mean_p[c, b] = sum(P[i][c] for i in members) / len(members)
+                freq[c, b] = sum(1 for i in members if y[i] == c) / len(members)
+    return mean_p, freq, count
+
+
+def profit(P, y, benefit, cost, positive):
+    total = 0.0
+    for i in range(len(y)):
+        if P[i][positive] * benefit[i] > cost[i]:
+            total += (benefit[i] if y[i] == positive else 0.0) - cost[i]
+    return total
+
+
+def bias_variance(probas, target):
+    K, n, C = len(probas), len(target), len(target[0])
+    bias, var, loss = [], [], []
+    for i in range(n):
+        main = [sum(probas[k][i][c] for k in range(K)) / K for c in range(C)]
+        bias.append(sum((target[i][c] - main[c]) ** 2 for c in range(C)))
+        var.append(
+            sum(sum((probas[k][i][c] - main[c]) ** 2 for c in range(C)) for k in range(K)) / K
+        )
+        loss.append(
+            sum(sum((target[i][c] - probas[k][i][c]) ** 2 for c in range(C)) for k in range(K)) / K
+        )
+    return bias, var, loss
+
+
+# ----------------------------------------------------------------------------- combination
+
+
+def leaf_probability(counts_row, laplace=False):
+    C = len(counts_row)
+    n = sum(counts_row)
+    if laplace:
+        return [(x + 1) / (n + C) for x in counts_row]
+    if n == 0:
+        return [1.0 / C] * C
+    return [x / n for x in counts_row]
+
+
+def average(counts, laplace=False):
+    T, n, C = len(counts), len(counts[0]), len(counts[0][0])
+    out = np.zeros((n, C))
+    for i in range(n):
+        for t in range(T):
+            out[i] += np.array(leaf_probability(list(counts[t][i]), laplace)) / T
+    return out
+
+
+def vote_predict(counts):
+    T, n, C = len(counts), len(counts[0]), len(counts[0][0])
+    out = []
+    for i in range(n):
+        votes = [0] * C
+        summed = [0.0] * C
+        for t in range(T):
+            row = list(counts[t][i])
+            votes[row.index(max(row))] += 1
+            for c, p in enumerate(leaf_probability(row)):
+                summed[c] += p
+        cands = [c for c in range(C) if votes[c] == max(votes)]
+        best = max(summed[c] for c in cands)
+        out.append(min(c for c in cands if summed[c] >= best - 1e-9))
+    return out
+
+
+def distribution_sum(counts):
+    T, n, C = len(counts), len(counts[0]), len(counts[0][0])
+    out = np.zeros((n, C))
+    for i in range(n):
+        tot = [sum(counts[t][i][c] for t in range(T)) for c in range(C)]
+        out[i] = leaf_probability(tot)
+    return out
+
+
+def likelihood(counts, totals):
+    T, n, C = len(counts), len(counts[0]), len(counts[0][0])
+    mean_tot = [sum(totals[t][c] for t in range(T)) / T for c in range(C)]
+    out = np.zeros((n, C))
+    for i in range(n):
+        post = []
+        for c in range(C):
+            prior = (mean_tot[c] + 1) / (sum(mean_tot) + C)
+            odds = prior / (1 - prior) if C > 1 else 1.0
+            for t in range(T):
+                n_leaf = sum(counts[t][i])
+                N = sum(totals[t])
+                p_in_c = (counts[t][i][c] + 1) / (totals[t][c] + 2)
+                p_in_not = (n_leaf - counts[t][i][c] + 1) / (N - totals[t][c] + 2)
+                odds *= p_in_c / p_in_not
+            post.append(odds / (1 + odds))
+        s = sum(post)
+        out[i] = [p / s for p in post]
+    return out
+
+
+def log_evidence(leaves_per_tree):
+    """leaves_per_tree: list (tree) of lists of leaf count vectors."""
+    out = []
+    for leaves in leaves_per_tree:
+        total = 0.0
+        for counts in leaves:
+            C = len(counts)
+            total += math.lgamma(C) - math.lgamma(sum(counts) + C)
+            total += sum(math.lgamma(x + 1) for x in counts)
+        out.append(total)
+    return out
+
+
+def bayesian(counts, log_ev):
+    T, n, C = len(counts), len(counts[0]), len(counts[0][0])
+    mx = max(log_ev)
+    w = [math.exp(v - mx) for v in log_ev]
+    s = sum(w)
+    w = [x / s for x in w]
+    out = np.zeros((n, C))
+    for i in range(n):
+        for t in range(T):
+            out[i] += w[t] * np.array(leaf_probability(list(counts[t][i]), laplace=True))
+    return out
+
+
+# ----------------------------------------------------------------------------- strategies
+
+try:
+    from hypothesis import strategies as st
+    from hypothesis.extra import numpy as hnp
+except ImportError:  # pragma: no cover - hypothesis is a test dependency
+    st = hnp = None
+
+if st is not None:
+
+    @st.composite
+    def member_problem(draw, max_trees=6, max_samples=12, max_classes=4):
+        """(L (tree, sample), y (sample,), C) with ties, absent classes and edge cases."""
+        C = draw(st.integers(1, max_classes))
+        T = draw(st.integers(1, max_trees))
+        n = draw(st.integers(1, max_samples))
+        y = draw(hnp.arrays(np.int64, n, elements=st.integers(0, C - 1)))
+        kind = draw(st.sampled_from(["random", "random", "random", "right", "wrong", "same"]))
+        if kind == "right":
+            L = np.tile(y, (T, 1))
+        elif kind == "wrong" and C > 1:
+            L = (y[None, :] + draw(st.integers(1, C - 1))) % C + np.zeros((T, 1), dtype=np.int64)
+        elif kind == "same":
+            row = draw(hnp.arrays(np.int64, n, elements=st.integers(0, C - 1)))
+            L = np.tile(row, (T, 1))
+        else:
+            L = draw(hnp.arrays(np.int64, (T, n), elements=st.integers(0, C - 1)))
+        return L, y, C
+
+    @st.composite
+    def proba_problem(draw, max_samples=12, max_classes=5):
+        """(P (sample, class), y (sample,)) with rows summing to 1 and frequent ties."""
+        C = draw(st.integers(1, max_classes))
+        n = draw(st.integers(1, max_samples))
+        raw = draw(hnp.arrays(np.int64, (n, C), elements=st.integers(0, 4)))
+        raw[raw.sum(axis=1) == 0, 0] = 1
+        P = raw / raw.sum(axis=1, keepdims=True)
+        y = draw(hnp.arrays(np.int64, n, elements=st.integers(0, C - 1)))
+        return P, y
+
+    @st.composite
+    def counts_problem(draw, max_trees=5, max_samples=6, max_classes=4):
+        """Leaf counts (tree, sample, class) as small integers stored as floats."""
+        C = draw(st.integers(1, max_classes))
+        T = draw(st.integers(1, max_trees))
+        n = draw(st.integers(1, max_samples))
+        counts = draw(hnp.arrays(np.int64, (T, n, C), elements=st.integers(0, 6)))
+        return counts.astype(np.float64)

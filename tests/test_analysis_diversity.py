@@ -1,0 +1,176 @@
+"""Errors, phi_e / phi*, error ratio and error arrangements against the naive references."""
+
+import math
+import warnings
+
+import naive_analysis as naive
+import numpy as np
+import pytest
+import xarray as xr
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from treelab.analysis import error_arrangement, error_correlation, error_ratio, errors
+
+FAST = settings(max_examples=150, deadline=None)
+
+
+def assert_close(a, b, tol=1e-12):
+    if math.isnan(b):
+        assert math.isnan(a)
+    else:
+        assert a == pytest.approx(b, abs=tol)
+
+
+@FAST
+@given(naive.member_problem())
+def test_phi_matches_naive(problem):
+    L, y, C = problem
+    ds = error_correlation(L, y, n_classes=C)
+    assert_close(float(ds.phi_e), naive.phi_e(L.tolist(), y.tolist()))
+    assert_close(float(ds.phi_star), naive.phi_star(L.tolist(), y.tolist(), C))
+    if L.shape[0] < 2:
+        assert str(ds.relation.values) == "undefined"
+    else:
+        gap = float(ds.phi_gap)
+        assert gap == pytest.approx(float(ds.phi_e) - float(ds.phi_star))
+        expected = "positive" if gap > 1e-9 else "negative" if gap < -1e-9 else "uncorrelated"
+        if abs(gap) > 1e-9 or gap == 0:
+            assert str(ds.relation.values) == expected
+
+
+@FAST
+@given(naive.member_problem())
+def test_errors_match_naive(problem):
+    L, y, C = problem
+    ds = errors(L, y, n_classes=C)
+    np.testing.assert_allclose(ds.member_error.values, naive.member_errors(L.tolist(), y.tolist()))
+    assert float(ds.ensemble_error) == pytest.approx(naive.vote_error(L.tolist(), y.tolist(), C))
+    own = errors(L, y, ensemble_labels=L[0], n_classes=C)
+    assert float(own.ensemble_error) == pytest.approx(float(ds.member_error[0]))
+
+
+@settings(max_examples=120, deadline=None)
+@given(naive.member_problem(max_trees=4, max_samples=5, max_classes=3))
+def test_arrangement_matches_naive(problem):
+    L, y, C = problem
+    ds = error_arrangement(L, y, n_classes=C)
+    k = (L != y[None, :]).sum(axis=1)
+    n = len(y)
+    e = (k / n).tolist()
+    assert float(ds.independent_error) == pytest.approx(naive.independent_error(e), abs=1e-12)
+    assert float(ds.optimal_error) == pytest.approx(naive.optimal_error_bruteforce(k.tolist(), n))
+    assert float(ds.observed_error) == pytest.approx(naive.vote_error(L.tolist(), y.tolist(), C))
+    assert float(ds.optimal_error) <= float(ds.observed_error) + 1e-12
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=60))
+def test_independent_error_large_t(e):
+    rng = np.random.default_rng(len(e))
+    n = 200
+    # member labels whose error rates are round(e * n) / n
+    y = np.zeros(n, dtype=np.int64)
+    L = np.zeros((len(e), n), dtype=np.int64)
+    for t, p in enumerate(e):
+        L[t, rng.permutation(n)[: round(p * n)]] = 1
+    ds = error_arrangement(L, y, n_classes=2)
+    rates = (L != 0).mean(axis=1).tolist()
+    assert float(ds.independent_error) == pytest.approx(naive.independent_error(rates), abs=1e-9)
+
+
+def test_phi_e_two_members_is_identical_error_rate():
+    y = np.array([0, 0, 1, 1, 2, 2, 0, 1])
+    a = np.array([1, 0, 0, 1, 0, 2, 2, 1])
+    b = np.array([1, 2, 0, 0, 0, 2, 2, 1])
+    same_wrong = np.mean((a == b) & (a != y))  # rows 0, 2, 4, 6
+    assert same_wrong == 0.5
+    assert float(error_correlation(np.stack([a, b]), y).phi_e) == pytest.approx(same_wrong)
+
+
+@pytest.mark.parametrize("n_trees", [2, 3, 7])
+def test_phi_e_identical_members_is_error_rate(n_trees):
+    y = np.array([0, 1, 2, 0, 1, 2, 2])
+    f = np.array([0, 2, 2, 1, 1, 0, 2])
+    ds = error_correlation(np.tile(f, (n_trees, 1)), y)
+    assert float(ds.phi_e) == pytest.approx(np.mean(f != y))
+    assert str(ds.relation.values) == "positive"
+
+
+def test_single_tree_is_nan():
+    ds = error_correlation(np.array([[0, 1, 1]]), np.array([0, 0, 1]))
+    assert np.isnan(ds.phi_e) and np.isnan(ds.phi_star)
+    assert str(ds.relation.values) == "undefined"
+    assert "single tree" in ds.phi_e.attrs["description"]
+
+
+def test_all_right_and_all_wrong():
+    y = np.array([0, 1, 1, 0])
+    right = error_correlation(np.tile(y, (3, 1)), y)
+    assert float(right.phi_e) == 0 and float(right.phi_star) == 0
+    assert str(right.relation.values) == "uncorrelated"
+    wrong = error_arrangement(np.tile(1 - y, (3, 1)), y)
+    assert float(wrong.observed_error) == 1 and float(wrong.optimal_error) == 1
+    assert float(wrong.independent_error) == pytest.approx(1)
+
+
+def test_optimal_arrangement_hand_example():
+    # T = 3 members each wrong on 2 of 6 rows: 6 errors fit one per row -> no row lost.
+    y = np.zeros(6, dtype=np.int64)
+    L = np.array([[1, 1, 0, 0, 0, 0], [1, 1, 0, 0, 0, 0], [1, 1, 0, 0, 0, 0]])
+    ds = error_arrangement(L, y, n_classes=2)
+    assert float(ds.observed_error) == pytest.approx(2 / 6)
+    assert float(ds.optimal_error) == 0
+    # independent: P(>= 2 of 3 wrong) with e = 1/3
+    assert float(ds.independent_error) == pytest.approx(3 * (1 / 3) ** 2 * (2 / 3) + (1 / 3) ** 3)
+
+
+def test_error_ratio():
+    r = error_ratio(0.1, 0.2)
+    assert float(r) == pytest.approx(0.5)
+    assert r.name == "error_ratio" and "long_name" in r.attrs
+    with pytest.warns(RuntimeWarning, match="single-model error is 0"):
+        r0 = error_ratio([0.1, 0.3], [0.0, 0.3])
+    assert np.isnan(r0[0]) and float(r0[1]) == 1
+    da = xr.DataArray([0.1, 0.2], dims=["alpha"], coords={"alpha": [0.0, 0.5]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = error_ratio(da, 0.4)
+    assert out.dims == ("alpha",) and list(out.alpha.values) == [0.0, 0.5]
+    with pytest.raises(ValueError, match="single_error"):
+        error_ratio(0.1, -1.0)
+
+
+def test_classes_and_dataarray_inputs():
+    y = np.array(["a", "b", "b", "c"])
+    L = np.array([["a", "b", "c", "c"], ["b", "b", "b", "c"]])
+    classes = ["a", "b", "c"]
+    codes = {c: i for i, c in enumerate(classes)}
+    enc = np.vectorize(codes.get)
+    ref = error_correlation(enc(L), enc(y), n_classes=3)
+    out = error_correlation(L, y, classes=classes)
+    assert float(out.phi_e) == float(ref.phi_e)
+    da = xr.DataArray(enc(L).T, dims=["sample", "tree"], coords={"sample": [10, 11, 12, 13]})
+    ds = errors(da, enc(y))
+    assert list(ds.tree.values) == [0, 1]
+    assert float(ds.member_error[1]) == pytest.approx(0.25)
+
+
+@pytest.mark.parametrize(
+    ("L", "y", "kwargs", "exc", "match"),
+    [
+        (np.zeros((2, 3)), np.zeros(4), {}, ValueError, "samples"),
+        (np.zeros(3), np.zeros(3), {}, ValueError, "member_labels"),
+        (np.zeros((2, 3)), np.zeros((3, 1)), {}, ValueError, "y"),
+        (np.array([[0, 3, 1]]), np.zeros(3), {"n_classes": 3}, ValueError, "member_labels"),
+        (np.array([[0, -1, 1]]), np.zeros(3), {}, ValueError, "member_labels"),
+        (np.array([[0, 1, 1]]), np.array([0, 0.5, 1]), {}, ValueError, "y"),
+        (np.array([["a", "b"]]), np.array(["a", "b"]), {}, TypeError, "member_labels"),
+        (np.array([["a", "z"]]), np.array(["a", "b"]), {"classes": ["a", "b"]}, ValueError, "z"),
+        (xr.DataArray(np.zeros((2, 3)), dims=["x", "y"]), np.zeros(3), {}, ValueError, "dims"),
+    ],
+)
+def test_bad_input(L, y, kwargs, exc, match):
+    for fn in (error_correlation, error_arrangement, errors):
+        with pytest.raises(exc, match=match):
+            fn(L, y, **kwargs)

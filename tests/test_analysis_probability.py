@@ -1,0 +1,244 @@
+"""Thresholded / exact MSE, top-k error, reliability and profit against naive references."""
+
+import naive_analysis as naive
+import numpy as np
+import pytest
+import xarray as xr
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from treelab.analysis import (
+    bias_variance,
+    cost_sensitive_profit,
+    exact_mse,
+    reliability,
+    thresholded_mse,
+    topk_error,
+)
+
+FAST = settings(max_examples=150, deadline=None)
+NAMES = ("1.0", "top1", "top2", "top3", "top4", "bayes")
+
+
+@FAST
+@given(naive.proba_problem(), st.data())
+def test_thresholded_mse_matches_naive(problem, data):
+    P, y = problem
+    v = data.draw(hnp.arrays(np.float64, len(y), elements=st.floats(0, 1.5)))
+    out = thresholded_mse(P, y, thresholds=(*NAMES, v))
+    assert out.dims == ("threshold",)
+    assert list(out.threshold.values) == [*NAMES, "custom"]
+    for name in NAMES:
+        ref = naive.thresholded_mse(P.tolist(), y.tolist(), name)
+        assert float(out.sel(threshold=name)) == pytest.approx(ref, abs=1e-12)
+    ref = naive.thresholded_mse(P.tolist(), y.tolist(), v.tolist())
+    assert float(out.sel(threshold="custom")) == pytest.approx(ref, abs=1e-12)
+
+
+@FAST
+@given(naive.proba_problem())
+def test_topk_matches_naive(problem):
+    P, y = problem
+    out = topk_error(P, y, k=(1, 2, 3, 6))
+    for k in (1, 2, 3, 6):
+        assert float(out.sel(k=k)) == pytest.approx(naive.topk_error(P.tolist(), y.tolist(), k))
+    # top-1 error is the error of argmax prediction (ties to the lower index)
+    assert float(out.sel(k=1)) == pytest.approx(np.mean(np.argmax(P, axis=1) != y))
+
+
+@FAST
+@given(naive.proba_problem(), naive.proba_problem())
+def test_exact_mse_matches_naive(p1, p2):
+    P, Q = p1[0], p2[0]
+    n = min(len(P), len(Q))
+    C = min(P.shape[1], Q.shape[1])
+    P, Q = P[:n, :C], Q[:n, :C]
+    assert float(exact_mse(P, Q)) == pytest.approx(naive.exact_mse(P.tolist(), Q.tolist()))
+
+
+@FAST
+@given(naive.proba_problem(), st.integers(1, 6))
+def test_reliability_uniform_matches_naive(problem, bins):
+    P, y = problem
+    ds = reliability(P, y, bins=bins)
+    mean_p, freq, count = naive.reliability_uniform(P.tolist(), y.tolist(), bins)
+    np.testing.assert_allclose(ds.mean_predicted.values, mean_p, atol=1e-12)
+    np.testing.assert_allclose(ds.observed_frequency.values, freq, atol=1e-12)
+    np.testing.assert_array_equal(ds["count"].values, count)
+    assert ds.mean_predicted.dims == ("class", "bin")
+
+
+@FAST
+@given(naive.proba_problem(), st.integers(1, 5))
+def test_reliability_quantile_counts(problem, bins):
+    P, y = problem
+    ds = reliability(P, y, bins=bins, strategy="quantile")
+    assert np.all(ds["count"].sum("bin").values == len(y))
+    empty = ds["count"].values == 0
+    assert np.all(np.isnan(ds.mean_predicted.values[empty]))
+    # every value lies within its bin's edges
+    lo, hi = ds.bin_lower.values, ds.bin_upper.values
+    m = ds.mean_predicted.values
+    ok = ~empty
+    assert np.all(m[ok] >= lo[ok] - 1e-12) and np.all(m[ok] <= hi[ok] + 1e-12)
+
+
+@FAST
+@given(naive.proba_problem(max_classes=3), st.data())
+def test_profit_matches_naive(problem, data):
+    P, y = problem
+    n, C = P.shape
+    benefit = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 200)))
+    cost = data.draw(st.floats(0, 100))
+    pos = data.draw(st.integers(0, C - 1))
+    out = cost_sensitive_profit(P, y, benefit=benefit, cost=cost, positive=pos)
+    ref = naive.profit(P.tolist(), y.tolist(), benefit.tolist(), [cost] * n, pos)
+    assert float(out) == pytest.approx(ref, abs=1e-9)
+
+
+def test_correct_prediction_costs_nothing_for_every_threshold():
+    P = np.array([[0.7, 0.2, 0.1], [0.1, 0.5, 0.4], [0.0, 0.0, 1.0]])
+    y = np.array([0, 1, 2])
+    out = thresholded_mse(P, y, thresholds=("top1", "top2", "top3", "bayes", 0.3))
+    np.testing.assert_array_equal(out.values, 0.0)
+    one = thresholded_mse(P, y, thresholds="1.0")
+    assert float(one.squeeze()) == pytest.approx(np.mean([0.3**2, 0.5**2, 0.0]))
+
+
+@FAST
+@given(naive.proba_problem())
+def test_certain_correct_prediction_is_zero_for_every_threshold(problem):
+    _, y = problem
+    C = int(y.max()) + 1
+    onehot = np.eye(C)[y]
+    out = thresholded_mse(onehot, y, thresholds=(*NAMES, 0.7, np.full(len(y), 0.2)))
+    np.testing.assert_array_equal(out.values, 0.0)
+
+
+def test_thresholded_mse_hand_example():
+    P = np.array([[0.6, 0.3, 0.1]])
+    y = np.array([1])
+    out = thresholded_mse(P, y, thresholds={"v": 0.6, "t2": "top2", "one": "1.0"})
+    assert float(out.sel(threshold="v")) == pytest.approx((1 - 0.3 / 0.6) ** 2)
+    assert float(out.sel(threshold="t2")) == 0.0
+    assert float(out.sel(threshold="one")) == pytest.approx(0.7**2)
+
+
+def test_cost_sensitive_profit_hand_example():
+    # fraud: challenge when P(fraud) * amount > 90; +amount - 90 if fraud, -90 otherwise
+    P = np.array([[0.5, 0.5], [0.9, 0.1], [0.2, 0.8], [0.99, 0.01]])
+    y = np.array([1, 0, 0, 1])
+    amount = np.array([200.0, 2000.0, 50.0, 100.0])
+    out = cost_sensitive_profit(P, y, benefit=amount, cost=90.0)
+    # acts on row 0 (100 > 90, fraud: +110) and row 1 (200 > 90, legit: -90)
+    assert float(out) == pytest.approx(20.0)
+    assert out.attrs["n_actions"] == 2
+    assert out.attrs["oracle_profit"] == pytest.approx(110 + 10)
+    labelled = cost_sensitive_profit(
+        P,
+        np.array(["f", "ok", "ok", "f"]),
+        benefit=amount,
+        cost=90.0,
+        positive="f",
+        classes=["ok", "f"],
+    )
+    assert float(labelled) == pytest.approx(20.0)
+
+
+def test_bias_variance_identity_and_naive():
+    rng = np.random.default_rng(3)
+    for K, n, C in [(1, 5, 2), (7, 20, 3), (30, 50, 4)]:
+        probas = rng.dirichlet(np.ones(C), size=(K, n))
+        target = rng.dirichlet(np.ones(C), size=n)
+        ds = bias_variance(probas, target)
+        np.testing.assert_allclose(
+            ds.sample_bias + ds.sample_variance, ds.sample_loss, rtol=0, atol=1e-12
+        )
+        assert abs(float(ds.bias + ds.variance - ds.loss)) < 1e-12
+        b, v, l_ = naive.bias_variance(probas.tolist(), target.tolist())
+        np.testing.assert_allclose(ds.sample_bias, b, atol=1e-12)
+        np.testing.assert_allclose(ds.sample_variance, v, atol=1e-12)
+        np.testing.assert_allclose(ds.sample_loss, l_, atol=1e-12)
+
+
+@FAST
+@given(hnp.arrays(np.float64, (4, 6, 3), elements=st.floats(0, 1)), st.data())
+def test_bias_variance_identity_property(raw, data):
+    probas = raw / np.maximum(raw.sum(axis=2, keepdims=True), 1e-300)
+    y = data.draw(hnp.arrays(np.int64, 6, elements=st.integers(0, 2)))
+    ds = bias_variance(probas, y)  # one-hot target
+    np.testing.assert_allclose(
+        ds.sample_bias + ds.sample_variance, ds.sample_loss, rtol=0, atol=1e-12
+    )
+
+
+def test_bias_variance_zero_variance():
+    p = np.tile(np.array([[0.2, 0.8], [0.5, 0.5]]), (5, 1, 1))
+    ds = bias_variance(p, np.array([1, 0]))
+    assert float(ds.variance) == 0
+    assert float(ds.bias) == pytest.approx((0.2**2 * 2 + 0.5**2 * 2) / 2)
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "match"),
+    [
+        (lambda: thresholded_mse(np.ones(3), [0, 0, 0]), ValueError, "proba"),
+        (lambda: thresholded_mse(np.full((2, 2), 0.5), [0, 0, 0]), ValueError, "samples"),
+        (lambda: thresholded_mse(np.full((2, 2), 0.5), [0, 2]), ValueError, "y"),
+        (
+            lambda: thresholded_mse(np.full((2, 2), 0.5), [0, 1], thresholds="top"),
+            ValueError,
+            "unknown",
+        ),
+        (
+            lambda: thresholded_mse(np.full((2, 2), 0.5), [0, 1], thresholds=("top0",)),
+            ValueError,
+            "unknown",
+        ),
+        (lambda: thresholded_mse(np.full((2, 2), 1.5), [0, 1]), ValueError, "proba"),
+        (
+            lambda: thresholded_mse(np.full((2, 2), 0.5), [0, 1], thresholds=[np.ones(3)]),
+            ValueError,
+            "shape",
+        ),
+        (lambda: exact_mse(np.full((2, 2), 0.5), np.full((2, 3), 0.5)), ValueError, "true_proba"),
+        (lambda: topk_error(np.full((2, 2), 0.5), [0, 1], k=0), ValueError, "k"),
+        (lambda: reliability(np.full((2, 2), 0.5), [0, 1], bins=0), ValueError, "bins"),
+        (lambda: reliability(np.full((2, 2), 0.5), [0, 1], strategy="x"), ValueError, "strategy"),
+        (lambda: bias_variance(np.full((2, 2), 0.5), np.full((2, 2), 0.5)), ValueError, "probas"),
+        (
+            lambda: bias_variance(np.full((1, 2, 2), 0.5), np.full((3, 2), 0.5)),
+            ValueError,
+            "target",
+        ),
+        (
+            lambda: cost_sensitive_profit(np.full((2, 2), 0.5), [0, 1], benefit=[1, 2, 3], cost=1),
+            ValueError,
+            "benefit",
+        ),
+        (
+            lambda: cost_sensitive_profit(
+                np.full((2, 2), 0.5), [0, 1], benefit=1, cost=1, positive=2
+            ),
+            ValueError,
+            "positive",
+        ),
+        (
+            lambda: thresholded_mse(xr.DataArray(np.full((2, 2), 0.5), dims=["a", "b"]), [0, 1]),
+            ValueError,
+            "proba",
+        ),
+    ],
+)
+def test_bad_input(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_dataarray_inputs_transposed():
+    P = np.array([[0.6, 0.4], [0.3, 0.7], [0.5, 0.5]])
+    y = np.array([0, 0, 1])
+    da = xr.DataArray(P.T, dims=["class", "sample"])
+    np.testing.assert_allclose(topk_error(da, y).values, topk_error(P, y).values)
+    assert float(topk_error(P, y, k=1).sel(k=1)) == pytest.approx(2 / 3)

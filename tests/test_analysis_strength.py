@@ -1,0 +1,79 @@
+"""Strength, correlation and Breiman's bound against the naive reference."""
+
+import math
+
+import naive_analysis as naive
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from treelab.analysis import strength_correlation
+
+
+def assert_close(a, b, tol=1e-10):
+    if math.isnan(b):
+        assert math.isnan(a)
+    else:
+        assert a == pytest.approx(b, rel=tol, abs=tol)
+
+
+@settings(max_examples=200, deadline=None)
+@given(naive.member_problem())
+def test_matches_naive(problem):
+    L, y, C = problem
+    ds = strength_correlation(L, y, n_classes=C)
+    ref = naive.strength(L.tolist(), y.tolist(), C)
+    assert_close(float(ds.strength), ref["strength"])
+    assert_close(float(ds.correlation), ref["correlation"])
+    assert_close(float(ds.breiman_bound), ref["breiman_bound"])
+    np.testing.assert_allclose(ds.margin.values, ref["margin"], atol=1e-12)
+    assert ds.margin.dims == ("sample",)
+    assert ds.sd.dims == ("tree",)
+
+
+def test_unanimous_correct_ensemble():
+    y = np.array([0, 1, 2, 1, 0])
+    ds = strength_correlation(np.tile(y, (4, 1)), y)
+    assert float(ds.strength) == 1.0
+    assert np.all(ds.margin.values == 1.0)
+    # every sd_t is 0 and var(s) is 0: rho is 0/0, documented as NaN
+    assert np.isnan(ds.correlation) and np.isnan(ds.breiman_bound)
+
+
+def test_single_class_codes():
+    # only class 0 ever appears: the rival class is the (vote-less) class 1
+    ds = strength_correlation(np.zeros((3, 4), dtype=int), np.zeros(4, dtype=int))
+    assert float(ds.strength) == 1.0
+
+
+def test_hand_example():
+    # 3 trees, 4 rows, 3 classes
+    y = np.array([0, 1, 2, 0])
+    L = np.array([[0, 1, 1, 2], [0, 2, 2, 2], [1, 1, 2, 0]])
+    ds = strength_correlation(L, y)
+    # row margins: (2-1)/3, (2-1)/3, (2-1)/3, (1-2)/3; rival classes 1, 2, 1, 2
+    np.testing.assert_allclose(ds.margin.values, [1 / 3, 1 / 3, 1 / 3, -1 / 3])
+    np.testing.assert_array_equal(ds.rival_class.values, [1, 2, 1, 2])
+    s = 1 / 6
+    assert float(ds.strength) == pytest.approx(s)
+    var = 1 / 9 - s**2
+    p1 = np.array([2 / 4, 2 / 4, 3 / 4])
+    p2 = np.array([2 / 4, 2 / 4, 1 / 4])
+    sd = np.sqrt(p1 + p2 - (p1 - p2) ** 2)
+    rho = var / sd.mean() ** 2
+    assert float(ds.correlation) == pytest.approx(rho)
+    assert float(ds.breiman_bound) == pytest.approx(rho * (1 - s**2) / s**2)
+
+
+def test_negative_strength_gives_nan_bound():
+    y = np.zeros(3, dtype=int)
+    ds = strength_correlation(np.ones((3, 3), dtype=int), y)
+    assert float(ds.strength) == -1.0
+    assert np.isnan(ds.breiman_bound)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="samples"):
+        strength_correlation(np.zeros((2, 3), dtype=int), np.zeros(2, dtype=int))
+    with pytest.raises(ValueError, match="y"):
+        strength_correlation(np.zeros((2, 3), dtype=int), np.array([0, 5, 0]), n_classes=2)

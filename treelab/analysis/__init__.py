@@ -1,0 +1,37 @@
+"""Analysis of tree ensembles: pure functions over member outputs returning xarray objects.
+
+Measures follow the treelab analysis specification (errors and error ratio, error correlation
+phi_e and phi*, error arrangements, strength and correlation, probability quality, bias and
+variance, gain ties). Every function takes NumPy arrays or DataArrays with the dims of
+:mod:`treelab._dims`; :func:`diagnose` runs them all on a fitted ensemble.
+"""
+
+from treelab.analysis.bias_variance import bias_variance
+from treelab.analysis.diagnose import diagnose
+from treelab.analysis.diversity import error_arrangement, error_correlation, error_ratio, errors
+from treelab.analysis.probability import (
+    cost_sensitive_profit,
+    exact_mse,
+    reliability,
+    thresholded_mse,
+    topk_error,
+)
+from treelab.analysis.strength import strength_correlation
+from treelab.analysis.ties import gain_ties, gain_ties_from_counts
+
+__all__ = [
+    "bias_variance",
+    "cost_sensitive_profit",
+    "diagnose",
+    "error_arrangement",
+    "error_correlation",
+    "error_ratio",
+    "errors",
+    "exact_mse",
+    "gain_ties",
+    "gain_ties_from_counts",
+    "reliability",
+    "strength_correlation",
+    "thresholded_mse",
+    "topk_error",
+]

@@ -1,0 +1,368 @@
+"""The one place where analysis results become xarray objects, and where inputs are checked.
+
+Every public measure in :mod:`treelab.analysis` computes plain NumPy arrays and hands them to
+:func:`to_dataset` (or :func:`to_dataarray`) with a :class:`Var` per output variable. The builder
+
+* checks that every dim is one of the names in :mod:`treelab._dims`;
+* gives every dim a coordinate (``class`` carries the original labels, ``tree``/``sample``/``bin``
+  integer positions unless the input carried its own coordinate);
+* writes ``long_name``, ``units`` (``"1"`` for dimensionless quantities), ``valid_range`` where a
+  quantity is bounded and ``cite`` on every variable;
+* stamps provenance attrs: ``treelab_version``, ``function``, ``params`` (a JSON string) and
+  ``cite`` (the sources of every definition in the result).
+
+Attrs are netCDF-safe only (str, number, list of numbers), so every result survives
+``to_netcdf`` / ``open_dataset`` unchanged. No timestamp is stored, so equal inputs give
+identical results.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping, Sequence
+from importlib import metadata
+from typing import Any, NamedTuple
+
+import numpy as np
+import xarray as xr
+
+from treelab import _dims
+
+__all__ = [
+    "Var",
+    "as_array",
+    "check_proba",
+    "class_coord",
+    "encode_labels",
+    "make_attrs",
+    "member_inputs",
+    "merge_results",
+    "n_classes_of",
+    "vote_counts",
+    "to_dataarray",
+    "to_dataset",
+]
+
+_KNOWN_DIMS = frozenset(
+    value for name, value in vars(_dims).items() if name.isupper() and isinstance(value, str)
+)
+
+CITE_ALI_PAZZANI = (
+    "Ali & Pazzani (1995), On the link between error correlation and error reduction in "
+    "decision tree ensembles, UCI ICS TR 95-38"
+)
+CITE_BREIMAN = (
+    "Breiman (2001), Random forests, Machine Learning 45; estimates as in Buttrey & "
+    "Kobayashi (2003) and Liu, Ting, Yu & Zhou (2008) Appendix C"
+)
+CITE_FAN = (
+    "Fan, Greengrass, McCloskey, Yu & Drummey (2005), Effective estimation of posterior "
+    "probabilities: explaining the accuracy of randomized decision tree approaches"
+)
+CITE_TREELAB = "treelab analysis specification (spec/analysis.md)"
+
+
+class Var(NamedTuple):
+    """One output variable: dims, values and the attrs every result variable carries."""
+
+    dims: tuple[str, ...]
+    data: Any
+    long_name: str
+    units: str = "1"
+    valid_range: tuple[float, float] | None = None
+    cite: str = CITE_TREELAB
+    description: str = ""
+
+
+@functools.lru_cache(maxsize=1)
+def _version() -> str:
+    try:
+        return metadata.version("treelab")
+    except metadata.PackageNotFoundError:
+        try:
+            import treelab
+
+            return str(getattr(treelab, "__version__", "unknown"))
+        except Exception:  # pragma: no cover - defensive: never fail a result over a version
+            return "unknown"
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray | xr.DataArray):
+        arr = np.asarray(value)
+        if arr.size <= 8:
+            return arr.tolist()
+        return f"<array shape={list(arr.shape)} dtype={arr.dtype}>"
+    if isinstance(value, Mapping):
+        return {str(k): v for k, v in value.items()}
+    return repr(value)
+
+
+def make_attrs(function: str, params: Mapping[str, Any], cite: Sequence[str] = ()) -> dict:
+    """Provenance attrs of a result (netCDF-safe: strings only).
+
+    Parameters
+    ----------
+    function : str
+        Public name of the function that made the result (``"treelab.analysis.<name>"``).
+    params : mapping
+        Parameters of the call; arrays are summarised by shape, ``None`` becomes JSON ``null``.
+    cite : sequence of str
+        Sources of the definitions in the result; joined with ``"; "``.
+    """
+    unique = list(dict.fromkeys(c for c in cite if c))
+    return {
+        "treelab_version": _version(),
+        "function": function,
+        "params": json.dumps(dict(params), default=_json_default, sort_keys=True),
+        "cite": "; ".join(unique) if unique else CITE_TREELAB,
+    }
+
+
+def _var_attrs(var: Var) -> dict:
+    attrs: dict[str, Any] = {"long_name": var.long_name, "units": var.units, "cite": var.cite}
+    if var.valid_range is not None:
+        attrs["valid_range"] = [float(var.valid_range[0]), float(var.valid_range[1])]
+    if var.description:
+        attrs["description"] = var.description
+    return attrs
+
+
+def to_dataset(
+    variables: Mapping[str, Var],
+    *,
+    function: str,
+    params: Mapping[str, Any],
+    coords: Mapping[str, Any] | None = None,
+    check_dims: bool = True,
+) -> xr.Dataset:
+    """Assemble a result Dataset with named dims, coordinates and attrs.
+
+    Parameters
+    ----------
+    variables : mapping of str to Var
+        Output variables.
+    function : str
+        Short name of the public function (prefixed with ``treelab.analysis.``).
+    params : mapping
+        Parameters of the call, stored as a JSON string.
+    coords : mapping, optional
+        Coordinate values per dim (1-D). Dims without one get ``0..n-1``.
+    check_dims : bool, default True
+        Require every dim to be a :mod:`treelab._dims` name (off only for dims a caller's own
+        DataArray brought in).
+
+    Returns
+    -------
+    xarray.Dataset
+    """
+    coords = dict(coords or {})
+    data_vars = {}
+    sizes: dict[str, int] = {}
+    for name, var in variables.items():
+        data = np.asarray(var.data)
+        if data.ndim != len(var.dims):
+            raise AssertionError(f"{name}: {data.ndim}-d data for dims {var.dims}")
+        for dim, size in zip(var.dims, data.shape, strict=True):
+            if check_dims and dim not in _KNOWN_DIMS:
+                raise AssertionError(f"{name}: dim {dim!r} is not a treelab._dims name")
+            if sizes.setdefault(dim, size) != size:
+                raise AssertionError(f"{name}: dim {dim!r} has sizes {sizes[dim]} and {size}")
+        if data.dtype == np.bool_:
+            data = data.astype(np.int8)
+        data_vars[name] = xr.Variable(var.dims, data, attrs=_var_attrs(var))
+    coord_vars = {}
+    for dim, size in sizes.items():
+        values = coords.get(dim)
+        values = np.arange(size) if values is None else np.asarray(values)
+        if values.shape != (size,):
+            raise AssertionError(f"coordinate {dim!r} has shape {values.shape}, dim size {size}")
+        if values.dtype == object:
+            values = values.astype(str)
+        coord_vars[dim] = xr.Variable((dim,), values)
+    cites = [var.cite for var in variables.values()]
+    attrs = make_attrs(f"treelab.analysis.{function}", params, cites)
+    return xr.Dataset(data_vars, coords=coord_vars, attrs=attrs)
+
+
+def to_dataarray(
+    name: str,
+    var: Var,
+    *,
+    function: str,
+    params: Mapping[str, Any],
+    coords: Mapping[str, Any] | None = None,
+    check_dims: bool = True,
+) -> xr.DataArray:
+    """Like :func:`to_dataset` for a single variable; provenance attrs join the variable's."""
+    ds = to_dataset(
+        {name: var}, function=function, params=params, coords=coords, check_dims=check_dims
+    )
+    out = ds[name]
+    out.attrs = {**ds.attrs, **out.attrs}
+    return out
+
+
+# --------------------------------------------------------------------------- input checks
+
+
+def as_array(value: Any, name: str, dims: tuple[str, ...]) -> tuple[np.ndarray, dict]:
+    """Turn a NumPy array or a DataArray with the expected dims into an ndarray.
+
+    Returns the array in ``dims`` order and the coordinates the DataArray carried for those dims.
+    Raises ``ValueError`` naming ``name`` when the number of dims or their names do not match.
+    """
+    coords: dict[str, np.ndarray] = {}
+    if isinstance(value, xr.Dataset):
+        raise TypeError(f"{name} must be an array or DataArray, got a Dataset")
+    if isinstance(value, xr.DataArray):
+        if set(value.dims) != set(dims) or value.ndim != len(dims):
+            raise ValueError(f"{name} must have dims {dims}, got {value.dims}")
+        value = value.transpose(*dims)
+        for dim in dims:
+            if dim in value.indexes:
+                coords[dim] = np.asarray(value.indexes[dim])
+        arr = np.asarray(value.values)
+    else:
+        try:
+            arr = np.asarray(value)
+        except Exception as exc:  # e.g. ragged lists
+            raise TypeError(f"{name} must be array-like: {exc}") from exc
+        if arr.ndim != len(dims):
+            raise ValueError(
+                f"{name} must be {len(dims)}-d with dims {dims}, got shape {arr.shape}"
+            )
+    if arr.dtype == object:
+        raise TypeError(f"{name} must hold numbers, got dtype object")
+    return arr, coords
+
+
+def encode_labels(
+    arr: np.ndarray, name: str, *, classes: Any = None, n_classes: int | None = None
+) -> np.ndarray:
+    """Check integer class codes, or map original labels onto codes with ``classes``."""
+    if classes is not None:
+        classes = np.asarray(classes)
+        sorter = np.argsort(classes, kind="stable")
+        pos = np.searchsorted(classes, arr, sorter=sorter).clip(0, len(classes) - 1)
+        codes = sorter[pos]
+        if arr.size and not np.all(classes[codes] == arr):
+            bad = arr[classes[codes] != arr].ravel()[0]
+            raise ValueError(f"{name} holds label {bad!r} that is not in classes")
+        return codes.astype(np.int64)
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
+            raise ValueError(f"{name} must hold integer class codes 0..C-1")
+        arr = arr.astype(np.int64)
+    elif arr.dtype.kind not in "iub":
+        raise TypeError(f"{name} must hold integer class codes (or pass classes=), got {arr.dtype}")
+    arr = arr.astype(np.int64, copy=False)
+    if arr.size and arr.min() < 0:
+        raise ValueError(f"{name} holds negative class codes")
+    if n_classes is not None and arr.size and arr.max() >= n_classes:
+        raise ValueError(f"{name} holds class code {arr.max()} >= n_classes={n_classes}")
+    return arr
+
+
+def n_classes_of(*codes: np.ndarray, classes: Any = None, n_classes: int | None = None) -> int:
+    """Number of classes: ``len(classes)``, else ``n_classes``, else the largest code + 1."""
+    if classes is not None:
+        n = len(classes)
+        if n_classes is not None and n_classes != n:
+            raise ValueError(f"n_classes={n_classes} disagrees with len(classes)={n}")
+        return n
+    if n_classes is not None:
+        if int(n_classes) != n_classes or n_classes < 1:
+            raise ValueError(f"n_classes must be a positive integer, got {n_classes!r}")
+        return int(n_classes)
+    return int(max((c.max() for c in codes if c.size), default=0)) + 1
+
+
+def check_proba(arr: np.ndarray, name: str) -> np.ndarray:
+    """Check a finite, non-negative probability array (values in [0, 1])."""
+    if arr.dtype.kind not in "fiu":
+        raise TypeError(f"{name} must hold numbers, got {arr.dtype}")
+    arr = arr.astype(np.float64, copy=False)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} holds NaN or infinite values")
+    if arr.size and (arr.min() < 0 or arr.max() > 1 + 1e-9):
+        raise ValueError(f"{name} must hold probabilities in [0, 1]")
+    return arr
+
+
+def class_coord(n_classes: int, classes: Any = None) -> np.ndarray:
+    """Class coordinate: the original labels when given, else the codes."""
+    return np.arange(n_classes) if classes is None else np.asarray(classes)
+
+
+class MemberInputs(NamedTuple):
+    """Checked member labels (tree, sample), true labels (sample,) and their class count."""
+
+    labels: np.ndarray
+    y: np.ndarray
+    n_classes: int
+    coords: dict
+
+
+def member_inputs(
+    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
+) -> MemberInputs:
+    """Validate ``member_labels`` (tree, sample) against ``y`` (sample,) and encode both."""
+    labels, coords = as_array(member_labels, "member_labels", (_dims.TREE, _dims.SAMPLE))
+    y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,))
+    if labels.shape[1] != y_arr.shape[0]:
+        raise ValueError(f"member_labels has {labels.shape[1]} samples but y has {y_arr.shape[0]}")
+    if labels.shape[0] < 1 or labels.shape[1] < 1:
+        raise ValueError(
+            f"member_labels needs at least one tree and one sample, got {labels.shape}"
+        )
+    labels = encode_labels(labels, "member_labels", classes=classes, n_classes=n_classes)
+    y_arr = encode_labels(y_arr, "y", classes=classes, n_classes=n_classes)
+    n = n_classes_of(labels, y_arr, classes=classes, n_classes=n_classes)
+    coords = {**y_coords, **coords}
+    coords[_dims.CLASS] = class_coord(n, classes)
+    return MemberInputs(labels, y_arr, n, coords)
+
+
+def vote_counts(labels: np.ndarray, n_classes: int) -> np.ndarray:
+    """Votes per (sample, class): how many members predict each class on each row."""
+    n_trees, n_samples = labels.shape
+    flat = (np.arange(n_samples) * n_classes)[None, :] + labels
+    return np.bincount(flat.ravel(), minlength=n_samples * n_classes).reshape(n_samples, n_classes)
+
+
+def merge_results(
+    results: Sequence[xr.Dataset | xr.DataArray],
+    *,
+    function: str,
+    params: Mapping[str, Any],
+) -> xr.Dataset:
+    """Merge result Datasets/DataArrays made by :func:`to_dataset` into one, re-stamped.
+
+    Variable attrs are kept; the provenance attrs are replaced by those of ``function``, with
+    the union of the parts' ``cite`` attrs. Variable names must not collide.
+    """
+    data_vars: dict[str, xr.Variable] = {}
+    coord_vars: dict[str, xr.Variable] = {}
+    cites: list[str] = []
+    for res in results:
+        ds = res.to_dataset() if isinstance(res, xr.DataArray) else res
+        cites.extend(str(ds.attrs.get("cite", "")).split("; "))
+        for name, da in ds.data_vars.items():
+            if name in data_vars:
+                raise AssertionError(f"merge_results: variable {name!r} appears twice")
+            attrs = {k: v for k, v in da.attrs.items() if k in _VAR_ATTRS}
+            data_vars[str(name)] = xr.Variable(da.dims, da.values, attrs=attrs)
+        for name, da in ds.coords.items():
+            if name in coord_vars and not coord_vars[name].equals(da.variable):
+                raise AssertionError(f"merge_results: coordinate {name!r} differs between parts")
+            coord_vars[str(name)] = da.variable
+    merged = xr.Dataset(data_vars, coords=coord_vars)
+    merged.attrs = make_attrs(f"treelab.analysis.{function}", params, cites)
+    return merged
+
+
+_VAR_ATTRS = ("long_name", "units", "valid_range", "cite", "description")

@@ -1,0 +1,270 @@
+"""One call that diagnoses a fitted ensemble on a test set."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from treelab import _dims
+from treelab.analysis._dataset import (
+    CITE_TREELAB,
+    Var,
+    as_array,
+    check_proba,
+    to_dataset,
+    vote_counts,
+)
+from treelab.analysis.diversity import arrangement_vars, correlation_vars, errors_vars
+from treelab.analysis.probability import _check_k, _thresholds, exact_var, thresholded_var, topk_var
+from treelab.analysis.strength import strength_vars
+from treelab.analysis.ties import forest_ties, ties_vars
+from treelab.combine import vote_tiebreak
+
+__all__ = ["diagnose"]
+
+_ERR = (0.0, 1.0)
+_DIM_NAMES = frozenset(v for k, v in vars(_dims).items() if k.isupper() and isinstance(v, str))
+
+
+def _encode_y(ensemble: Any, y: Any) -> np.ndarray:
+    y_arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y)
+    if y_arr.ndim != 1:
+        raise ValueError(f"y must be 1-d (sample,), got shape {y_arr.shape}")
+    classes = np.asarray(ensemble.classes_)
+    pos = np.searchsorted(classes, y_arr).clip(0, len(classes) - 1)
+    if y_arr.size and not np.all(classes[pos] == y_arr):
+        bad = y_arr[classes[pos] != y_arr][0]
+        raise ValueError(f"y holds label {bad!r} that the ensemble never saw (classes_)")
+    return pos.astype(np.int64)
+
+
+def _member_pass(ensemble: Any, X: Any, n_rows: int, n_classes: int) -> tuple[np.ndarray, ...]:
+    """Member labels (tree, sample) and summed member probabilities (sample, class)."""
+    if hasattr(ensemble, "member_counts"):
+        counts = np.asarray(ensemble.member_counts(X), dtype=np.float64)
+        _check_member_shape(counts, n_rows, n_classes)
+        labels = np.argmax(counts, axis=2)
+        tot = counts @ np.ones(n_classes)  # (tree, sample); matmul beats a small-axis sum
+        if getattr(ensemble, "laplace", False):
+            w = 1.0 / (tot + n_classes)
+            summed = np.einsum("tsc,ts->sc", counts, w) + w.sum(axis=0)[:, None]
+        else:
+            empty = tot <= 0  # an empty answering node gives the uniform distribution
+            w = np.where(empty, 0.0, 1.0 / np.where(empty, 1.0, tot))
+            summed = np.einsum("tsc,ts->sc", counts, w)
+            summed += empty.sum(axis=0)[:, None] / n_classes
+        return labels, summed
+    member_p = np.asarray(ensemble.member_proba(X), dtype=np.float64)
+    _check_member_shape(member_p, n_rows, n_classes)
+    return np.argmax(member_p, axis=2), member_p.sum(axis=0)
+
+
+def _check_member_shape(arr: np.ndarray, n_rows: int, n_classes: int) -> None:
+    if arr.ndim != 3 or arr.shape[1:] != (n_rows, n_classes):
+        raise ValueError(f"X gives member outputs of shape {arr.shape}; y has {n_rows} rows")
+
+
+def _single_error(
+    ensemble: Any, single: Any, X: Any, y_codes: np.ndarray, X_train: Any, y_train: Any
+) -> tuple[float, str]:
+    if isinstance(single, numbers.Real) and not isinstance(single, bool):
+        return float(single), "given error"
+    if single is None:
+        if X_train is None or not hasattr(ensemble, "single_model"):
+            return np.nan, "not computed (no single model and no training data)"
+        single = ensemble.single_model()
+    if not hasattr(single, "classes_"):
+        if X_train is None or y_train is None:
+            raise ValueError("single is not fitted: pass X_train and y_train to fit it")
+        from sklearn.base import clone
+
+        single = clone(single).fit(X_train, y_train)
+    pred = np.asarray(single.predict(X))
+    classes = np.asarray(ensemble.classes_)
+    truth = classes[y_codes]
+    return float(np.mean(pred != truth)), type(single).__name__
+
+
+def diagnose(
+    ensemble: Any,
+    X: Any,
+    y: Any,
+    *,
+    single: Any = None,
+    true_proba: Any = None,
+    X_train: Any = None,
+    y_train: Any = None,
+    thresholds: Any = ("1.0", "top1", "top2", "top3"),
+    k: Any = (1, 2, 3),
+) -> xr.Dataset:
+    """Diagnose a fitted ensemble on a test set: errors, diversity, strength, probabilities.
+
+    One pass over the trees (``member_counts``, the curtailed leaf counts) feeds every measure:
+    member labels are the argmax of each member's estimate (ties to the lower class index, as
+    ``member_predict``), and the ensemble's probabilities are the mean of the members' estimates
+    (frequency, or Laplace when the estimator has ``laplace=True``) for ``combine="average"``,
+    or vote fractions for ``"vote"`` (predictions with the spec's tie-break: most votes, larger
+    summed probability, lower index); ``"sum"``, ``"likelihood"`` and ``"bayesian"`` call
+    ``predict_proba`` once more. Every measure is computed once on these arrays and the result
+    is assembled in a single Dataset.
+
+    Member estimates are those of the estimator, with curtailment (Zadrozny & Elkan 2001): a
+    leaf holding fewer than ``curtail_min`` training rows answers with the class counts n_c of
+    its deepest ancestor holding at least that many (an empty leaf with its parent's), and
+    P(c | x, tree) = n_c / n, or (n_c + 1) / (n + C) with ``laplace=True``.
+
+    Single-model error E_s (for the error ratio E_e / E_s): ``single`` may be a fitted estimator
+    (its error on X, y), an unfitted one (fitted on ``X_train``, ``y_train``), or a number (a
+    known error). When ``single`` is None and ``X_train``/``y_train`` are given, the ensemble's
+    ``single_model()`` (the spec's single deterministic model of the same family, e.g. the
+    alpha = 1 VR-Tree) is cloned and fitted on them. The ensemble does not keep its training
+    rows, so with neither ``single`` nor training data, ``single_error`` and ``error_ratio`` are
+    NaN (no warning). E_s = 0 gives ``error_ratio`` NaN with a ``RuntimeWarning``.
+
+    Parameters
+    ----------
+    ensemble : fitted treelab ensemble
+        Exposes ``classes_``, ``member_counts`` (or ``member_proba``), ``forest_`` and
+        optionally ``tree_stats()``, ``combine``, ``laplace`` and ``single_model()``.
+    X : array-like, (sample, feature)
+        Test rows.
+    y : array-like, (sample,)
+        Test labels (original labels, as in ``ensemble.classes_``).
+    single : estimator or float, optional
+        Single-model baseline (see above).
+    true_proba : array-like, (sample, class), optional
+        True class probabilities; adds ``exact_mse``.
+    X_train, y_train : array-like, optional
+        The ensemble's training rows, to fit the single model.
+    thresholds : see :func:`treelab.analysis.thresholded_mse`
+        Thresholds of the thresholded MSE.
+    k : int or sequence of int, default (1, 2, 3)
+        Values of k of the top-k error.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``member_error`` (tree), ``mean_member_error``, ``ensemble_error``, ``single_error``,
+        ``error_ratio``; ``phi_e``, ``phi_star``, ``phi_gap``, ``relation``; ``strength``,
+        ``correlation``, ``breiman_bound``, ``margin_variance``, ``margin`` (sample),
+        ``rival_class`` (sample), ``p1``, ``p2``, ``sd`` (tree); ``observed_error``,
+        ``independent_error``, ``optimal_error``; ``thresholded_mse`` (threshold),
+        ``topk_error`` (k), ``exact_mse`` (with ``true_proba``); gain ties ``ties``,
+        ``decision_nodes``, ``g`` (tree), ``mean_g``, ``pooled_g``; and every per-tree variable
+        of ``ensemble.tree_stats()`` (prefixed ``tree_`` where a name is taken).
+    """
+    for attr in ("classes_", "forest_"):
+        if not hasattr(ensemble, attr):
+            raise TypeError(f"ensemble must be a fitted treelab ensemble (missing {attr})")
+    if not (hasattr(ensemble, "member_counts") or hasattr(ensemble, "member_proba")):
+        raise TypeError("ensemble must be a fitted treelab ensemble (missing member_counts)")
+    y_codes = _encode_y(ensemble, y)
+    n_rows, n_classes = y_codes.size, len(ensemble.classes_)
+    if n_rows == 0:
+        raise ValueError("y must hold at least one row")
+    ks = _check_k(k)
+    _thresholds(thresholds, np.zeros((n_rows, n_classes)))  # names checked before any work
+    tp = None
+    if true_proba is not None:
+        tp, _ = as_array(true_proba, "true_proba", (_dims.SAMPLE, _dims.CLASS))
+        tp = check_proba(tp, "true_proba")
+        if tp.shape != (n_rows, n_classes):
+            raise ValueError(f"true_proba must have shape ({n_rows}, {n_classes}), got {tp.shape}")
+    ties, decision_nodes = forest_ties(ensemble)
+
+    labels, summed = _member_pass(ensemble, X, n_rows, n_classes)
+    n_trees = labels.shape[0]
+    votes = vote_counts(labels, n_classes)
+    name = getattr(ensemble, "combine", "average") or "average"
+    if name == "average":
+        proba = summed / n_trees
+        ens = np.argmax(proba, axis=1)
+    elif name == "vote":
+        proba = votes / n_trees
+        ens = vote_tiebreak(votes, summed, n_trees)
+    else:
+        proba = check_proba(np.asarray(ensemble.predict_proba(X), dtype=np.float64), "proba")
+        ens = np.argmax(proba, axis=1)
+
+    e_s, single_how = _single_error(ensemble, single, X, y_codes, X_train, y_train)
+    variables = errors_vars(labels, y_codes, ens, f"combine={name}")
+    e_e = float(variables["ensemble_error"].data)
+    if e_s == 0:
+        warnings.warn(
+            "diagnose: single-model error is 0; error_ratio is NaN", RuntimeWarning, stacklevel=2
+        )
+    variables["single_error"] = Var(
+        (),
+        e_s,
+        "single deterministic model error E_s",
+        valid_range=_ERR,
+        cite=CITE_TREELAB,
+        description=single_how,
+    )
+    variables["error_ratio"] = Var(
+        (),
+        e_e / e_s if e_s > 0 else np.nan,
+        "error ratio E_e / E_s",
+        cite=CITE_TREELAB,
+        description="NaN where the single-model error is 0 or unknown",
+    )
+    variables.update(correlation_vars(labels, y_codes, n_classes, votes))
+    variables.update(strength_vars(labels, y_codes, n_classes, votes))
+    variables.update(arrangement_vars(labels, y_codes, n_classes, votes))
+    mse, names = thresholded_var(proba, y_codes, thresholds)
+    variables["thresholded_mse"] = mse
+    variables["topk_error"] = topk_var(proba, y_codes, ks)
+    if tp is not None:
+        variables["exact_mse"] = exact_var(proba, tp)
+    variables.update(ties_vars(ties, decision_nodes))
+    if hasattr(ensemble, "tree_stats"):
+        variables.update(_tree_stats(ensemble.tree_stats(), variables, n_trees))
+    params = {
+        "estimator": type(ensemble).__name__,
+        "estimator_params": _get_params(ensemble),
+        "combine": name,
+        "single": single_how,
+        "thresholds": names,
+        "k": ks.tolist(),
+        "true_proba": true_proba is not None,
+    }
+    coords = {_dims.THRESHOLD: np.array(names), _dims.K: ks}
+    return to_dataset(variables, function="diagnose", params=params, coords=coords)
+
+
+def _tree_stats(stats: xr.Dataset, taken: dict[str, Var], n_trees: int) -> dict[str, Var]:
+    """Per-tree variables of ``tree_stats()``: a name already present with equal values is
+    dropped; a clashing name, or one that is also a dim name (``alpha``), gets ``tree_``."""
+    out = {}
+    for name, da in stats.data_vars.items():
+        if da.dims != (_dims.TREE,) or da.shape != (n_trees,):
+            continue
+        name = str(name)
+        if name in taken and np.array_equal(
+            np.asarray(taken[name].data), da.values, equal_nan=da.dtype.kind == "f"
+        ):
+            continue
+        new = f"tree_{name}" if name in taken or name in _DIM_NAMES else name
+        out[new] = Var(
+            (_dims.TREE,),
+            da.values,
+            str(da.attrs.get("long_name", name)),
+            units=str(da.attrs.get("units", "")),
+            description="from the estimator's tree_stats()",
+        )
+    return out
+
+
+def _get_params(ensemble: Any) -> dict:
+    try:
+        params = ensemble.get_params(deep=False)
+    except Exception:  # not an sklearn estimator: provenance only
+        return {}
+    return {
+        k: v if isinstance(v, str | int | float | type(None)) else repr(v)
+        for k, v in params.items()
+    }

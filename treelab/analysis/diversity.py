@@ -1,0 +1,405 @@
+"""Errors, error correlation (phi_e, phi*), error ratio and error arrangements.
+
+All measures work on member labels of shape (tree, sample) and true labels (sample,), as class
+codes 0..C-1 (or original labels with ``classes=``). Nothing loops over trees or pairs in Python:
+pair counts come from per-row (or per-class) vote counts, ``m * (m - 1) / 2``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from treelab import _dims
+from treelab.analysis._dataset import (
+    CITE_ALI_PAZZANI,
+    CITE_TREELAB,
+    Var,
+    as_array,
+    encode_labels,
+    member_inputs,
+    to_dataarray,
+    to_dataset,
+    vote_counts,
+)
+
+__all__ = [
+    "error_arrangement",
+    "error_correlation",
+    "error_ratio",
+    "errors",
+    "phi_e_phi_star",
+]
+
+_ERR = (0.0, 1.0)
+
+
+def _member_error(labels: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.count_nonzero(labels != y[None, :], axis=1) / labels.shape[1]
+
+
+def _vote_labels(votes: np.ndarray) -> np.ndarray:
+    # uniform voting on labels alone: one-hot member probabilities make "summed probability"
+    # equal to the votes, so the spec's tie-break reduces to the lowest class index.
+    return np.argmax(votes, axis=1)
+
+
+def phi_e_phi_star(
+    labels: np.ndarray, y: np.ndarray, n_classes: int, votes: np.ndarray | None = None
+) -> tuple[float, float]:
+    """phi_e and phi* from checked class codes (NumPy twin of :func:`error_correlation`)."""
+    n_trees, n_samples = labels.shape
+    if n_trees < 2:
+        return np.nan, np.nan
+    n_pairs = n_trees * (n_trees - 1) / 2.0
+    votes = (vote_counts(labels, n_classes) if votes is None else votes).astype(np.float64)
+    votes[np.arange(n_samples), y] = 0.0  # keep wrong classes only
+    phi_e = float(np.sum(votes * (votes - 1.0)) / 2.0 / n_samples / n_pairs)
+
+    # q[t, k, l] = p(f_t = l | y = k), estimated on the test rows
+    flat = (np.arange(n_trees)[:, None] * n_classes + y[None, :]) * n_classes + labels
+    conf = np.bincount(flat.ravel(), minlength=n_trees * n_classes * n_classes)
+    conf = conf.reshape(n_trees, n_classes, n_classes).astype(np.float64)
+    n_k = np.bincount(y, minlength=n_classes).astype(np.float64)
+    q = conf / np.where(n_k > 0, n_k, 1.0)[None, :, None]
+    s1 = q.sum(axis=0)
+    pair_sum = (s1 * s1 - np.einsum("tkl,tkl->kl", q, q)) / 2.0  # sum over a < b of q_a q_b
+    np.fill_diagonal(pair_sum, 0.0)  # l != k: only wrong predictions
+    phi_star = float(np.sum((n_k / n_samples) * pair_sum.sum(axis=1)) / n_pairs)
+    return phi_e, phi_star
+
+
+def _relation(phi_e: float, phi_star: float) -> str:
+    if np.isnan(phi_e) or np.isnan(phi_star):
+        return "undefined"
+    if np.isclose(phi_e, phi_star, rtol=1e-9, atol=1e-12):
+        return "uncorrelated"
+    return "positive" if phi_e > phi_star else "negative"
+
+
+def errors(
+    member_labels: Any,
+    y: Any,
+    *,
+    ensemble_labels: Any = None,
+    n_classes: int | None = None,
+    classes: Any = None,
+) -> xr.Dataset:
+    """Member errors, their mean and the ensemble error.
+
+    e_t = mean_i I(f_t(x_i) != y_i) for every tree; E_e = mean_i I(F(x_i) != y_i) for the
+    ensemble labels ``ensemble_labels`` (sample,), or, when not given, for uniform voting over the
+    member labels (most votes; ties to the lower class index, since labels carry no
+    probabilities).
+
+    Parameters
+    ----------
+    member_labels : array-like or DataArray, (tree, sample)
+        Class codes predicted by every member.
+    y : array-like or DataArray, (sample,)
+        True class codes.
+    ensemble_labels : array-like, (sample,), optional
+        The ensemble's predictions under its own combination function.
+    n_classes : int, optional
+        Number of classes (default: largest code + 1).
+    classes : array-like, optional
+        Original labels; when given, labels are looked up in it instead of being codes.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``member_error`` (tree), ``mean_member_error``, ``ensemble_error``.
+    """
+    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes)
+    if ensemble_labels is None:
+        ens = _vote_labels(vote_counts(inp.labels, inp.n_classes))
+        how = "uniform voting (ties to the lower class index)"
+    else:
+        ens, _ = as_array(ensemble_labels, "ensemble_labels", (_dims.SAMPLE,))
+        if ens.shape != inp.y.shape:
+            raise ValueError(f"ensemble_labels has shape {ens.shape}, y has {inp.y.shape}")
+        ens = encode_labels(ens, "ensemble_labels", classes=classes, n_classes=inp.n_classes)
+        how = "ensemble_labels as given"
+    variables = errors_vars(inp.labels, inp.y, ens, how)
+    params = {"n_classes": inp.n_classes, "ensemble_labels": ensemble_labels is not None}
+    return to_dataset(variables, function="errors", params=params, coords=inp.coords)
+
+
+def errors_vars(labels: np.ndarray, y: np.ndarray, ens: np.ndarray, how: str) -> dict[str, Var]:
+    """Variables of :func:`errors` from checked codes and the ensemble's labels."""
+    e_t = _member_error(labels, y)
+    return {
+        "member_error": Var((_dims.TREE,), e_t, "member error rate e_t", valid_range=_ERR),
+        "mean_member_error": Var((), e_t.mean(), "mean member error rate", valid_range=_ERR),
+        "ensemble_error": Var(
+            (), np.mean(ens != y), "ensemble error rate E_e", valid_range=_ERR, description=how
+        ),
+    }
+
+
+def error_correlation(
+    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
+) -> xr.Dataset:
+    """Error correlation phi_e and its independence value phi* (Ali & Pazzani 1995).
+
+    For a pair of members (a, b), p_ab = mean_i I(f_a(x_i) = f_b(x_i) != y_i) is the chance that
+    both make the *same* wrong prediction.
+
+    phi_e = 2 / (T (T - 1)) * sum_{a < b} p_ab, the average over unordered pairs. Ali & Pazzani
+    print the normaliser as 1 / (T (T - 1)) with the sum over a < b, which halves the average;
+    their text defines phi_e as the average over pairs, which is what is computed here.
+
+    phi* = 2 / (T (T - 1)) * sum_{a < b} sum_k p(y = k) sum_{l != k}
+    p(f_a = l | y = k) p(f_b = l | y = k): the value of phi_e if, within each true class, members
+    erred independently. The source writes the inner terms without conditioning on y = k; its
+    stated meaning (independence "for each class") requires it. All probabilities are estimated
+    on the given rows; a class absent from ``y`` has p(y = k) = 0.
+
+    With a single tree there are no pairs: phi_e, phi* and phi_gap are NaN and ``relation`` is
+    ``"undefined"``.
+
+    Computed without loops over pairs: per row the number of agreeing wrong pairs is
+    sum_{l != y_i} m_il (m_il - 1) / 2 with m_il the members voting l; per class the pair sum is
+    ((sum_t q_t)^2 - sum_t q_t^2) / 2.
+
+    Parameters
+    ----------
+    member_labels : array-like or DataArray, (tree, sample)
+        Class codes predicted by every member.
+    y : array-like or DataArray, (sample,)
+        True class codes.
+    n_classes : int, optional
+        Number of classes (default: largest code + 1).
+    classes : array-like, optional
+        Original labels; when given, labels are looked up in it instead of being codes.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``phi_e``, ``phi_star``, ``phi_gap`` (phi_e - phi*) and ``relation``: ``"positive"``
+        (phi_e > phi*), ``"uncorrelated"`` (equal within rtol 1e-9) or ``"negative"``.
+
+    References
+    ----------
+    Ali & Pazzani (1995), UCI ICS TR 95-38, section 5.
+
+    Examples
+    --------
+    Two members that make the same wrong prediction on rows 0 and 2 (of 4):
+
+    >>> from treelab.analysis import error_correlation
+    >>> ds = error_correlation([[1, 0, 0, 1], [1, 2, 0, 1]], [0, 0, 1, 1])
+    >>> float(ds.phi_e), str(ds.relation.values)
+    (0.5, 'positive')
+    """
+    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes)
+    variables = correlation_vars(inp.labels, inp.y, inp.n_classes)
+    coords = {k: v for k, v in inp.coords.items() if k != _dims.CLASS}
+    return to_dataset(
+        variables,
+        function="error_correlation",
+        params={"n_classes": inp.n_classes},
+        coords=coords,
+    )
+
+
+def correlation_vars(
+    labels: np.ndarray, y: np.ndarray, n_classes: int, votes: np.ndarray | None = None
+) -> dict[str, Var]:
+    """Variables of :func:`error_correlation` from checked codes (``votes``: (sample, class))."""
+    phi_e, phi_star = phi_e_phi_star(labels, y, n_classes, votes)
+    note = "NaN for a single tree: no pairs" if labels.shape[0] < 2 else ""
+    return {
+        "phi_e": Var(
+            (),
+            phi_e,
+            "error correlation phi_e (mean over pairs of the rate of identical errors)",
+            valid_range=_ERR,
+            cite=CITE_ALI_PAZZANI,
+            description=note,
+        ),
+        "phi_star": Var(
+            (),
+            phi_star,
+            "phi_e under class-conditionally independent errors (phi*)",
+            valid_range=_ERR,
+            cite=CITE_ALI_PAZZANI,
+            description=note,
+        ),
+        "phi_gap": Var(
+            (), phi_e - phi_star, "phi_e - phi*", valid_range=(-1.0, 1.0), cite=CITE_ALI_PAZZANI
+        ),
+        "relation": Var(
+            (),
+            np.array(_relation(phi_e, phi_star)),
+            "correlation of member errors relative to independence",
+            units="",
+            cite=CITE_ALI_PAZZANI,
+            description="positive, uncorrelated, negative (or undefined for one tree)",
+        ),
+    }
+
+
+def _poisson_binomial_pmf(p: np.ndarray) -> np.ndarray:
+    """pmf of the number of successes of independent Bernoulli(p_t), by the DFT of its
+    characteristic function (no loop over trees)."""
+    n = p.size
+    omega = np.exp(2j * np.pi * np.arange(n + 1) / (n + 1))
+    char = np.prod(1.0 - p[:, None] + p[:, None] * omega[None, :], axis=0)
+    pmf = np.fft.fft(char).real / (n + 1)
+    return np.clip(pmf, 0.0, 1.0)
+
+
+def _optimal_lost_rows(k: np.ndarray, n_samples: int) -> int:
+    """Fewest rows with more than floor(T/2) errors over all arrangements of the errors.
+
+    With L lost rows each member puts min(k_t, L) errors there; the rest, sum max(k_t - L, 0),
+    must fit in the n - L other rows at most floor(T/2) per row (one per member per row; always
+    possible when the total fits). The answer is the least feasible L.
+    """
+    m = k.size // 2
+    ks = np.sort(k)
+    csum = np.concatenate([[0], np.cumsum(ks)])
+    cand = np.arange(n_samples + 1)
+    # members with k_t > L: their surplus sum is (sum of those k) - L * count
+    idx = np.searchsorted(ks, cand, side="right")
+    surplus = (csum[-1] - csum[idx]) - cand * (k.size - idx)
+    feasible = surplus <= m * (n_samples - cand)
+    return int(np.argmax(feasible))
+
+
+def error_arrangement(
+    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
+) -> xr.Dataset:
+    """Observed, independent and optimal arrangements of member errors (Ali & Pazzani §5.3).
+
+    Given the member error counts k_t = n e_t and uniform voting (T members, m = floor(T/2)):
+
+    * ``observed_error``: the ensemble's uniform-voting error on the rows (ties to the lower
+      class index).
+    * ``independent_error``: P(K > m) with K ~ Poisson-binomial(e_1, ..., e_T), the chance that a
+      majority of members err on a row if members erred independently. For two classes this is
+      the voting error (a tie, K = T/2, counted as correct); for more classes it is an upper
+      bound, since errors split over several wrong classes can leave the true class on top.
+    * ``optimal_error``: L / n with L the fewest rows that must hold more than m errors over all
+      re-arrangements of each member's errors across the rows (each member errs on k_t distinct
+      rows; rows with at most m errors count as correct, and once a row is lost further errors go
+      there).
+
+    Parameters
+    ----------
+    member_labels : array-like or DataArray, (tree, sample)
+        Class codes predicted by every member.
+    y : array-like or DataArray, (sample,)
+        True class codes.
+    n_classes : int, optional
+        Number of classes (default: largest code + 1).
+    classes : array-like, optional
+        Original labels; when given, labels are looked up in it instead of being codes.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``observed_error``, ``independent_error``, ``optimal_error`` and ``member_error`` (tree).
+    """
+    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes)
+    variables = arrangement_vars(inp.labels, inp.y, inp.n_classes)
+    variables["member_error"] = Var(
+        (_dims.TREE,), _member_error(inp.labels, inp.y), "member error rate e_t", valid_range=_ERR
+    )
+    coords = {k_: v for k_, v in inp.coords.items() if k_ != _dims.CLASS}
+    return to_dataset(
+        variables,
+        function="error_arrangement",
+        params={"n_classes": inp.n_classes},
+        coords=coords,
+    )
+
+
+def arrangement_vars(
+    labels: np.ndarray, y: np.ndarray, n_classes: int, votes: np.ndarray | None = None
+) -> dict[str, Var]:
+    """Variables of :func:`error_arrangement` (without ``member_error``) from checked codes."""
+    k = np.count_nonzero(labels != y[None, :], axis=1)
+    n_samples = labels.shape[1]
+    votes = vote_counts(labels, n_classes) if votes is None else votes
+    observed = np.mean(_vote_labels(votes) != y)
+    pmf = _poisson_binomial_pmf(k / n_samples)
+    independent = float(min(1.0, pmf[k.size // 2 + 1 :].sum()))
+    optimal = _optimal_lost_rows(k, n_samples) / n_samples
+    return {
+        "observed_error": Var(
+            (), observed, "uniform-voting ensemble error", valid_range=_ERR, cite=CITE_ALI_PAZZANI
+        ),
+        "independent_error": Var(
+            (),
+            independent,
+            "voting error if members erred independently (majority of members wrong)",
+            valid_range=_ERR,
+            cite=CITE_ALI_PAZZANI,
+        ),
+        "optimal_error": Var(
+            (),
+            optimal,
+            "lowest voting error over re-arrangements of member errors",
+            valid_range=_ERR,
+            cite=CITE_ALI_PAZZANI,
+        ),
+    }
+
+
+def error_ratio(ensemble_error: Any, single_error: Any) -> xr.DataArray:
+    """Error ratio E_r = E_e / E_s of an ensemble to its single deterministic model.
+
+    Undefined where E_s = 0: the result is NaN there, with a ``RuntimeWarning``.
+
+    Parameters
+    ----------
+    ensemble_error : float, array-like or DataArray
+        Ensemble error E_e.
+    single_error : float, array-like or DataArray
+        Error E_s of the single deterministic model of the same family on the same training rows
+        (for VR-Trees the alpha = 1 tree). Broadcast against ``ensemble_error`` by xarray rules.
+
+    Returns
+    -------
+    xarray.DataArray
+        ``error_ratio``.
+    """
+    e = (
+        ensemble_error
+        if isinstance(ensemble_error, xr.DataArray)
+        else xr.DataArray(np.asarray(ensemble_error, dtype=np.float64))
+    )
+    s = (
+        single_error
+        if isinstance(single_error, xr.DataArray)
+        else xr.DataArray(np.asarray(single_error, dtype=np.float64))
+    )
+    for name, val in (("ensemble_error", e), ("single_error", s)):
+        if val.dtype.kind not in "fiu":
+            raise TypeError(f"{name} must be numeric, got {val.dtype}")
+        if bool((val < 0).any()):
+            raise ValueError(f"{name} must be non-negative")
+    if bool((s == 0).any()):
+        warnings.warn(
+            "error_ratio: single-model error is 0; the ratio is NaN there",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    ratio = (e / s.where(s != 0)).astype(np.float64)
+    coords = {d: ratio[d].values for d in ratio.dims if d in ratio.indexes}
+    var = Var(
+        tuple(ratio.dims),
+        ratio.values,
+        "error ratio E_e / E_s",
+        valid_range=None,
+        cite=CITE_TREELAB,
+        description="NaN where the single-model error is 0",
+    )
+    return to_dataarray(
+        "error_ratio", var, function="error_ratio", params={}, coords=coords, check_dims=False
+    )

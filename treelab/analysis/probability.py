@@ -1,0 +1,449 @@
+"""Quality of probability estimates (Fan et al. 2005): squared errors, top-k, reliability, profit.
+
+Every function takes predicted probabilities ``proba`` of shape (sample, class) and true labels
+``y`` (sample,) as class codes 0..C-1 (or original labels with ``classes=``, which then also
+labels the ``class`` coordinate).
+
+Curtailment: the probabilities are taken as given. A treelab ensemble's ``predict_proba`` and
+``member_proba`` already apply curtailment (Zadrozny & Elkan 2001): a leaf holding fewer than
+``curtail_min`` training rows answers with the counts n_c of its deepest ancestor holding at
+least that many, P(c | x) = n_c / n (or (n_c + 1) / (n + C) with ``laplace=True``); the
+variable-random family curtails at 2 by default, so no single-row leaf answers 0/1 alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from treelab import _dims
+from treelab.analysis._dataset import (
+    CITE_FAN,
+    CITE_TREELAB,
+    Var,
+    as_array,
+    check_proba,
+    class_coord,
+    encode_labels,
+    to_dataarray,
+    to_dataset,
+)
+
+__all__ = [
+    "cost_sensitive_profit",
+    "exact_mse",
+    "reliability",
+    "thresholded_mse",
+    "topk_error",
+]
+
+_TOP = re.compile(r"^top([1-9][0-9]*)$")
+
+
+def _proba_and_labels(proba: Any, y: Any, classes: Any) -> tuple[np.ndarray, np.ndarray, dict]:
+    p, coords = as_array(proba, "proba", (_dims.SAMPLE, _dims.CLASS))
+    p = check_proba(p, "proba")
+    y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,))
+    if y_arr.shape[0] != p.shape[0]:
+        raise ValueError(f"proba has {p.shape[0]} samples but y has {y_arr.shape[0]}")
+    if p.shape[1] < 1:
+        raise ValueError("proba needs at least one class column")
+    if classes is not None and len(classes) != p.shape[1]:
+        raise ValueError(f"classes has {len(classes)} labels but proba has {p.shape[1]} columns")
+    codes = encode_labels(y_arr, "y", classes=classes, n_classes=p.shape[1])
+    coords = {**y_coords, **coords}
+    if classes is not None or _dims.CLASS not in coords:
+        coords[_dims.CLASS] = class_coord(p.shape[1], classes)
+    return p, codes, coords
+
+
+def _thresholds(thresholds: Any, sorted_desc: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """Resolve threshold specs into (name, per-row v) pairs."""
+    n, n_classes = sorted_desc.shape
+    if isinstance(thresholds, str):
+        thresholds = (thresholds,)
+    if isinstance(thresholds, Mapping):
+        items = [(str(k), v) for k, v in thresholds.items()]
+    elif (
+        isinstance(thresholds, np.ndarray | xr.DataArray)
+        and np.ndim(thresholds) == 1
+        and np.asarray(thresholds).dtype.kind in "fiu"
+    ):
+        items = [("custom", thresholds)]
+    elif isinstance(thresholds, np.ndarray):
+        items = [(str(t), str(t)) for t in thresholds.ravel()]
+    elif isinstance(thresholds, Sequence):
+        items = []
+        n_arrays = sum(not isinstance(t, str) and np.ndim(t) > 0 for t in thresholds)
+        for t in thresholds:
+            if isinstance(t, str):
+                items.append((t, t))
+            elif np.ndim(t) == 0:
+                items.append((repr(float(t)), t))
+            else:
+                n_named = sum(name.startswith("custom") for name, _ in items)
+                items.append(("custom" if n_arrays == 1 else f"custom{n_named}", t))
+    else:
+        raise TypeError(f"thresholds must be names, numbers or arrays, got {type(thresholds)}")
+    if not items:
+        raise ValueError("thresholds is empty")
+    out = []
+    for name, spec in items:
+        if isinstance(spec, str):
+            match = _TOP.match(spec)
+            if spec == "1.0":
+                v = np.ones(n)
+            elif spec == "bayes":
+                v = np.full(n, 0.5)
+            elif match:
+                k = int(match.group(1))
+                v = sorted_desc[:, k - 1] if k <= n_classes else np.zeros(n)
+            else:
+                raise ValueError(
+                    f"thresholds: unknown name {spec!r} (use '1.0', 'topK', 'bayes', a number "
+                    "or a per-row array)"
+                )
+        else:
+            v = np.asarray(spec.values if isinstance(spec, xr.DataArray) else spec)
+            if v.dtype.kind not in "fiu":
+                raise TypeError(f"thresholds: {name!r} must be numeric")
+            v = np.broadcast_to(v.astype(np.float64), (n,)) if v.ndim == 0 else v.astype(float)
+            if v.shape != (n,):
+                raise ValueError(f"thresholds: {name!r} has shape {v.shape}, expected ({n},)")
+            if np.any(np.isnan(v)) or np.any(v < 0):
+                raise ValueError(f"thresholds: {name!r} must be non-negative numbers")
+        out.append((name, v))
+    names = [name for name, _ in out]
+    if len(set(names)) != len(names):
+        raise ValueError(f"thresholds: duplicate names {names}")
+    return out
+
+
+def thresholded_mse(
+    proba: Any,
+    y: Any,
+    *,
+    thresholds: Any = ("1.0", "top1", "top2", "top3"),
+    classes: Any = None,
+) -> xr.DataArray:
+    """Thresholded ("improved") squared error of probability estimates (Fan et al. 2005).
+
+    For the true class t_i and a decision threshold v_i:
+    ISE_i = (1 - [P_hat(t_i | x_i) / v_i])^2 with [a] = min(1, a), and MSE = mean_i ISE_i. A
+    correct decision (P_hat >= v) costs 0 whatever its probability; a wrong one costs how far
+    the estimate is from the threshold. Where v_i = 0 every estimate clears it ([.] = 1).
+
+    Thresholds (coordinate ``threshold``):
+
+    * ``"1.0"``: v = 1, giving (1 - P_hat(t | x))^2;
+    * ``"topK"`` (``"top1"``, ``"top2"``, ...): v = the K-th highest predicted probability of the
+      row, so ISE is 0 exactly when P_hat(t) reaches it (t among the top K); K > C gives 0;
+    * ``"bayes"``: v = 0.5 (binary 0-1 loss);
+    * a number (constant v) or a per-row array (sample,), e.g. cost / amount for cost-sensitive
+      decisions; a mapping ``{name: spec}`` names them.
+
+    Parameters
+    ----------
+    proba : array-like or DataArray, (sample, class)
+        Predicted class probabilities.
+    y : array-like or DataArray, (sample,)
+        True class codes.
+    thresholds : str, number, array or sequence/mapping of them
+        Thresholds to evaluate.
+    classes : array-like, optional
+        Original labels of the columns; ``y`` then holds original labels.
+
+    Returns
+    -------
+    xarray.DataArray
+        ``thresholded_mse`` with dim ``threshold``.
+
+    References
+    ----------
+    Fan, Greengrass, McCloskey, Yu & Drummey (2005), section 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from treelab.analysis import thresholded_mse
+    >>> proba = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3]])
+    >>> thresholded_mse(proba, [1, 1], thresholds=("1.0", "top1", "top2")).values.round(4)
+    array([0.37 , 0.125, 0.   ])
+    """
+    p, codes, _ = _proba_and_labels(proba, y, classes)
+    var, names = thresholded_var(p, codes, thresholds)
+    params = {"thresholds": names, "classes": classes}
+    return to_dataarray(
+        "thresholded_mse",
+        var,
+        function="thresholded_mse",
+        params=params,
+        coords={_dims.THRESHOLD: np.array(names)},
+    )
+
+
+def thresholded_var(p: np.ndarray, codes: np.ndarray, thresholds: Any) -> tuple[Var, list[str]]:
+    """The ``thresholded_mse`` variable and threshold names from checked inputs."""
+    p_true = p[np.arange(p.shape[0]), codes]
+    sorted_desc = -np.sort(-p, axis=1)
+    names, values = [], []
+    for name, v in _thresholds(thresholds, sorted_desc):
+        clipped = np.ones_like(p_true)
+        below = p_true < v
+        clipped[below] = p_true[below] / v[below]
+        names.append(name)
+        values.append(float(np.mean((1.0 - clipped) ** 2)) if p.shape[0] else np.nan)
+    var = Var(
+        (_dims.THRESHOLD,),
+        np.array(values),
+        "thresholded mean squared error of the true-class probability",
+        valid_range=(0.0, 1.0),
+        cite=CITE_FAN,
+        description="ISE_i = (1 - min(1, P(t_i|x_i) / v_i))^2",
+    )
+    return var, names
+
+
+def exact_mse(proba: Any, true_proba: Any) -> xr.DataArray:
+    """Exact squared error against known true probabilities (Fan et al. 2005).
+
+    SE_i = sum_c (P(c | x_i) - P_hat(c | x_i))^2 and MSE = mean_i SE_i.
+
+    Parameters
+    ----------
+    proba : array-like or DataArray, (sample, class)
+        Predicted class probabilities.
+    true_proba : array-like or DataArray, (sample, class)
+        True class probabilities P(y | x), e.g. from a synthetic generator.
+
+    Returns
+    -------
+    xarray.DataArray
+        0-d ``exact_mse``.
+    """
+    p, _ = as_array(proba, "proba", (_dims.SAMPLE, _dims.CLASS))
+    t, _ = as_array(true_proba, "true_proba", (_dims.SAMPLE, _dims.CLASS))
+    p, t = check_proba(p, "proba"), check_proba(t, "true_proba")
+    if p.shape != t.shape:
+        raise ValueError(f"proba has shape {p.shape} but true_proba has {t.shape}")
+    return to_dataarray("exact_mse", exact_var(p, t), function="exact_mse", params={})
+
+
+def exact_var(p: np.ndarray, t: np.ndarray) -> Var:
+    """The ``exact_mse`` variable from checked inputs of equal shape."""
+    value = float(np.mean(np.sum((t - p) ** 2, axis=1))) if p.shape[0] else np.nan
+    return Var(
+        (),
+        value,
+        "exact mean squared error of probability estimates",
+        valid_range=(0.0, 2.0),
+        cite=CITE_FAN,
+    )
+
+
+def topk_error(proba: Any, y: Any, *, k: Any = (1, 2, 3), classes: Any = None) -> xr.DataArray:
+    """Top-k error: the share of rows whose true class is not among the k most probable.
+
+    Classes are ranked by predicted probability, ties to the lower class index (so top-1 error is
+    the error of argmax prediction): rank(t) = #{c : P_c > P_t} + #{c < t : P_c = P_t}, and a row
+    is a top-k error when rank(t) >= k.
+
+    Parameters
+    ----------
+    proba : array-like or DataArray, (sample, class)
+        Predicted class probabilities.
+    y : array-like or DataArray, (sample,)
+        True class codes.
+    k : int or sequence of int, default (1, 2, 3)
+        Values of k (coordinate ``k``).
+    classes : array-like, optional
+        Original labels of the columns; ``y`` then holds original labels.
+
+    Returns
+    -------
+    xarray.DataArray
+        ``topk_error`` with dim ``k``.
+    """
+    ks = _check_k(k)
+    p, codes, _ = _proba_and_labels(proba, y, classes)
+    return to_dataarray(
+        "topk_error",
+        topk_var(p, codes, ks),
+        function="topk_error",
+        params={"k": ks.tolist(), "classes": classes},
+        coords={_dims.K: ks},
+    )
+
+
+def _check_k(k: Any) -> np.ndarray:
+    ks = np.atleast_1d(np.asarray(k))
+    if ks.ndim != 1 or ks.size == 0 or ks.dtype.kind not in "iu" or np.any(ks < 1):
+        raise ValueError(f"k must be positive integers, got {k!r}")
+    if np.unique(ks).size != ks.size:
+        raise ValueError(f"k has duplicate values: {k!r}")
+    return ks.astype(np.int64)
+
+
+def topk_var(p: np.ndarray, codes: np.ndarray, ks: np.ndarray) -> Var:
+    """The ``topk_error`` variable from checked inputs."""
+    n, n_classes = p.shape
+    p_true = p[np.arange(n), codes][:, None]
+    lower = np.arange(n_classes)[None, :] < codes[:, None]
+    rank = np.sum(p > p_true, axis=1) + np.sum((p == p_true) & lower, axis=1)
+    values = np.array([np.mean(rank >= kk) if n else np.nan for kk in ks], dtype=np.float64)
+    return Var((_dims.K,), values, "top-k error rate", valid_range=(0.0, 1.0), cite=CITE_TREELAB)
+
+
+def reliability(
+    proba: Any, y: Any, *, bins: int = 10, strategy: str = "uniform", classes: Any = None
+) -> xr.Dataset:
+    """Reliability (calibration) curve per class (Fan et al. 2005, section 6 of the spec).
+
+    For each class c the predicted probabilities P_hat(c | x_i) are split into ``bins`` bins:
+    equal width on [0, 1] (``"uniform"``; a value equal to an inner edge goes to the upper bin,
+    1.0 to the last bin) or equal count (``"quantile"``: edges at the quantiles of that class's
+    predictions). Per bin: the mean predicted probability, the observed frequency of class c
+    (mean of I(y_i = c)) and the number of rows. Empty bins have NaN mean and frequency, so plots
+    break the line there; their ``count`` is 0.
+
+    Parameters
+    ----------
+    proba : array-like or DataArray, (sample, class)
+        Predicted class probabilities.
+    y : array-like or DataArray, (sample,)
+        True class codes.
+    bins : int, default 10
+        Number of bins.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-count bins.
+    classes : array-like, optional
+        Original labels of the columns; ``y`` then holds original labels.
+
+    Returns
+    -------
+    xarray.Dataset
+        dims (class, bin): ``mean_predicted``, ``observed_frequency``, ``count``,
+        ``bin_lower``, ``bin_upper``.
+    """
+    if isinstance(bins, bool) or not isinstance(bins, int | np.integer) or bins < 1:
+        raise ValueError(f"bins must be a positive integer, got {bins!r}")
+    if strategy not in ("uniform", "quantile"):
+        raise ValueError(f"strategy must be 'uniform' or 'quantile', got {strategy!r}")
+    p, codes, coords = _proba_and_labels(proba, y, classes)
+    n, n_classes = p.shape
+    if strategy == "uniform":
+        edges = np.broadcast_to(np.linspace(0.0, 1.0, bins + 1), (n_classes, bins + 1))
+        which = np.minimum(np.floor(p * bins).astype(np.int64), bins - 1)
+    else:
+        q = np.linspace(0.0, 1.0, bins + 1)
+        edges = np.quantile(p, q, axis=0).T if n else np.tile(q, (n_classes, 1))
+        edges = np.ascontiguousarray(edges)
+        which = np.empty((n, n_classes), dtype=np.int64)
+        for c in range(n_classes):  # one searchsorted per class column
+            which[:, c] = np.searchsorted(edges[c, 1:-1], p[:, c], side="right")
+    flat = (np.arange(n_classes)[None, :] * bins + which).ravel()
+    size = n_classes * bins
+    count = np.bincount(flat, minlength=size).reshape(n_classes, bins)
+    sum_p = np.bincount(flat, weights=p.ravel(), minlength=size).reshape(n_classes, bins)
+    hits = (codes[:, None] == np.arange(n_classes)[None, :]).astype(np.float64)
+    sum_y = np.bincount(flat, weights=hits.ravel(), minlength=size).reshape(n_classes, bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_p = np.where(count > 0, sum_p / count, np.nan)
+        freq = np.where(count > 0, sum_y / count, np.nan)
+    dims = (_dims.CLASS, _dims.BIN)
+    unit = (0.0, 1.0)
+    variables = {
+        "mean_predicted": Var(
+            dims, mean_p, "mean predicted probability in the bin", valid_range=unit, cite=CITE_FAN
+        ),
+        "observed_frequency": Var(
+            dims,
+            freq,
+            "observed frequency of the class in the bin",
+            valid_range=unit,
+            cite=CITE_FAN,
+        ),
+        "count": Var(dims, count.astype(np.int64), "rows in the bin", units="count", cite=CITE_FAN),
+        "bin_lower": Var(dims, np.array(edges[:, :-1]), "lower bin edge", valid_range=unit),
+        "bin_upper": Var(dims, np.array(edges[:, 1:]), "upper bin edge", valid_range=unit),
+    }
+    coords = {_dims.CLASS: coords[_dims.CLASS]}
+    params = {"bins": int(bins), "strategy": strategy, "classes": classes}
+    return to_dataset(variables, function="reliability", params=params, coords=coords)
+
+
+def cost_sensitive_profit(
+    proba: Any, y: Any, *, benefit: Any, cost: Any, positive: Any = 1, classes: Any = None
+) -> xr.DataArray:
+    """Total profit of cost-sensitive threshold decisions (Fan et al. 2005).
+
+    Act on row i (solicit a donor, challenge a transaction) when
+    P_hat(positive | x_i) * benefit_i > cost_i, i.e. above the threshold v_i = cost_i / benefit_i.
+    An action earns benefit_i - cost_i when y_i is the positive class and -cost_i otherwise; no
+    action earns 0. Profit = sum_i act_i (I(y_i = positive) benefit_i - cost_i). Examples:
+    donation (benefit = donation amount, cost = 0.68), fraud (benefit = transaction amount,
+    cost = 90).
+
+    Parameters
+    ----------
+    proba : array-like or DataArray, (sample, class)
+        Predicted class probabilities.
+    y : array-like or DataArray, (sample,)
+        True class codes.
+    benefit : float or array-like (sample,)
+        Gain of acting on a positive row (e.g. the amount).
+    cost : float or array-like (sample,)
+        Cost of acting on any row.
+    positive : int, default 1
+        Code (or original label with ``classes=``) of the positive class.
+    classes : array-like, optional
+        Original labels of the columns; ``y`` and ``positive`` then hold original labels.
+
+    Returns
+    -------
+    xarray.DataArray
+        0-d ``profit``; attrs ``n_actions`` and ``oracle_profit`` (acting exactly on the
+        positive rows with benefit > cost).
+    """
+    p, codes, _ = _proba_and_labels(proba, y, classes)
+    n = p.shape[0]
+    pos = encode_labels(np.asarray([positive]), "positive", classes=classes, n_classes=p.shape[1])[
+        0
+    ]
+    arrays = {}
+    for name, value in (("benefit", benefit), ("cost", cost)):
+        arr = np.asarray(value.values if isinstance(value, xr.DataArray) else value)
+        if arr.dtype.kind not in "fiu":
+            raise TypeError(f"{name} must be numeric")
+        if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
+            raise ValueError(f"{name} must be a number or have shape ({n},), got {arr.shape}")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must be finite")
+        arrays[name] = np.broadcast_to(arr.astype(np.float64), (n,))
+    b, c = arrays["benefit"], arrays["cost"]
+    act = p[:, pos] * b > c
+    is_pos = codes == pos
+    gain = np.where(is_pos, b, 0.0) - c
+    profit = float(np.sum(gain[act]))
+    oracle = float(np.sum(np.maximum(gain[is_pos], 0.0)))
+    var = Var(
+        (),
+        profit,
+        "total profit of threshold decisions",
+        units="benefit units",
+        cite=CITE_FAN,
+        description="act when P(positive|x) * benefit > cost",
+    )
+    out = to_dataarray(
+        "profit",
+        var,
+        function="cost_sensitive_profit",
+        params={"positive": positive, "benefit": benefit, "cost": cost, "classes": classes},
+    )
+    out.attrs["n_actions"] = int(act.sum())
+    out.attrs["oracle_profit"] = oracle
+    return out
