@@ -62,3 +62,31 @@ def test_pickle_round_trip_predicts_the_same():
     before = est.predict_proba(X)
     clone = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(clone.predict_proba(X), before)
+
+
+@pytest.mark.parametrize("criterion", ["gain_ratio", "gini"])
+def test_presorted_and_per_node_sorting_grow_identical_trees(criterion):
+    from treelab._forest import prepare_features
+    from treelab._kernels import _grow as G
+    from treelab._kernels._criteria import xlogx_table
+
+    rng = np.random.default_rng(4)
+    X = np.round(rng.normal(size=(3000, 5)), 1)  # repeated values exercise distinct-value runs
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + X[:, 1] ** 2 + rng.normal(size=3000) > 1).astype(np.int32)
+    feats = prepare_features(X, np.zeros(5, bool), np.zeros(5, np.int64))
+    trees = []
+    for presort in (0, 1):
+        ip = np.zeros(G.N_PARAMS, dtype=np.int64)
+        ip[[G.P_CRITERION, G.P_C45, G.P_MIN_OBJS, G.P_MIN_SPLIT, G.P_MIN_LEAF]] = [
+            {"gain_ratio": 1, "gini": 2}[criterion], 1, 2, 4, 1]
+        ip[G.P_MAX_DEPTH] = 2**31 - 1
+        ip[G.P_MAX_FEATURES] = 5
+        ip[G.P_PRESORT] = presort
+        trees.append(G.grow_tree(feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq,
+                                 feats.uniq_off, feats.nominal, y, 2, ip, 1.0,
+                                 xlogx_table(3000), np.uint64(3), G.ROWS_BOOTSTRAP,
+                                 np.zeros(3000, np.int32), 0, 0))
+    assert trees[0][0].shape[0] > 100
+    for a, b in zip(trees[0], trees[1], strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -36,6 +36,8 @@ class Forest(NamedTuple):
     n_decision: np.ndarray
     rows_seen: np.ndarray
     seed: np.ndarray
+    # (n_proj, w) float64 vectors of oblique (kind 3) nodes; empty for axis-aligned forests
+    projections: np.ndarray = np.zeros((0, 0))
 
     @property
     def n_trees(self) -> int:
@@ -55,6 +57,7 @@ class FeatureArrays(NamedTuple):
 
     Xc: np.ndarray  # (feature, row) float64
     R: np.ndarray  # (feature, row) int32 ranks; missing = n_distinct
+    order: np.ndarray  # (feature, row) int32: rows in increasing rank order (missing last)
     n_distinct: np.ndarray  # int64: distinct non-missing values, or arity of a nominal feature
     uniq: np.ndarray  # float64: sorted distinct values of every feature, concatenated
     uniq_off: np.ndarray  # int64 (d + 1,)
@@ -83,10 +86,14 @@ def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray) -> F
         R[f, ~present] = u.shape[0]
         n_distinct[f] = u.shape[0]
         uniqs.append(u)
+    order = np.zeros((d, n), dtype=np.int32)
+    for f in range(d):
+        if not nominal[f]:
+            order[f] = np.argsort(R[f], kind="stable")
     uniq_off = np.zeros(d + 1, dtype=np.int64)
     uniq_off[1:] = np.cumsum([u.shape[0] for u in uniqs])
     uniq = np.concatenate(uniqs) if uniqs else np.zeros(0)
-    return FeatureArrays(Xc, R, n_distinct, uniq, uniq_off, nominal.astype(np.uint8))
+    return FeatureArrays(Xc, R, order, n_distinct, uniq, uniq_off, nominal.astype(np.uint8))
 
 
 def grow_forest(
@@ -108,7 +115,7 @@ def grow_forest(
 
     def one(t: int):
         return grow_tree(
-            feats.Xc, feats.R, feats.n_distinct, feats.uniq, feats.uniq_off, feats.nominal,
+            feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq, feats.uniq_off, feats.nominal,
             y32, n_classes, iparams, float(alphas[t]), table, np.uint64(seeds[t]), row_mode,
             part, t, n_sub,
         )

@@ -12,6 +12,7 @@ from numba import njit
 
 from treelab._kernels._config import NUMBA_FLAGS
 from treelab._kernels._criteria import GAIN_RATIO, GINI, parent_mass
+from treelab._kernels._presort import build_lists, partition_lists, summarize_sorted
 from treelab._kernels._rng import new_state, rand_float, rand_int
 from treelab._kernels._split import (
     cls_of,
@@ -30,6 +31,7 @@ from treelab._kernels._split import (
     summarize_nominal,
     uniform_threshold,
 )
+from treelab._kernels._stochastic import beta_from_bits, stochastic_select
 
 # layout of the integer parameter vector
 P_CRITERION = 0
@@ -41,7 +43,10 @@ P_MAX_DEPTH = 5
 P_MAX_FEATURES = 6
 P_DET_THRESHOLD = 7  # 0: best exact threshold, 1: one uniform random threshold (Extra-Trees)
 P_RANDOM_SPLIT = 8  # 0: pair_midpoint, 1: uniform, 2: pert
-N_PARAMS = 9
+P_STOCHASTIC = 9  # 0: off; 1 + lookahead: stochastic ID3 selection at deterministic nodes
+P_BETA_BITS = 10  # stochastic ID3's beta as float64 bits (_stochastic.beta_to_bits)
+P_PRESORT = 11  # 1: presorted lists where they pay off (module _presort), 0: sort at every node
+N_PARAMS = 12
 
 RS_PAIR = 0
 RS_UNIFORM = 1
@@ -50,6 +55,7 @@ RS_PERT = 2
 ROWS_ALL = 0
 ROWS_BOOTSTRAP = 1
 ROWS_DISJOINT = 2
+ROWS_WEIGHTS = 3  # multiplicities given in ``part`` (learners that draw their own rows)
 
 KIND_LEAF = 0
 KIND_THRESHOLD = 1
@@ -71,6 +77,8 @@ def draw_construction(n, d, row_mode, part, tree_id, n_sub, state):
         for i in range(n):
             if part[i] == tree_id:
                 w[i] = 1
+    elif row_mode == ROWS_WEIGHTS:
+        w[:] = part
     else:
         w[:] = 1
     mask = np.ones(d, dtype=np.uint8)
@@ -89,9 +97,10 @@ def draw_construction(n, d, row_mode, part, tree_id, n_sub, state):
 
 @njit(**NUMBA_FLAGS)
 def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm,
-                          rows, s, e, Xc, R, node_counts, n_node, table, state, keys,
-                          keys2, hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,
-                          cand_si, cand_t, cand_nan, cand_kind, cand_nt):
+                          rows, s, e, Xc, R, node_counts, n_node, table, state, keys, keys2,
+                          hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,
+                          cand_si, cand_t, cand_nan, cand_kind, cand_nt, use_sorted, lists,
+                          slot_of, yw):
     """C4.5/ID3/CART-style choice among up to ``max_features`` available features.
 
     Returns (found, feature, kind, threshold, nan_child, feature ties, test ties).
@@ -175,8 +184,12 @@ def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vi
                 cand_nan[nc] = 0 if nl >= n_node - nl else 1
             cand_nt[nc] = 1
         else:
-            k = summarize_continuous(f, rows, s, e, R, n_distinct[f], keys, keys2, hist, occ,
-                                     dist_rank, dist_counts, nan_counts)
+            if use_sorted:
+                k = summarize_sorted(lists[slot_of[f]], s, e, yw, n_distinct[f], dist_rank,
+                                     dist_counts, nan_counts)
+            else:
+                k = summarize_continuous(f, rows, s, e, R, n_distinct[f], keys, keys2, hist,
+                                         occ, dist_rank, dist_counts, nan_counts)
             if k < 2:
                 continue
             n_avail += 1
@@ -301,15 +314,17 @@ def _enlarge(a, cap):
 
 
 @njit(**NUMBA_FLAGS)
-def grow_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams, alpha, table,
-              seed, row_mode, part, tree_id, n_sub):
+def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams, alpha,
+              table, seed, row_mode, part, tree_id, n_sub):
     """Grow one tree into flat node arrays.
 
     Parameters are plain arrays: ``Xc`` (feature, row) float64 values (nominal features hold
     codes 0..m-1, missing = NaN), ``R`` (feature, row) int32 global ranks of continuous values,
     ``n_distinct`` distinct values (continuous) or arity (nominal) per feature, ``uniq`` /
     ``uniq_off`` sorted distinct values per feature, ``y`` int32 class codes, ``iparams`` the
-    integer parameters (``P_*``), ``table`` the x*log2(x) table. Returns the node arrays and
+    integer parameters (``P_*``), ``table`` the x*log2(x) table, ``order`` (feature, row) the rows
+    of each continuous feature in increasing rank order (missing last), used to presort
+    deterministic trees (module ``_presort``). Returns the node arrays and
     per-tree statistics (feature ties, test ties, deterministic decision nodes, rows seen).
     """
     d = Xc.shape[0]
@@ -366,6 +381,38 @@ def grow_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
     scratch = np.empty(max(n_in, 1), dtype=np.int64)
     bucket = np.zeros(max_arity + 1, dtype=np.int64)
     used = np.zeros(d, dtype=np.uint8)
+    # presorted lists for trees whose every node is deterministic with exact thresholds
+    n_cont = 0
+    for q in range(nv):
+        if not nominal[vis[q]]:
+            n_cont += 1
+    # (measured: with few candidates per node, e.g. random forests' sqrt(d), sorting the
+    # candidates at each node is cheaper than partitioning every list)
+    presort = (iparams[P_PRESORT] == 1 and alpha >= 1.0 and iparams[P_DET_THRESHOLD] == 0
+               and n_cont > 0
+               and iparams[P_STOCHASTIC] == 0
+               and 2 * iparams[P_MAX_FEATURES] >= n_cont)
+    slot_of = np.full(d, -1, dtype=np.int64)
+    if presort:
+        slots = np.empty(n_cont, dtype=np.int64)
+        q2 = 0
+        for q in range(nv):
+            if not nominal[vis[q]]:
+                slots[q2] = vis[q]
+                slot_of[vis[q]] = q2
+                q2 += 1
+        lists = build_lists(order, R, w, slots, n_in)
+        # partitioning every list beats sorting the candidates once K log2(m) > n_cont
+        sorted_min = max(2.0 ** (n_cont / max(iparams[P_MAX_FEATURES], 1)), 16.0)
+    else:
+        lists = np.empty((0, 1), dtype=np.int64)
+        sorted_min = np.inf
+    yw = np.zeros(n if presort else 1, dtype=np.int64)
+    child_of = np.zeros(n if presort else 1, dtype=np.int32)
+    if presort:
+        for i in range(n):
+            yw[i] = (np.int64(w[i]) << 16) | np.int64(y[i])
+    fill = np.zeros(max_arity + 2, dtype=np.int64)
     has_nominal = False
     for q in range(nv):
         perm[q] = vis[q]
@@ -424,6 +471,7 @@ def grow_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
             p = parent[p]
         det = alpha >= 1.0 or (alpha > 0.0 and rand_float(state) < alpha)
         attempts = 1 if det else RANDOM_ATTEMPTS
+        use_sorted = presort and (e - s) >= sorted_min
         split = False
         tf = 0
         tt = 0
@@ -433,19 +481,28 @@ def grow_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
         t = np.nan
         nanc = 0
         for _ in range(attempts):
-            if det:
+            if det and iparams[P_STOCHASTIC] > 0:
+                found, f, sk, t, nanc, tf, tt = stochastic_select(
+                    beta_from_bits(iparams[P_BETA_BITS]), iparams[P_STOCHASTIC] - 1, min_split,
+                    min_leaf, max_depth - depth[node], nominal, n_distinct, uniq, uniq_off, used,
+                    vis, nv, rows, s, e, Xc, R, node_counts, n_node, state, keys, keys2, hist,
+                    occ, dist_rank, dist_counts, nan_counts)
+            elif det:
                 found, f, sk, t, nanc, tf, tt = _deterministic_select(
                     iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm, rows, s,
                     e, Xc, R, node_counts, n_node, table, state, keys, keys2, hist, occ,
                     dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g, cand_si, cand_t,
-                    cand_nan, cand_kind, cand_nt)
+                    cand_nan, cand_kind, cand_nt, use_sorted, lists, slot_of, yw)
             else:
                 found, f, sk, t = _random_select(rule, nominal, used, nv, perm, rows, s, e, Xc,
                                                  state)
             if not found:
                 break
             if sk == KIND_THRESHOLD:
-                lo, mid = partition_threshold(f, t, rows, s, e, Xc, left_counts, nan_counts)
+                # deterministic splits know where missing rows go; random splits send them to
+                # the larger child, decided after counting
+                split_at = partition_threshold(f, t, 1 if (det and nanc == 0) else 0, rows, s,
+                                               e, Xc, scratch, left_counts, nan_counts)
                 nl = 0.0
                 nn = 0.0
                 for c in range(C):
@@ -454,12 +511,14 @@ def grow_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
                 nr = n_node - nl - nn
                 if not det:
                     nanc = 0 if nl >= nr else 1
+                    if nanc == 0 and nn > 0:
+                        split_at = partition_threshold(f, t, 1, rows, s, e, Xc, scratch,
+                                                       left_counts, nan_counts)
                 if nanc == 0:
                     nl += nn
-                    nr_rows_start = mid
                 else:
                     nr += nn
-                    nr_rows_start = lo
+                nr_rows_start = split_at
                 if nl < min_leaf or nr < min_leaf:
                     continue
                 if n_nodes + 2 > cap:
@@ -550,6 +609,14 @@ def grow_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
             n_decision += 1
             ties_feature += tf
             ties_test += tt
+        if use_sorted:
+            for b in range(n_kids):
+                ch = n_nodes + b
+                fill[b] = nstart[ch]
+                for j in range(nstart[ch], nend[ch]):
+                    child_of[row_of(rows[j])] = b
+            bucket[:n_kids] = fill[:n_kids]
+            partition_lists(lists, s, e, child_of, bucket, n_kids, fill, scratch)
         kind[node] = sk
         feature[node] = f
         threshold[node] = t

@@ -159,6 +159,58 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
 
 
 @njit(**NUMBA_FLAGS)
+def _scan_complete(criterion, dist_counts, k, node_counts, n_node, pmass, table, min_side,
+                   left):
+    """``scan_thresholds`` for a node without missing values: the impurity of both sides is
+    computed inline from the running left counts (the hot loop of deterministic trees)."""
+    C = dist_counts.shape[1]
+    for c in range(C):
+        left[c] = 0.0
+    best = -np.inf
+    best_i = -1
+    n_ties = 0
+    best_nl = 0.0
+    nl = 0.0
+    gini = criterion == GINI
+    for i in range(k - 1):
+        for c in range(C):
+            left[c] += dist_counts[i, c]
+        nl = 0.0
+        for c in range(C):
+            nl += left[c]
+        nr = n_node - nl
+        if nl < min_side or nr < min_side:
+            continue
+        if gini:
+            sl = 0.0
+            sr = 0.0
+            for c in range(C):
+                sl += left[c] * left[c]
+                r = node_counts[c] - left[c]
+                sr += r * r
+            g = (sl / nl + sr / nr - pmass) / n_node
+        else:
+            ml = 0.0
+            for c in range(C):
+                ml += table[np.int64(left[c])] + table[np.int64(node_counts[c] - left[c])]
+            g = (pmass - table[np.int64(nl)] - table[np.int64(nr)] + ml) / n_node
+        if best_i >= 0 and is_tie(g, best):
+            n_ties += 1
+        elif g > best:
+            best = g
+            best_i = i
+            n_ties = 0
+            best_nl = nl
+    best_si = 0.0
+    if best_i >= 0:
+        sizes = np.empty(2)
+        sizes[0] = best_nl
+        sizes[1] = n_node - best_nl
+        best_si = split_info(sizes, 2, n_node, table)
+    return best, best_i, False, n_ties + 1, best_si
+
+
+@njit(**NUMBA_FLAGS)
 def scan_thresholds(criterion, dist_counts, k, nan_counts, node_counts, n_node, pmass, table,
                     min_side, left, right, left_n, right_n):
     """Best threshold between consecutive distinct values by impurity decrease.
@@ -171,6 +223,10 @@ def scan_thresholds(criterion, dist_counts, k, nan_counts, node_counts, n_node, 
     n_nan = 0.0
     for c in range(C):
         n_nan += nan_counts[c]
+    if n_nan == 0:
+        return _scan_complete(criterion, dist_counts, k, node_counts, n_node, pmass, table,
+                              min_side, left)
+    for c in range(C):
         left[c] = 0.0
     n_nonnan = n_node - n_nan
     best = -np.inf
@@ -185,8 +241,8 @@ def scan_thresholds(criterion, dist_counts, k, nan_counts, node_counts, n_node, 
             left[c] += dist_counts[i, c]
             nl += dist_counts[i, c]
         nr = n_nonnan - nl
-        for side in range(2 if n_nan > 0 else 1):
-            nan_left = side == 0 and n_nan > 0
+        for side in range(2):
+            nan_left = side == 0
             if nan_left:
                 a = nl + n_nan
                 b = nr
@@ -211,7 +267,8 @@ def scan_thresholds(criterion, dist_counts, k, nan_counts, node_counts, n_node, 
                 n_ties = 0
                 sizes[0] = a
                 sizes[1] = b
-                best_si = split_info(sizes, 2, n_node, table)
+    if best_i >= 0:
+        best_si = split_info(sizes, 2, n_node, table)
     return best, best_i, best_nan_left, n_ties + 1, best_si
 
 
@@ -387,34 +444,35 @@ def uniform_threshold(lo, hi, state):
 
 
 @njit(**NUMBA_FLAGS)
-def partition_threshold(f, t, rows, s, e, Xc, left_counts, nan_counts):
-    """Three-way partition of rows[s:e] into x <= t | missing | x > t.
+def partition_threshold(f, t, nan_left, rows, s, e, Xc, scratch, left_counts, nan_counts):
+    """Partition rows[s:e] into rows going left (x <= t, or missing when ``nan_left``) and
+    the rest; returns the end of the left block and fills the class counts of the rows with
+    x <= t and of the missing rows.
 
-    Returns (end of the left block, end of the missing block); fills the class counts of the
-    left and missing blocks.
+    Branch-free: every entry is written both at the left cursor and at the right cursor of
+    ``scratch`` and only the matching cursor advances (the comparison is a coin flip for the
+    branch predictor at random nodes), then the block is copied back.
     """
     left_counts[:] = 0.0
     nan_counts[:] = 0.0
-    lo = s
-    mid = s
-    hi = e - 1
-    while mid <= hi:
-        p = rows[mid]
+    nl = 0
+    nr = 0
+    for j in range(s, e):
+        p = rows[j]
         v = Xc[f, row_of(p)]
-        if v <= t:
-            left_counts[cls_of(p)] += wt_of(p)
-            rows[mid] = rows[lo]
-            rows[lo] = p
-            lo += 1
-            mid += 1
-        elif np.isnan(v):
-            nan_counts[cls_of(p)] += wt_of(p)
-            mid += 1
-        else:
-            rows[mid] = rows[hi]
-            rows[hi] = p
-            hi -= 1
-    return lo, mid
+        miss = np.int64(v != v)
+        g = np.int64(v <= t) | (miss & nan_left)
+        scratch[s + nl] = p
+        scratch[e - 1 - nr] = p
+        nl += g
+        nr += 1 - g
+        c = cls_of(p)
+        wt = wt_of(p)
+        left_counts[c] += wt * np.int64(v <= t)
+        nan_counts[c] += wt * miss
+    for j in range(s, e):
+        rows[j] = scratch[j]
+    return s + nl
 
 
 @njit(**NUMBA_FLAGS)

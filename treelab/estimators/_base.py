@@ -56,6 +56,7 @@ class TreeSpec:
     random_split: str = "pair_midpoint"
     rows: str = "all"  # all | bootstrap | disjoint
     subspace_fraction: float | None = None
+    extra_iparams: dict | None = None  # growth-kernel slot -> value (e.g. stochastic ID3 mode)
 
 
 class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
@@ -158,6 +159,12 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
                 f"y has 1 class ({self.classes_[0]!r}); at least 2 classes are needed to grow "
                 "a classifier"
             )
+        self._fit_encoded(Xv, y_codes)
+        return self
+
+    def _fit_encoded(self, Xv: np.ndarray, y_codes: np.ndarray) -> None:
+        """Grow ``forest_`` from encoded features and class codes (learners with their own
+        engine override this; ``fit`` has validated and encoded everything before)."""
         spec = self._spec(Xv.shape[1])
         n, d = Xv.shape
         iparams = np.zeros(G.N_PARAMS, dtype=np.int64)
@@ -176,6 +183,9 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
                                         n_visible)
         iparams[G.P_DET_THRESHOLD] = int(spec.random_thresholds)
         iparams[G.P_RANDOM_SPLIT] = RANDOM_SPLITS[spec.random_split]
+        iparams[G.P_PRESORT] = 1
+        for slot, value in (spec.extra_iparams or {}).items():
+            iparams[slot] = value
         rng = check_random_state(self.random_state)
         seeds = rng.randint(0, np.iinfo(np.int32).max, size=spec.n_trees).astype(np.uint64)
         part = np.zeros(n, dtype=np.int32)
@@ -195,7 +205,6 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             feats, y_codes, self.n_classes_, iparams, spec.alphas, seeds, row_mode, part, n_sub,
             self._n_threads(),
         )
-        return self
 
     def _n_threads(self) -> int:
         n_jobs = getattr(self, "n_jobs", None)
@@ -214,7 +223,8 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             fr.node_offsets, fr.kind, fr.feature, fr.threshold, fr.child_start, fr.n_children,
             fr.nan_child, fr.node_totals(), min_n,
         )
-        return (fr.node_offsets, first, feat, thr, fr.n_children, fr.nan_child), anchor
+        args = (fr.node_offsets, first, feat, thr, fr.n_children, fr.nan_child, fr.projections)
+        return args, anchor
 
     def _min_n(self) -> int:
         return max(int(getattr(self, "curtail_min", 1)), 1)
