@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from helpers_trees import paths, route, tree_nodes
 
 import treelab
-from helpers_trees import children, paths, route, tree_nodes
 
 Y8 = np.array([0, 0, 0, 0, 1, 1, 1, 1])
 # N: 8 distinct codes, gain 1 bit, split info 3 bits -> ratio 1/3

@@ -3,9 +3,9 @@
 import numpy as np
 import pandas as pd
 import pytest
+from helpers_trees import children, paths, tree_nodes
 
 import treelab
-from helpers_trees import children, paths, tree_nodes
 
 
 def mixed_data(rng, n=300):

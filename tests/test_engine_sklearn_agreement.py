@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
+from helpers_trees import split_gain, tree_nodes
 from sklearn.tree import DecisionTreeClassifier
 
 import treelab
-from helpers_trees import split_gain, tree_nodes
 
 
 def tie_free_data(seed, n=1500, d=5, noise=0.15):

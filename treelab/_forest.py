@@ -115,9 +115,9 @@ def grow_forest(
 
     def one(t: int):
         return grow_tree(
-            feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq, feats.uniq_off, feats.nominal,
-            y32, n_classes, iparams, float(alphas[t]), table, np.uint64(seeds[t]), row_mode,
-            part, t, n_sub,
+            feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq, feats.uniq_off,
+            feats.nominal, y32, n_classes, iparams, float(alphas[t]), table,
+            np.uint64(seeds[t]), row_mode, part, t, n_sub,
         )
 
     T = len(seeds)

@@ -53,9 +53,8 @@ def binary_gain(criterion, left, n_left, right, n_right, parent_mass, n, table):
     """
     if criterion == GINI:
         return (side_gini_mass(left, n_left) + side_gini_mass(right, n_right) - parent_mass) / n
-    return (
-        parent_mass - side_entropy_mass(left, n_left, table) - side_entropy_mass(right, n_right, table)
-    ) / n
+    mass = side_entropy_mass(left, n_left, table) + side_entropy_mass(right, n_right, table)
+    return (parent_mass - mass) / n
 
 
 @njit(**NUMBA_FLAGS)

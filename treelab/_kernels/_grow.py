@@ -25,6 +25,7 @@ from treelab._kernels._split import (
     pair_midpoint,
     partition_nominal,
     partition_threshold,
+    rank_threshold,
     row_of,
     scan_thresholds,
     summarize_continuous,
@@ -338,11 +339,13 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
         if w[i] > 0:
             n_in += 1
             rows_seen += w[i]
-    rows = np.empty(n_in, dtype=np.int64)
+    # the rows of a node are buf[nbuf[node], s:e]; a split writes its children's rows into the
+    # other buffer, so no partition copies back
+    buf = np.empty((2, n_in), dtype=np.int64)
     q = 0
     for i in range(n):
         if w[i] > 0:
-            rows[q] = (np.int64(i) << 32) | (np.int64(w[i]) << 16) | np.int64(y[i])
+            buf[0, q] = (np.int64(i) << 32) | (np.int64(w[i]) << 16) | np.int64(y[i])
             q += 1
     nv = 0
     for f in range(d):
@@ -433,16 +436,16 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     nstart = np.zeros(cap, dtype=np.int64)
     nend = np.zeros(cap, dtype=np.int64)
     stack = np.zeros(cap, dtype=np.int64)
+    nbuf = np.zeros(cap, dtype=np.int8)
 
     for j in range(n_in):
-        counts[0, cls_of(rows[j])] += w[row_of(rows[j])]
+        counts[0, cls_of(buf[0, j])] += w[row_of(buf[0, j])]
     nend[0] = n_in
     n_nodes = 1
     sp = 0
     if n_in > 0:
         stack[0] = 0
         sp = 1
-    criterion = iparams[P_CRITERION]
     min_split = iparams[P_MIN_SPLIT]
     min_leaf = iparams[P_MIN_LEAF]
     max_depth = iparams[P_MAX_DEPTH]
@@ -455,6 +458,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
         node = stack[sp]
         s = nstart[node]
         e = nend[node]
+        rows = buf[nbuf[node]]
+        other = buf[1 - nbuf[node]]
         n_node = 0.0
         n_nonzero = 0
         for c in range(C):
@@ -501,8 +506,10 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
             if sk == KIND_THRESHOLD:
                 # deterministic splits know where missing rows go; random splits send them to
                 # the larger child, decided after counting
-                split_at = partition_threshold(f, t, 1 if (det and nanc == 0) else 0, rows, s,
-                                               e, Xc, scratch, left_counts, nan_counts)
+                rt = rank_threshold(f, t, uniq, uniq_off)
+                nd_f = n_distinct[f]
+                split_at = partition_threshold(f, rt, nd_f, 1 if (det and nanc == 0) else 0,
+                                               rows, s, e, R, other, left_counts, nan_counts)
                 nl = 0.0
                 nn = 0.0
                 for c in range(C):
@@ -512,7 +519,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 if not det:
                     nanc = 0 if nl >= nr else 1
                     if nanc == 0 and nn > 0:
-                        split_at = partition_threshold(f, t, 1, rows, s, e, Xc, scratch,
+                        split_at = partition_threshold(f, rt, nd_f, 1, rows, s, e, R, other,
                                                        left_counts, nan_counts)
                 if nanc == 0:
                     nl += nn
@@ -536,6 +543,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     nstart = _enlarge(nstart, cap)
                     nend = _enlarge(nend, cap)
                     stack = _enlarge(stack, cap)
+                    nbuf = _enlarge(nbuf, cap)
                 a = n_nodes
                 for c in range(C):
                     lc = left_counts[c] + (nan_counts[c] if nanc == 0 else 0.0)
@@ -587,7 +595,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     nstart = _enlarge(nstart, cap)
                     nend = _enlarge(nend, cap)
                     stack = _enlarge(stack, cap)
-                partition_nominal(f, arity, nanc, rows, s, e, Xc, scratch, bucket)
+                    nbuf = _enlarge(nbuf, cap)
+                partition_nominal(f, arity, nanc, rows, s, e, Xc, other, bucket)
                 a = n_nodes
                 for b in range(arity):
                     for c in range(C):
@@ -614,7 +623,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 ch = n_nodes + b
                 fill[b] = nstart[ch]
                 for j in range(nstart[ch], nend[ch]):
-                    child_of[row_of(rows[j])] = b
+                    child_of[row_of(other[j])] = b
             bucket[:n_kids] = fill[:n_kids]
             partition_lists(lists, s, e, child_of, bucket, n_kids, fill, scratch)
         kind[node] = sk
@@ -628,6 +637,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
             ch = n_nodes + b
             depth[ch] = depth[node] + 1
             parent[ch] = node
+            nbuf[ch] = 1 - nbuf[node]
             if nend[ch] > nstart[ch]:
                 stack[sp] = ch
                 sp += 1

@@ -444,14 +444,22 @@ def uniform_threshold(lo, hi, state):
 
 
 @njit(**NUMBA_FLAGS)
-def partition_threshold(f, t, nan_left, rows, s, e, Xc, scratch, left_counts, nan_counts):
-    """Partition rows[s:e] into rows going left (x <= t, or missing when ``nan_left``) and
-    the rest; returns the end of the left block and fills the class counts of the rows with
-    x <= t and of the missing rows.
+def rank_threshold(f, t, uniq, uniq_off):
+    """Largest global rank whose value is <= t (-1 if none): x <= t  <=>  rank(x) <= it."""
+    lo = uniq_off[f]
+    return np.searchsorted(uniq[lo:uniq_off[f + 1]], t, side="right") - 1
 
-    Branch-free: every entry is written both at the left cursor and at the right cursor of
-    ``scratch`` and only the matching cursor advances (the comparison is a coin flip for the
-    branch predictor at random nodes), then the block is copied back.
+
+@njit(**NUMBA_FLAGS)
+def partition_threshold(f, rt, nd_f, nan_left, rows, s, e, R, out, left_counts, nan_counts):
+    """Write rows[s:e] into out[s:e]: first the rows going left (rank <= rt, or missing when
+    ``nan_left``), then the others; returns the end of the left block and fills the class counts
+    of the rows with rank <= rt and of the missing rows.
+
+    Comparing int32 global ranks instead of float64 values halves the memory traffic of the
+    random reads. The loop is branch-free: every entry is written at both cursors of ``out``
+    and only the matching cursor advances (at random nodes the comparison is a coin flip for
+    the branch predictor). Writing into a second buffer spares copying back.
     """
     left_counts[:] = 0.0
     nan_counts[:] = 0.0
@@ -459,25 +467,25 @@ def partition_threshold(f, t, nan_left, rows, s, e, Xc, scratch, left_counts, na
     nr = 0
     for j in range(s, e):
         p = rows[j]
-        v = Xc[f, row_of(p)]
-        miss = np.int64(v != v)
-        g = np.int64(v <= t) | (miss & nan_left)
-        scratch[s + nl] = p
-        scratch[e - 1 - nr] = p
+        r = R[f, row_of(p)]
+        le = np.int64(r <= rt)
+        miss = np.int64(r == nd_f)
+        g = le | (miss & nan_left)
+        out[s + nl] = p
+        out[e - 1 - nr] = p
         nl += g
         nr += 1 - g
         c = cls_of(p)
         wt = wt_of(p)
-        left_counts[c] += wt * np.int64(v <= t)
+        left_counts[c] += wt * le
         nan_counts[c] += wt * miss
-    for j in range(s, e):
-        rows[j] = scratch[j]
     return s + nl
 
 
 @njit(**NUMBA_FLAGS)
 def partition_nominal(f, n_codes, nan_child, rows, s, e, Xc, scratch, bucket_start):
-    """Stable counting sort of rows[s:e] by nominal code; missing rows join ``nan_child``.
+    """Stable counting sort of rows[s:e] by nominal code into scratch[s:e]; missing rows join
+    ``nan_child``.
 
     ``bucket_start[:n_codes + 1]`` receives the boundaries of each child's block.
     """
@@ -496,8 +504,6 @@ def partition_nominal(f, n_codes, nan_child, rows, s, e, Xc, scratch, bucket_sta
         b = nan_child if np.isnan(v) else np.int64(v)
         scratch[fill[b]] = p
         fill[b] += 1
-    for j in range(s, e):
-        rows[j] = scratch[j]
 
 
 # Re-exported names used by the growth routine.
@@ -516,6 +522,7 @@ __all__ = [
     "pair_midpoint",
     "partition_nominal",
     "partition_threshold",
+    "rank_threshold",
     "radix_sort_high",
     "row_of",
     "scan_thresholds",

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
-import xarray as xr
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
@@ -20,7 +20,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from treelab import _dims
-from treelab._forest import Forest, grow_forest, prepare_features
+from treelab._forest import grow_forest, prepare_features
 from treelab._kernels import _grow as G
 from treelab._kernels import _predict as P
 from treelab.estimators._encode import encode_features
@@ -31,6 +31,9 @@ from treelab.estimators._validation import (
     check_real,
     resolve_max_features,
 )
+
+if TYPE_CHECKING:
+    import xarray as xr
 
 CRITERIA = {"entropy": 0, "gain_ratio": 1, "gini": 2, "parabola": 2}
 RANDOM_SPLITS = {"pair_midpoint": G.RS_PAIR, "uniform": G.RS_UNIFORM, "pert": G.RS_PERT}
@@ -57,6 +60,31 @@ class TreeSpec:
     rows: str = "all"  # all | bootstrap | disjoint
     subspace_fraction: float | None = None
     extra_iparams: dict | None = None  # growth-kernel slot -> value (e.g. stochastic ID3 mode)
+
+
+def spec_iparams(spec: TreeSpec, d: int) -> tuple[np.ndarray, int]:
+    """The growth kernel's integer parameters for a tree spec over d features, and the
+    subspace size (0: every feature visible)."""
+    iparams = np.zeros(G.N_PARAMS, dtype=np.int64)
+    iparams[G.P_CRITERION] = CRITERIA[spec.criterion]
+    iparams[G.P_C45] = int(spec.c45)
+    iparams[G.P_MIN_OBJS] = spec.min_objs
+    iparams[G.P_MIN_SPLIT] = spec.min_samples_split
+    iparams[G.P_MIN_LEAF] = spec.min_samples_leaf
+    iparams[G.P_MAX_DEPTH] = _NO_DEPTH_LIMIT if spec.max_depth is None else spec.max_depth
+    n_sub = 0
+    n_visible = d
+    if spec.subspace_fraction is not None:
+        n_sub = min(d, max(1, int(round(spec.subspace_fraction * d))))
+        n_visible = n_sub
+    iparams[G.P_MAX_FEATURES] = min(resolve_max_features(spec.max_features, n_visible),
+                                    n_visible)
+    iparams[G.P_DET_THRESHOLD] = int(spec.random_thresholds)
+    iparams[G.P_RANDOM_SPLIT] = RANDOM_SPLITS[spec.random_split]
+    iparams[G.P_PRESORT] = 1
+    for slot, value in (spec.extra_iparams or {}).items():
+        iparams[slot] = value
+    return iparams, n_sub
 
 
 class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
@@ -167,25 +195,7 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         engine override this; ``fit`` has validated and encoded everything before)."""
         spec = self._spec(Xv.shape[1])
         n, d = Xv.shape
-        iparams = np.zeros(G.N_PARAMS, dtype=np.int64)
-        iparams[G.P_CRITERION] = CRITERIA[spec.criterion]
-        iparams[G.P_C45] = int(spec.c45)
-        iparams[G.P_MIN_OBJS] = spec.min_objs
-        iparams[G.P_MIN_SPLIT] = spec.min_samples_split
-        iparams[G.P_MIN_LEAF] = spec.min_samples_leaf
-        iparams[G.P_MAX_DEPTH] = _NO_DEPTH_LIMIT if spec.max_depth is None else spec.max_depth
-        n_sub = 0
-        n_visible = d
-        if spec.subspace_fraction is not None:
-            n_sub = min(d, max(1, int(round(spec.subspace_fraction * d))))
-            n_visible = n_sub
-        iparams[G.P_MAX_FEATURES] = min(resolve_max_features(spec.max_features, n_visible),
-                                        n_visible)
-        iparams[G.P_DET_THRESHOLD] = int(spec.random_thresholds)
-        iparams[G.P_RANDOM_SPLIT] = RANDOM_SPLITS[spec.random_split]
-        iparams[G.P_PRESORT] = 1
-        for slot, value in (spec.extra_iparams or {}).items():
-            iparams[slot] = value
+        iparams, n_sub = spec_iparams(spec, d)
         rng = check_random_state(self.random_state)
         seeds = rng.randint(0, np.iinfo(np.int32).max, size=spec.n_trees).astype(np.uint64)
         part = np.zeros(n, dtype=np.int32)
@@ -355,6 +365,8 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         ``gain_ties_test`` (analysis spec 5: per feature and per test), ``decision_nodes``
         (deterministic decision nodes), ``alpha`` and ``rows_seen``.
         """
+        import xarray as xr  # only needed here; keeps `import treelab` light
+
         check_is_fitted(self, "forest_")
         fr = self.forest_
         starts = fr.node_offsets[:-1]
