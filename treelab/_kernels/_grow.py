@@ -362,9 +362,11 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
         if nominal[f] and n_distinct[f] > max_arity:
             max_arity = n_distinct[f]
     # work buffers, allocated once per tree
-    keys = np.empty(max(n_in, 1), dtype=np.int64)
-    keys2 = np.empty(max(n_in, 1), dtype=np.int64)
-    span_cap = 2 * n_in + 16
+    # buffers of the deterministic split search; complete-random trees never touch them
+    n_det = n_in if alpha > 0.0 else 1
+    keys = np.empty(max(n_det, 1), dtype=np.int64)
+    keys2 = np.empty(max(n_det, 1), dtype=np.int64)
+    span_cap = 2 * n_det + 16
     hist = np.zeros(span_cap * C)
     occ = np.zeros(span_cap, dtype=np.uint8)
     dist_rank = np.empty(max(n_in, max_arity) + 1, dtype=np.int64)
@@ -422,7 +424,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
         if nominal[vis[q]]:
             has_nominal = True
     # node arrays
-    cap = 2 * n_in + 16
+    cap = n_in + 16  # grows by doubling when m-ary or deep trees need more
     kind = np.zeros(cap, dtype=np.int8)
     feature = np.full(cap, -1, dtype=np.int32)
     threshold = np.full(cap, np.nan)
@@ -491,7 +493,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     beta_from_bits(iparams[P_BETA_BITS]), iparams[P_STOCHASTIC] - 1, min_split,
                     min_leaf, max_depth - depth[node], nominal, n_distinct, uniq, uniq_off, used,
                     vis, nv, rows, s, e, Xc, R, node_counts, n_node, state, keys, keys2, hist,
-                    occ, dist_rank, dist_counts, nan_counts)
+                    occ, dist_rank, dist_counts, nan_counts, table)
             elif det:
                 found, f, sk, t, nanc, tf, tt = _deterministic_select(
                     iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm, rows, s,

@@ -1,0 +1,85 @@
+"""The command line: treelab run / list-data / demo, and python -m treelab."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import xarray as xr
+
+from treelab.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+CONFIG = """
+name = "cli test"
+seed = 3
+alphas = [0.0, 1.0]
+
+[protocol]
+name = "stratified_kfold"
+n_splits = 2
+
+[[datasets]]
+builtin = "wine"
+
+[[ensembles]]
+name = "Agg."
+estimator = "VRTrees"
+params = { n_estimators = 4 }
+"""
+
+
+def test_run_writes_result_and_resumes(tmp_path, capsys):
+    path = tmp_path / "exp.toml"
+    path.write_text(CONFIG)
+    out = tmp_path / "out"
+    assert main(["run", str(path), "--out", str(out), "--backend", "serial",
+                 "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert str((out / "result.nc").resolve()) in printed and "alpha=0" in printed
+    ds = xr.open_dataset(out / "result.nc")
+    assert ds.sizes["alpha"] == 2 and ds.sizes["fold"] == 2
+    lines = (out / "cells.jsonl").read_bytes()
+    assert main(["run", str(path), "--out", str(out), "--no-progress"]) == 0
+    assert (out / "cells.jsonl").read_bytes() == lines
+
+
+def test_run_reports_configuration_errors(tmp_path, capsys):
+    path = tmp_path / "bad.toml"
+    path.write_text(CONFIG.replace('estimator = "VRTrees"', 'estimator = "Nope"'))
+    assert main(["run", str(path), "--out", str(tmp_path / "o")]) == 2
+    assert "Nope" in capsys.readouterr().err
+    good = tmp_path / "good.toml"
+    good.write_text(CONFIG)
+    assert main(["run", str(good)]) == 2  # no out folder anywhere
+    assert "--out" in capsys.readouterr().err
+
+
+def test_list_data(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TREELAB_DATA", str(tmp_path / "none"))
+    assert main(["list-data", "--root", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    assert "tictactoe" in printed and "wine" in printed and "not found" in printed
+
+
+def test_demo_small_and_resumable(tmp_path, capsys):
+    out = tmp_path / "demo"
+    args = ["demo", "--out", str(out), "--trees", "3", "--folds", "2", "--no-uci",
+            "--backend", "serial", "--no-progress"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "result.nc" in printed and "summary.csv" in printed
+    ds = xr.open_dataset(out / "result.nc")
+    assert ds.sizes["alpha"] == 11
+    assert list(ds.ensemble.values) == ["Agg.", "Bag.", "Subspace"]
+    assert list(ds.dataset.values) == ["waveform", "wine"]
+    lines = (out / "cells.jsonl").read_bytes()
+    assert main(args) == 0
+    assert (out / "cells.jsonl").read_bytes() == lines
+
+
+def test_python_dash_m():
+    done = subprocess.run([sys.executable, "-m", "treelab", "--help"], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0
+    assert "demo" in done.stdout and "list-data" in done.stdout

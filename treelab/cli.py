@@ -1,0 +1,173 @@
+"""Command line: ``treelab run CONFIG.toml``, ``treelab list-data``, ``treelab demo``.
+
+Each subcommand parses its arguments and calls one public function of :mod:`treelab`
+(:func:`treelab.experiment.run`, :func:`treelab.datasets.list_uci`,
+:func:`treelab.experiment.demo.demo_config`); nothing is reachable only from here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="treelab",
+        description="Tree ensembles across the spectrum of randomness, and their diversity.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add_backend(p: argparse.ArgumentParser, default: str | None) -> None:
+        p.add_argument("--backend", choices=("serial", "local", "dask"), default=default,
+                       help="where cells run (default: %s)" % (default or "the config's"))
+        p.add_argument("--workers", type=int, default=None, metavar="N",
+                       help="worker processes (local) or dask LocalCluster workers")
+        p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="address of a running dask scheduler (implies --backend dask)")
+        p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+    p_run = sub.add_parser("run", help="run (or resume) an experiment from a TOML file")
+    p_run.add_argument("config", type=Path, help="experiment configuration (TOML)")
+    p_run.add_argument("--out", type=Path, default=None, metavar="DIR",
+                       help="output folder (default: the config's 'out')")
+    add_backend(p_run, None)
+
+    p_list = sub.add_parser("list-data", help="list generators, bundled and UCI data sets")
+    p_list.add_argument("--root", type=Path, default=None, metavar="DIR",
+                        help="UCI bundle folder (default: $TREELAB_DATA or ../shared/data/uci)")
+
+    p_demo = sub.add_parser(
+        "demo", help="the main job: a spectrum-of-randomness experiment (resumable)")
+    p_demo.add_argument("--out", type=Path, default=Path("treelab-out/demo"), metavar="DIR",
+                        help="output folder (default: treelab-out/demo)")
+    p_demo.add_argument("--trees", type=int, default=100, metavar="T",
+                        help="trees per ensemble (default: 100)")
+    p_demo.add_argument("--folds", type=int, default=10, metavar="K",
+                        help="cross-validation folds (default: 10)")
+    p_demo.add_argument("--no-uci", action="store_true",
+                        help="use only embedded data even when the UCI bundle is found")
+    add_backend(p_demo, "local")
+    return parser
+
+
+def _finish(ds, out: Path, started: float) -> None:
+    from treelab.experiment import summary
+
+    table = summary(ds)
+    print()
+    print(table.round(3).to_string())
+    print()
+    print(f"finished in {time.perf_counter() - started:.1f} s")
+    print(f"dataset (netCDF): {(out / 'result.nc').resolve()}")
+    print(f"summary table   : {(out / 'summary.csv').resolve()}")
+    print(f"finished cells  : {(out / 'cells.jsonl').resolve()}")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from treelab.experiment import load_config, run
+
+    config = load_config(args.config)
+    overrides = {}
+    if args.out is not None:
+        overrides["out"] = str(args.out)
+    if args.scheduler is not None:
+        overrides["scheduler"] = args.scheduler
+        overrides["backend"] = "dask"
+    if args.backend is not None:
+        overrides["backend"] = args.backend
+    if args.workers is not None:
+        overrides["n_workers"] = args.workers
+    if overrides:
+        config = config.replace(**overrides)
+    if config.out is None:
+        raise ValueError("the configuration has no 'out' folder: pass --out DIR")
+    started = time.perf_counter()
+    ds = run(config, progress=not args.no_progress)
+    _finish(ds, Path(config.out), started)
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from treelab.experiment import run
+    from treelab.experiment.demo import demo_config
+
+    config = demo_config(args.out, n_estimators=args.trees, n_splits=args.folds,
+                         use_uci=False if args.no_uci else None)
+    changes = {"backend": "dask" if args.scheduler else args.backend}
+    if args.workers is not None:
+        changes["n_workers"] = args.workers
+    if args.scheduler is not None:
+        changes["scheduler"] = args.scheduler
+    config = config.replace(**changes)
+    names = ", ".join(d.name for d in config.datasets)
+    print(f"treelab demo: Agg./Bag./Subspace VR-Trees, {args.trees} trees, 11 alphas, "
+          f"{args.folds}-fold CV on {names}; backend {config.backend}; out {args.out}")
+    started = time.perf_counter()
+    ds = run(config, progress=not args.no_progress)
+    _finish(ds, Path(args.out), started)
+    return 0
+
+
+def _list_data(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from treelab.datasets import GENERATORS, UCIDataNotFoundError, list_uci
+    from treelab.datasets.loaders import _BUILTIN
+
+    print("generators (treelab.datasets.generate(name, ...)):")
+    for name, fn in GENERATORS.items():
+        first = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
+        print(f"  {name:20s} {first}")
+    print()
+    print("bundled with scikit-learn (treelab.datasets.load_builtin(name)):")
+    print("  " + ", ".join(_BUILTIN))
+    print()
+    try:
+        table = list_uci(args.root)
+    except UCIDataNotFoundError as exc:
+        print(f"UCI bundle: not found ({exc})")
+        return 0
+    print("UCI bundle (treelab.datasets.load_uci(name)):")
+    with pd.option_context("display.max_rows", None, "display.width", 200,
+                           "display.max_colwidth", 60):
+        print(table.to_string())
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``treelab`` command and of ``python -m treelab``.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit status: 0 on success, 2 for a usage or configuration error, 1 for a failed run.
+    """
+    args = _parser().parse_args(argv)
+    handlers = {"run": _run, "demo": _demo, "list-data": _list_data}
+    try:
+        return handlers[args.command](args)
+    except (ValueError, TypeError, FileNotFoundError) as exc:
+        print(f"treelab {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except RuntimeError as exc:
+        print(f"treelab {args.command}: failed: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"treelab {args.command}: interrupted; finished cells are kept, run the same "
+              "command again to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""The experiment runner: a configuration of data sets x transforms x ensembles x alphas x
+folds becomes independent cells, run on a backend (serial, local processes or threads, dask),
+each written to disk the moment it finishes, and assembled into one ``xarray.Dataset``.
+
+Example
+-------
+>>> from treelab.experiment import ExperimentConfig, run
+>>> config = ExperimentConfig(
+...     datasets=[{"generator": "waveform", "n_samples": 300}, {"builtin": "wine"}],
+...     ensembles=[{"name": "Agg.", "estimator": "VRTrees", "params": {"n_estimators": 20}}],
+...     alphas=[0.0, 0.5, 1.0],
+...     protocol={"name": "stratified_kfold", "n_splits": 5},
+...     out="treelab-out/example",
+... )
+>>> ds = run(config, progress=False)  # doctest: +SKIP
+"""
+
+from treelab.experiment.backends import default_workers, execute
+from treelab.experiment.cells import TIMING_VARS, Cell, cell_seed, expand, run_cell
+from treelab.experiment.config import (
+    BACKENDS,
+    TRANSFORMS,
+    DatasetSpec,
+    EnsembleSpec,
+    ExperimentConfig,
+    TransformSpec,
+    load_config,
+    resolve_estimator,
+)
+from treelab.experiment.demo import DEMO_ALPHAS, demo_config
+from treelab.experiment.run import ExperimentError, result_attrs, run, status, summary
+from treelab.experiment.store import CellStore, StoreLockedError, assemble
+
+__all__ = [
+    "BACKENDS",
+    "DEMO_ALPHAS",
+    "TIMING_VARS",
+    "TRANSFORMS",
+    "Cell",
+    "CellStore",
+    "DatasetSpec",
+    "EnsembleSpec",
+    "ExperimentConfig",
+    "ExperimentError",
+    "StoreLockedError",
+    "TransformSpec",
+    "assemble",
+    "cell_seed",
+    "default_workers",
+    "demo_config",
+    "execute",
+    "expand",
+    "load_config",
+    "resolve_estimator",
+    "result_attrs",
+    "run",
+    "run_cell",
+    "status",
+    "summary",
+]

@@ -1,0 +1,252 @@
+"""Run an experiment: expand, skip finished cells, run the rest, write each at once, assemble."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import xarray as xr
+
+from treelab import _dims
+from treelab.experiment.backends import execute
+from treelab.experiment.cells import TIMING_VARS, expand
+from treelab.experiment.config import BACKENDS, ExperimentConfig, load_config
+from treelab.experiment.store import CellStore, assemble
+
+__all__ = ["ExperimentError", "result_attrs", "run", "status", "summary"]
+
+log = logging.getLogger("treelab.experiment")
+
+
+class ExperimentError(RuntimeError):
+    """A cell failed (its traceback is in the message; finished cells stay on disk)."""
+
+
+def _out(config: ExperimentConfig, out: str | os.PathLike[str] | None) -> Path:
+    folder = out if out is not None else config.out
+    if folder is None:
+        raise ValueError("out must be given (argument or configuration) to store the cells")
+    if not isinstance(folder, str | os.PathLike):
+        raise TypeError(f"out must be a folder path; got {folder!r}")
+    return Path(folder)
+
+
+def result_attrs(config: ExperimentConfig) -> dict[str, Any]:
+    """Dataset attributes of an experiment's result (netCDF-safe, no timestamps)."""
+    try:
+        from importlib.metadata import version
+
+        treelab_version = version("treelab")
+    except Exception:  # a source tree that was not installed
+        treelab_version = "0.0.0"
+    return {
+        "title": config.name,
+        "treelab_version": treelab_version,
+        "function": "treelab.experiment.run",
+        "config": json.dumps(config.identity(), sort_keys=True),
+        "protocol": json.dumps(config.protocol, sort_keys=True),
+        "alpha_convention": "ensembles without an alpha parameter sit at alpha = NaN "
+                            "(the last alpha coordinate); select them with "
+                            "ds.sel(alpha=float('nan')) or ds.isel(alpha=-1)",
+        "timing_vars": list(TIMING_VARS),
+    }
+
+
+def status(config: Any, out: str | os.PathLike[str] | None = None) -> dict[str, int]:
+    """How many cells of ``config`` are finished in its output folder.
+
+    Parameters
+    ----------
+    config : ExperimentConfig, mapping or TOML path
+        The experiment.
+    out : str or path-like, optional
+        Output folder (default ``config.out``).
+
+    Returns
+    -------
+    dict
+        ``total``, ``done``, ``pending`` and ``failed`` (failures recorded by the last run).
+    """
+    config = load_config(config)
+    store = CellStore(_out(config, out))
+    cells = expand(config)
+    done = store.records()
+    n_done = sum(c.key in done for c in cells)
+    keys = {c.key for c in cells}
+    failed = len({e["key"] for e in store.errors() if e.get("key") in keys})
+    return {"total": len(cells), "done": n_done, "pending": len(cells) - n_done,
+            "failed": failed}
+
+
+def _progress(total: int, initial: int, name: str, enabled: bool) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, initial=initial, desc=name, unit="cell", disable=not enabled,
+                dynamic_ncols=True, postfix={"skipped": initial})
+
+
+def run(
+    config: Any,
+    *,
+    out: str | os.PathLike[str] | None = None,
+    backend: str | None = None,
+    n_workers: int | None = None,
+    client: Any = None,
+    threads: bool = False,
+    progress: bool = True,
+    write_result: bool = True,
+) -> xr.Dataset:
+    """Run an experiment, resuming from the cells already in its output folder.
+
+    The configuration expands into independent cells (one fit and its evaluation each). Cells
+    whose results are already stored are skipped; the others run on the backend and are
+    appended to ``OUT/cells.jsonl`` the moment each finishes, so a run stopped at any point
+    (even by SIGKILL) loses only the cells in flight, and running the same configuration again
+    finishes the rest and assembles the same Dataset.
+
+    Parameters
+    ----------
+    config : ExperimentConfig, mapping or str/path of a TOML file
+        The experiment (see :class:`~treelab.experiment.ExperimentConfig`).
+    out : str or path-like, optional
+        Output folder; default ``config.out``.
+    backend : {"serial", "local", "dask"}, optional
+        Overrides ``config.backend``.
+    n_workers : int, optional
+        Overrides ``config.n_workers`` (local processes, or dask LocalCluster workers).
+    client : distributed.Client, optional
+        Use this dask client (implies ``backend="dask"``).
+    threads : bool, default False
+        With ``backend="local"``: threads instead of processes.
+    progress : bool, default True
+        Show a tqdm progress bar (notebook-aware) with cells done, skipped and an ETA.
+    write_result : bool, default True
+        Also write ``OUT/result.nc`` and ``OUT/summary.csv``.
+
+    Returns
+    -------
+    xarray.Dataset
+        Dims ``dataset``, ``ensemble``, ``alpha``, one per swept transform, ``repeat``, ``fold``
+        and the measures' own (``threshold``, ``k``). Variables: everything
+        :func:`treelab.analysis.diagnose` reports per cell (``ensemble_error``,
+        ``mean_member_error``, ``single_error``, ``error_ratio``, ``phi_e``, ``phi_star``,
+        ``strength``, ``correlation``, ``breiman_bound``, ``thresholded_mse``, ``topk_error``,
+        ``mean_g``, ...), per-tree statistics as their means over trees (``mean_n_nodes``,
+        ``mean_depth``, ``mean_random_share``, ...), ``n_train``, ``n_test``,
+        ``n_test_unseen`` and the timings ``fit_time``, ``predict_time``, ``eval_time``
+        (seconds; they differ between runs, see ``TIMING_VARS``). Ensembles without an alpha
+        parameter sit at ``alpha = NaN``.
+
+    Raises
+    ------
+    ExperimentError
+        When a cell fails and ``config.on_error == "raise"`` (after the cells that finished are
+        written).
+    """
+    config = load_config(config)
+    if backend is not None and backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}; got {backend!r}")
+    if n_workers is not None and (isinstance(n_workers, bool) or not isinstance(n_workers, int)
+                                  or n_workers < 1):
+        raise ValueError(f"n_workers must be a positive integer; got {n_workers!r}")
+    if client is not None:
+        backend = "dask"
+    backend = backend or config.backend
+    folder = _out(config, out)
+    cells = expand(config)
+    with CellStore(folder) as store:
+        (folder / "config.json").write_text(json.dumps(config.to_dict(), indent=2,
+                                                       sort_keys=True))
+        done = store.records()
+        store.clear_errors()
+        todo = [c for c in cells if c.key not in done]
+        skipped = len(cells) - len(todo)
+        log.info("%s: %d cells, %d already finished, %d to run on %s", config.name,
+                 len(cells), skipped, len(todo), backend)
+        failures: list[tuple[Any, str]] = []
+        warned: dict[str, int] = {}
+        bar = _progress(len(cells), skipped, config.name, progress)
+        try:
+            outcomes = execute(todo, backend=backend, n_workers=n_workers or config.n_workers,
+                               n_jobs=config.n_jobs, client=client, scheduler=config.scheduler,
+                               threads=threads)
+            for cell, result, error in outcomes:
+                if result is not None:
+                    for message in result.get("warnings", ()):
+                        warned[message] = warned.get(message, 0) + 1
+                    record = {"key": cell.key, "cell": _plain(cell.coords), **result}
+                    store.write(record)
+                    done[cell.key] = record
+                else:
+                    store.write_error({"key": cell.key, "cell": _plain(cell.coords),
+                                       "error": error})
+                    failures.append((cell, error or ""))
+                    log.warning("cell %s failed", _plain(cell.coords))
+                    if config.on_error == "raise":
+                        outcomes.close()
+                        raise ExperimentError(
+                            f"cell {_plain(cell.coords)} failed; {len(done)} finished cells "
+                            f"are stored in {folder}:\n{error}")
+                bar.update(1)
+                bar.set_postfix(skipped=skipped, failed=len(failures), refresh=False)
+        finally:
+            bar.close()
+            for message, count in warned.items():
+                log.info("%d cells warned: %s", count, message)
+    ds = assemble(cells, done, attrs=result_attrs(config))
+    if failures:
+        ds.attrs["failed_cells"] = len(failures)
+    if write_result:
+        _write(ds, folder)
+    return ds
+
+
+def _plain(coords: dict[str, Any]) -> dict[str, Any]:
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in coords.items()}
+
+
+def _same(a: float, b: float) -> bool:
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+def _write(ds: xr.Dataset, folder: Path) -> None:
+    tmp = folder / "result.nc.tmp"
+    ds.to_netcdf(tmp)
+    os.replace(tmp, folder / "result.nc")
+    summary(ds).to_csv(folder / "summary.csv")
+
+
+def summary(ds: xr.Dataset, var: str = "ensemble_error") -> pd.DataFrame:
+    """Mean of ``var`` over repeats and folds, one row per data set and ensemble, alphas as
+    columns (the table of Liu et al. 2008 with its alpha spectrum).
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A result of :func:`run`.
+    var : str, default "ensemble_error"
+        The variable to tabulate.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index (dataset, ensemble, and any transform dims); columns the alphas ("alpha=nan" for
+        ensembles without alpha); entries the means.
+    """
+    if var not in ds:
+        raise ValueError(f"var must be a variable of ds; got {var!r}")
+    da = ds[var]
+    da = da.mean([d for d in (_dims.REPEAT, _dims.FOLD) if d in da.dims])
+    extra = [d for d in da.dims if d not in (_dims.DATASET, _dims.ENSEMBLE, _dims.ALPHA)]
+    if extra:
+        da = da.isel({d: 0 for d in extra if d in (_dims.THRESHOLD, _dims.K)})
+    frame = da.to_dataframe(name=var)[var].unstack(_dims.ALPHA)
+    order = [a for a in da[_dims.ALPHA].values if any(_same(a, c) for c in frame.columns)]
+    frame = frame[[next(c for c in frame.columns if _same(a, c)) for a in order]]
+    frame.columns = [f"alpha={a:g}" for a in order]
+    return frame.dropna(how="all")

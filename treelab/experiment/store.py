@@ -1,0 +1,253 @@
+"""The append-only cell store and the assembly of finished cells into one Dataset.
+
+Layout of an output folder::
+
+    OUT/config.json    the configuration (JSON) of the last run
+    OUT/cells.jsonl    one line per finished cell: {"key", "coords", "vars", ...}
+    OUT/errors.jsonl   failed cells (with the error), retried by the next run
+    OUT/result.nc      the assembled Dataset (netCDF)
+    OUT/summary.csv    mean ensemble error per data set, ensemble and alpha
+
+A cell's line is written and flushed the moment it finishes, by the one process that runs the
+experiment (workers only compute). A process killed mid-write leaves at most a partial last
+line, which readers ignore and the next writer cuts off, so a run killed at any moment loses
+only the cells in flight. Floats are written with Python's ``repr``, which reads back exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from treelab import _dims
+
+__all__ = ["CellStore", "StoreLockedError", "assemble"]
+
+_CELLS = "cells.jsonl"
+_ERRORS = "errors.jsonl"
+_LOCK = ".lock"
+
+
+class StoreLockedError(RuntimeError):
+    """Another process is writing to the same output folder."""
+
+
+class CellStore:
+    """Append-only store of finished cells in a folder.
+
+    Parameters
+    ----------
+    folder : str or path-like
+        Output folder (created when missing).
+    """
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        self.folder = Path(folder)
+        self._lock_fh: Any = None
+        self._fh: Any = None
+
+    # -- reading ---------------------------------------------------------------------------
+    def _lines(self, name: str) -> Iterator[dict[str, Any]]:
+        path = self.folder / name
+        if not path.is_file():
+            return
+        with path.open("rb") as fh:
+            for raw in fh:
+                if not raw.endswith(b"\n"):
+                    break  # a partial last line: the writer was killed mid-line
+                try:
+                    yield json.loads(raw)
+                except ValueError:
+                    continue
+
+    def records(self) -> dict[str, dict[str, Any]]:
+        """Finished cells by key (the first record of a key wins)."""
+        out: dict[str, dict[str, Any]] = {}
+        for rec in self._lines(_CELLS):
+            out.setdefault(rec["key"], rec)
+        return out
+
+    def errors(self) -> list[dict[str, Any]]:
+        """Failed cells recorded so far."""
+        return list(self._lines(_ERRORS))
+
+    # -- writing ---------------------------------------------------------------------------
+    def __enter__(self) -> CellStore:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def open(self) -> None:
+        """Take the folder's lock, cut a partial last line, and open the cell file."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._lock_fh = (self.folder / _LOCK).open("a+")
+        try:
+            import fcntl
+
+            fcntl.flock(self._lock_fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:  # pragma: no cover - no POSIX locks (Windows): no protection
+            pass
+        except OSError:
+            self._lock_fh.close()
+            self._lock_fh = None
+            raise StoreLockedError(f"another run is writing to {self.folder}") from None
+        for name in (_CELLS, _ERRORS):
+            _cut_partial_line(self.folder / name)
+        self._fh = (self.folder / _CELLS).open("a", encoding="utf-8")
+
+    def close(self) -> None:
+        """Close the cell file and release the lock."""
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+        if self._lock_fh is not None:
+            self._lock_fh.close()
+            self._lock_fh = None
+
+    def write(self, record: dict[str, Any]) -> None:
+        """Append one finished cell and flush it to the operating system at once."""
+        if self._fh is None:
+            raise RuntimeError("the store is not open")
+        self._fh.write(json.dumps(record, allow_nan=True, separators=(",", ":")) + "\n")
+        self._fh.flush()
+
+    def write_error(self, record: dict[str, Any]) -> None:
+        """Append a failed cell (not counted as finished)."""
+        with (self.folder / _ERRORS).open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record, allow_nan=True, separators=(",", ":")) + "\n")
+
+    def clear_errors(self) -> None:
+        """Forget recorded failures (a new run retries them)."""
+        path = self.folder / _ERRORS
+        if path.exists():
+            path.unlink()
+
+
+def _cut_partial_line(path: Path) -> None:
+    if not path.is_file():
+        return
+    with path.open("rb+") as fh:
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        if size == 0:
+            return
+        fh.seek(size - 1)
+        if fh.read(1) == b"\n":
+            return
+        # walk back to the last newline and cut there
+        pos = size - 1
+        block = 4096
+        while pos > 0:
+            start = max(0, pos - block)
+            fh.seek(start)
+            chunk = fh.read(pos - start)
+            nl = chunk.rfind(b"\n")
+            if nl >= 0:
+                fh.truncate(start + nl + 1)
+                return
+            pos = start
+        fh.truncate(0)
+
+
+def _sorted_alphas(values: Iterable[float]) -> list[float]:
+    finite = sorted({v for v in values if not math.isnan(v)})
+    has_nan = any(math.isnan(v) for v in values)
+    return finite + ([math.nan] if has_nan else [])
+
+
+def assemble(cells: Sequence[Any], records: dict[str, dict[str, Any]],
+             attrs: dict[str, Any] | None = None) -> xr.Dataset:
+    """Place every finished cell's values at its coordinates in one Dataset.
+
+    Parameters
+    ----------
+    cells : sequence of Cell
+        The experiment's cells in grid order (they fix every coordinate, finished or not).
+    records : dict
+        Finished cells by key (:meth:`CellStore.records`).
+    attrs : dict, optional
+        Dataset attributes.
+
+    Returns
+    -------
+    xarray.Dataset
+        Dims ``dataset, ensemble, alpha, <transform dims>, repeat, fold`` then any dims the
+        measures add (``threshold``, ``k``, ...). Cells not finished are NaN. Alpha
+        coordinates are sorted, with NaN (ensembles without alpha) last.
+    """
+    if not cells:
+        raise ValueError("cells must not be empty")
+    grid_dims = list(cells[0].coords)
+    values: dict[str, list[Any]] = {d: [] for d in grid_dims}
+    for cell in cells:
+        for d, v in cell.coords.items():
+            if d == _dims.ALPHA:
+                values[d].append(v)
+            elif v not in values[d]:
+                values[d].append(v)
+    values[_dims.ALPHA] = _sorted_alphas(values[_dims.ALPHA])
+    if _dims.REPEAT in values:
+        values[_dims.REPEAT] = sorted(values[_dims.REPEAT])
+    if _dims.FOLD in values:
+        values[_dims.FOLD] = sorted(values[_dims.FOLD])
+    index = {d: _index_of(values[d], d == _dims.ALPHA) for d in grid_dims}
+    shape = tuple(len(values[d]) for d in grid_dims)
+
+    # extra dims and their coordinates, in grid order of first appearance
+    extra: dict[str, list[Any]] = {}
+    var_dims: dict[str, list[str]] = {}
+    var_attrs: dict[str, dict[str, Any]] = {}
+    for cell in cells:
+        rec = records.get(cell.key)
+        if rec is None:
+            continue
+        for dim, coord in rec.get("coords", {}).items():
+            known = extra.setdefault(dim, [])
+            known.extend(c for c in coord if c not in known)
+        for name, var in rec["vars"].items():
+            var_dims.setdefault(name, var["dims"])
+            var_attrs.setdefault(name, var.get("attrs", {}))
+    arrays = {name: np.full(shape + tuple(len(extra[d]) for d in dims), np.nan)
+              for name, dims in var_dims.items()}
+    for cell in cells:
+        rec = records.get(cell.key)
+        if rec is None:
+            continue
+        pos = tuple(index[d][_norm(cell.coords[d], d == _dims.ALPHA)] for d in grid_dims)
+        for name, var in rec["vars"].items():
+            data = np.asarray(var["data"], dtype=np.float64)
+            if var["dims"] != var_dims[name]:
+                continue
+            if var["dims"]:
+                sub = tuple(np.array([extra[d].index(c) for c in rec["coords"][d]])
+                            for d in var["dims"])
+                target = arrays[name][pos]
+                target[np.ix_(*sub)] = data
+            else:
+                arrays[name][pos] = data
+    coords: dict[str, Any] = {d: np.asarray(values[d]) for d in grid_dims}
+    coords[_dims.ALPHA] = np.asarray(values[_dims.ALPHA], dtype=np.float64)
+    for d, c in extra.items():
+        coords[d] = np.asarray(c)
+    data_vars = {name: (grid_dims + var_dims[name], arr, var_attrs[name])
+                 for name, arr in sorted(arrays.items())}
+    return xr.Dataset(data_vars, coords=coords, attrs=attrs or {})
+
+
+def _norm(v: Any, is_alpha: bool) -> Any:
+    if is_alpha and isinstance(v, float) and math.isnan(v):
+        return "nan"
+    return v
+
+
+def _index_of(values: list[Any], is_alpha: bool) -> dict[Any, int]:
+    return {_norm(v, is_alpha): i for i, v in enumerate(values)}
