@@ -64,8 +64,9 @@ def test_pickle_round_trip_predicts_the_same():
     np.testing.assert_array_equal(clone.predict_proba(X), before)
 
 
-@pytest.mark.parametrize("criterion", ["gain_ratio", "gini"])
-def test_presorted_and_per_node_sorting_grow_identical_trees(criterion):
+@pytest.mark.parametrize(("criterion", "alpha"), [("gain_ratio", 1.0), ("gini", 1.0),
+                                                  ("gain_ratio", 0.6)])
+def test_presorted_and_per_node_sorting_grow_identical_trees(criterion, alpha):
     from treelab._forest import prepare_features
     from treelab._kernels import _grow as G
     from treelab._kernels._criteria import xlogx_table
@@ -84,7 +85,7 @@ def test_presorted_and_per_node_sorting_grow_identical_trees(criterion):
         ip[G.P_MAX_FEATURES] = 5
         ip[G.P_PRESORT] = presort
         trees.append(G.grow_tree(feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq,
-                                 feats.uniq_off, feats.nominal, y, 2, ip, 1.0,
+                                 feats.uniq_off, feats.nominal, y, 2, ip, alpha,
                                  xlogx_table(3000), np.uint64(3), G.ROWS_BOOTSTRAP,
                                  np.zeros(3000, np.int32), 0, 0))
     assert trees[0][0].shape[0] > 100

@@ -392,8 +392,9 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
         if not nominal[vis[q]]:
             n_cont += 1
     # (measured: with few candidates per node, e.g. random forests' sqrt(d), sorting the
-    # candidates at each node is cheaper than partitioning every list)
-    presort = (iparams[P_PRESORT] == 1 and alpha >= 1.0 and iparams[P_DET_THRESHOLD] == 0
+    # candidates at each node is cheaper than partitioning every list; with alpha below about
+    # 0.5 the random nodes, which would partition every list too, make it slower)
+    presort = (iparams[P_PRESORT] == 1 and alpha >= 0.5 and iparams[P_DET_THRESHOLD] == 0
                and n_cont > 0
                and iparams[P_STOCHASTIC] == 0
                and 2 * iparams[P_MAX_FEATURES] >= n_cont)

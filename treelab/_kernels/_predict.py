@@ -3,9 +3,12 @@
 For prediction the nodes are re-laid as four flat arrays (``pack_nodes``): the global index of
 the first child (-1 at leaves), the split feature (negative for nominal splits), the threshold,
 and the answering node. The hot step is then ``node = first + (x > threshold)``; missing values
-and nominal splits take a rarely used branch. Rows are processed in blocks in parallel
-(``prange``); inside a block the loop over trees is outside the loop over rows, so a tree stays
-in cache while the rows of the block walk it.
+and nominal and oblique splits take a rarely used branch. An oblique node (kind 3) tests
+``x . w_k <= threshold`` with w_k row k of the forest's ``projections``; a projection of width w
+acts on the last w columns of ``X`` (so an estimator may hand the kernels its raw features with
+real-valued features appended), and its dot product is the sequential sum used while growing.
+Rows are processed in blocks in parallel (``prange``); inside a block the loop over trees is
+outside the loop over rows, so a tree stays in cache while the rows of the block walk it.
 
 The answering node of a row in a tree is its leaf, unless the leaf holds fewer than
 ``max(curtail_min, 1)`` training rows; then it is the deepest ancestor that holds at least that
@@ -17,11 +20,23 @@ from numba import njit, prange
 
 from treelab._kernels._config import NUMBA_FLAGS
 
-_BLOCK = 2048
+_MIN_BLOCK = 4096
+_N_BLOCKS = 8
+
+
+@njit(**NUMBA_FLAGS)
+def _block_size(n):
+    """Rows per parallel block: few large blocks (a tree is walked by every row of a block
+    before the next tree; measured faster than small blocks), at least eight for two threads."""
+    return max(_MIN_BLOCK, (n + _N_BLOCKS - 1) // _N_BLOCKS)
 
 MODE_AVERAGE = 0
 MODE_VOTE = 1
 MODE_SUM = 2
+
+# feat code of an oblique node: OBLIQUE_CODE - k (k = projection row); nominal codes are
+# -(f + 1) >= -2**31, so the two never meet
+OBLIQUE_CODE = -(np.int64(1) << 32)
 
 
 @njit(**NUMBA_FLAGS)
@@ -29,9 +44,10 @@ def pack_nodes(node_offsets, kind, feature, threshold, child_start, n_children, 
                node_n, min_n):
     """Prediction arrays (first child, feature, threshold, answering node), all global.
 
-    ``feature`` is -(f + 1) for nominal splits. The answering node of a leaf is itself or,
-    under curtailment, its deepest ancestor with at least ``min_n`` training rows (children
-    always follow their parent, so one forward pass suffices).
+    ``feature`` is -(f + 1) for nominal splits and ``OBLIQUE_CODE - k`` for oblique ones. The
+    answering node of a leaf is itself or, under curtailment, its deepest ancestor with at least
+    ``min_n`` training rows (children always follow their parent, so one forward pass
+    suffices).
     """
     N = kind.shape[0]
     first = np.full(N, -1, dtype=np.int64)
@@ -48,15 +64,21 @@ def pack_nodes(node_offsets, kind, feature, threshold, child_start, n_children, 
             if k == 0:
                 continue
             first[i] = base + child_start[i]
-            feat[i] = feature[i] if k == 1 else -(feature[i] + 1)
+            if k == 1:
+                feat[i] = feature[i]
+            elif k == 2:
+                feat[i] = -(feature[i] + 1)
+            else:
+                feat[i] = OBLIQUE_CODE - feature[i]
             for j in range(first[i], first[i] + n_children[i]):
                 anchor[j] = anchor[i]
     return first, feat, threshold.copy(), anchor
 
 
 @njit(**NUMBA_FLAGS)
-def _leaves(X, lo, hi, root, first, feat, thr, n_children, nan_child, out):
+def _leaves(X, lo, hi, root, first, feat, thr, n_children, nan_child, proj, out):
     """Global leaf index reached by rows lo..hi-1 from ``root``, written to ``out``."""
+    off = X.shape[1] - proj.shape[1]
     for i in range(lo, hi):
         node = root
         while True:
@@ -65,6 +87,16 @@ def _leaves(X, lo, hi, root, first, feat, thr, n_children, nan_child, out):
                 break
             f = feat[node]
             if f < 0:
+                if f <= OBLIQUE_CODE:
+                    k = OBLIQUE_CODE - f
+                    z = 0.0
+                    for j in range(proj.shape[1]):
+                        z += proj[k, j] * X[i, off + j]
+                    if z != z:
+                        node = f0 + nan_child[node]
+                    else:
+                        node = f0 + np.int64(z > thr[node])
+                    continue
                 v = X[i, -f - 1]
                 if np.isnan(v) or v < 0 or v >= n_children[node]:
                     node = f0 + nan_child[node]
@@ -80,38 +112,42 @@ def _leaves(X, lo, hi, root, first, feat, thr, n_children, nan_child, out):
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def apply_forest(X, node_offsets, first, feat, thr, n_children, nan_child):
+def apply_forest(X, node_offsets, first, feat, thr, n_children, nan_child, proj):
     """Tree-local leaf index of every row in every tree, shape (row, tree)."""
     n = X.shape[0]
     T = node_offsets.shape[0] - 1
     out = np.empty((n, T), dtype=np.int64)
-    n_blocks = (n + _BLOCK - 1) // _BLOCK
+    block = _block_size(n)
+    n_blocks = (n + block - 1) // block
     for blk in prange(n_blocks):
-        lo = blk * _BLOCK
-        hi = min(n, lo + _BLOCK)
+        lo = blk * block
+        hi = min(n, lo + block)
         leaves = np.empty(hi - lo, dtype=np.int64)
         for t in range(T):
             base = node_offsets[t]
-            _leaves(X, lo, hi, base, first, feat, thr, n_children, nan_child, leaves)
+            _leaves(X, lo, hi, base, first, feat, thr, n_children, nan_child, proj, leaves)
             for i in range(lo, hi):
                 out[i, t] = leaves[i - lo] - base
     return out
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def member_counts(X, node_offsets, first, feat, thr, n_children, nan_child, anchor, counts, raw):
+def member_counts(X, node_offsets, first, feat, thr, n_children, nan_child, proj, anchor, counts,
+                  raw):
     """Class counts of the answering node (the leaf itself when ``raw``), (tree, row, class)."""
     n = X.shape[0]
     T = node_offsets.shape[0] - 1
     C = counts.shape[1]
     out = np.empty((T, n, C))
-    n_blocks = (n + _BLOCK - 1) // _BLOCK
+    block = _block_size(n)
+    n_blocks = (n + block - 1) // block
     for blk in prange(n_blocks):
-        lo = blk * _BLOCK
-        hi = min(n, lo + _BLOCK)
+        lo = blk * block
+        hi = min(n, lo + block)
         leaves = np.empty(hi - lo, dtype=np.int64)
         for t in range(T):
-            _leaves(X, lo, hi, node_offsets[t], first, feat, thr, n_children, nan_child, leaves)
+            _leaves(X, lo, hi, node_offsets[t], first, feat, thr, n_children, nan_child, proj,
+                    leaves)
             for i in range(lo, hi):
                 leaf = leaves[i - lo]
                 a = leaf if raw else anchor[leaf]
@@ -121,8 +157,8 @@ def member_counts(X, node_offsets, first, feat, thr, n_children, nan_child, anch
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def combine_forest(X, node_offsets, first, feat, thr, n_children, nan_child, anchor, counts,
-                   node_n, laplace, mode):
+def combine_forest(X, node_offsets, first, feat, thr, n_children, nan_child, proj, anchor,
+                   counts, node_n, laplace, mode):
     """Combine the trees' answers for every row without storing member outputs.
 
     Returns (acc, votes): ``acc`` holds summed leaf probabilities (modes average and vote; with
@@ -135,13 +171,15 @@ def combine_forest(X, node_offsets, first, feat, thr, n_children, nan_child, anc
     C = counts.shape[1]
     acc = np.zeros((n, C))
     votes = np.zeros((n, C), dtype=np.int64)
-    n_blocks = (n + _BLOCK - 1) // _BLOCK
+    block = _block_size(n)
+    n_blocks = (n + block - 1) // block
     for blk in prange(n_blocks):
-        lo = blk * _BLOCK
-        hi = min(n, lo + _BLOCK)
+        lo = blk * block
+        hi = min(n, lo + block)
         leaves = np.empty(hi - lo, dtype=np.int64)
         for t in range(T):
-            _leaves(X, lo, hi, node_offsets[t], first, feat, thr, n_children, nan_child, leaves)
+            _leaves(X, lo, hi, node_offsets[t], first, feat, thr, n_children, nan_child, proj,
+                    leaves)
             for i in range(lo, hi):
                 a = anchor[leaves[i - lo]]
                 if mode == MODE_SUM:
