@@ -8,8 +8,9 @@ candidate test, scored by the weighted Laplace-corrected entropy of its branches
 
 (lower is better). A continuous feature's candidate is its threshold of lowest E (midpoints of
 consecutive distinct values, as in C4.5, where a continuous attribute is one test); a nominal
-feature not yet used on the path offers its m-ary split. With ``lookahead=1`` each candidate is
-re-scored by the weighted entropy after the best further split of each of its children (a child
+feature not yet used on the path offers its m-ary split. With ``lookahead=1`` each candidate
+(its threshold still chosen by its own E) is re-scored by the weighted entropy after the best
+further split of each of its children (a child
 that growth would not split, because it is pure, too small or has no candidate, contributes its
 own H_L). The candidates with E <= beta * E_min form the choice set and one is drawn with
 probability proportional to 1 / E (E > 0 always, thanks to the Laplace correction). With beta = 1
@@ -17,8 +18,10 @@ the choice set is the best candidate and its ties; the lowest feature index wins
 single-model baseline). Ties of E_min are recorded as gain ties (analysis spec 5): per feature
 (tied candidates - 1) and per test (every tied threshold of the tied candidates, minus 1).
 
-Missing values: at a candidate test, rows missing the feature join the branch holding the most
-non-missing rows (the first such branch on equality); prediction sends them the same way.
+Stochastic nodes are recorded as deterministic (``random`` = 0): every candidate is a
+deterministic test, only the choice among them is drawn. Missing values: at a candidate test,
+rows missing the feature join the branch holding the most non-missing rows (the first such
+branch on equality); prediction sends them the same way.
 """
 
 import numpy as np
@@ -41,20 +44,34 @@ KIND_NOMINAL = 2
 
 
 @njit(**NUMBA_FLAGS)
-def laplace_mass(cnt, nb):
-    """n_b * H_L(b): the branch's size times its Laplace-corrected entropy (bits)."""
+def _xl(table, k):
+    """k log2 k for an integer-valued k >= 1, from ``table`` when it reaches that far."""
+    ki = np.int64(k)
+    if ki < table.shape[0]:
+        return table[ki]
+    return k * np.log2(k)
+
+
+@njit(**NUMBA_FLAGS)
+def laplace_mass(cnt, nb, table):
+    """n_b * H_L(b): the branch's size times its Laplace-corrected entropy (bits).
+
+    With T = n_b + C: n_b H_L = (n_b / T) (T log2 T - sum_c (n_bc + 1) log2(n_bc + 1)), read
+    from the x log2 x ``table`` of the growth routine (counts are integers).
+    """
     if nb <= 0:
         return 0.0
     C = cnt.shape[0]
     tot = nb + C
     s = 0.0
     for c in range(C):
-        s += (cnt[c] + 1.0) * np.log2(cnt[c] + 1.0)
-    return nb * (np.log2(tot) - s / tot)
+        s += _xl(table, cnt[c] + 1.0)
+    return nb / tot * (_xl(table, tot) - s)
 
 
 @njit(**NUMBA_FLAGS)
-def _threshold_candidate(dist_counts, k, nan_counts, node_counts, n_node, min_leaf, left, right):
+def _threshold_candidate(dist_counts, k, nan_counts, node_counts, n_node, min_leaf, left, right,
+                         table):
     """Best threshold of a continuous feature by weighted Laplace entropy.
 
     Returns (score, index i of the last distinct value going left, missing-go-left flag,
@@ -86,7 +103,7 @@ def _threshold_candidate(dist_counts, k, nan_counts, node_counts, n_node, min_le
             lc = left[c] + (nan_counts[c] if nan_left else 0.0)
             left[c] = lc
             right[c] = node_counts[c] - lc
-        score = (laplace_mass(left, a) + laplace_mass(right, b)) / n_node
+        score = (laplace_mass(left, a, table) + laplace_mass(right, b, table)) / n_node
         if nan_left:
             for c in range(C):
                 left[c] -= nan_counts[c]
@@ -101,7 +118,7 @@ def _threshold_candidate(dist_counts, k, nan_counts, node_counts, n_node, min_le
 
 
 @njit(**NUMBA_FLAGS)
-def _nominal_candidate(dist_counts, arity, nan_counts, n_node, min_leaf, tmp):
+def _nominal_candidate(dist_counts, arity, nan_counts, n_node, min_leaf, tmp, table):
     """Weighted Laplace entropy of the m-ary split; returns (score, branch of missing rows)."""
     C = dist_counts.shape[1]
     n_nan = 0.0
@@ -129,7 +146,7 @@ def _nominal_candidate(dist_counts, arity, nan_counts, n_node, min_leaf, tmp):
             nb += tmp[c]
         if 0 < nb < min_leaf:
             return np.inf, 0
-        mass += laplace_mass(tmp, nb)
+        mass += laplace_mass(tmp, nb, table)
     return mass / n_node, big
 
 
@@ -137,7 +154,7 @@ def _nominal_candidate(dist_counts, arity, nan_counts, n_node, min_leaf, tmp):
 def _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, Xc, R,
                 node_counts, n_node, min_leaf, keys, keys2, hist, occ, dist_rank, dist_counts,
                 nan_counts, left, right, cand_f, cand_kind, cand_t, cand_nan, cand_score,
-                cand_nt, skip_f):
+                cand_nt, skip_f, table):
     """Every available feature's candidate test at rows[s:e]; returns their number."""
     nc = 0
     for q in range(nv):
@@ -150,7 +167,7 @@ def _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, 
             arity = n_distinct[f]
             summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts)
             score, nb = _nominal_candidate(dist_counts, arity, nan_counts, n_node, min_leaf,
-                                           left)
+                                           left, table)
             if score == np.inf:
                 continue
             cand_kind[nc] = KIND_NOMINAL
@@ -164,7 +181,7 @@ def _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, 
                 continue
             score, bi, nan_left, nt = _threshold_candidate(dist_counts, k, nan_counts,
                                                            node_counts, n_node, min_leaf, left,
-                                                           right)
+                                                           right, table)
             if bi < 0:
                 continue
             base = uniq_off[f]
@@ -189,73 +206,162 @@ def _child_of(p, f, kind, t, nanc, Xc):
 
 
 @njit(**NUMBA_FLAGS)
-def _lookahead_score(f, kind, t, nanc, n_kids, nominal, n_distinct, uniq, uniq_off, used, vis,
-                     nv, rows, s, e, Xc, R, n_node, C, min_split, min_leaf, max_depth_left,
-                     keys, keys2, hist, occ, dist_rank, dist_counts, nan_counts, left, right,
-                     work, bounds, ccounts, c_f, c_kind, c_t, c_nan, c_score, c_nt):
-    """Weighted entropy after the best further split of every child of one candidate test.
+def _lookahead_scores(nc, cand_f, cand_kind, cand_t, cand_nan, nominal, n_distinct, used, vis,
+                      nv, seg, Xc, R, n_node, C, min_split, min_leaf, max_depth_left, table,
+                      cand_score):
+    """Re-score every candidate by the weighted entropy after the best further split of each of
+    its children (one-step lookahead), written into ``cand_score``.
 
-    ``rows[s:e]`` is scattered into ``work[s:e]`` child by child.
+    The node's rows ``seg`` are sorted once per continuous feature (by global rank); for each
+    candidate one pass over every feature's sorted rows scores the thresholds of all children
+    at once (the scores of ``_candidates`` at each child, without sorting per child).
     """
-    bounds[: n_kids + 1] = 0
-    bounds[0] = s
-    for j in range(s, e):
-        bounds[_child_of(rows[j], f, kind, t, nanc, Xc) + 1] += 1
-    for b in range(n_kids):
-        bounds[b + 1] += bounds[b]
-    fill = bounds[:n_kids].copy()
-    for j in range(s, e):
-        p = rows[j]
-        b = _child_of(p, f, kind, t, nanc, Xc)
-        work[fill[b]] = p
-        fill[b] += 1
-    if kind == KIND_NOMINAL:
-        used[f] = 1
-    total = 0.0
-    for b in range(n_kids):
-        a0 = bounds[b]
-        a1 = bounds[b + 1]
-        if a1 == a0:
+    m = seg.shape[0]
+    n_cont = 0
+    max_kids = 2
+    for q in range(nv):
+        g = vis[q]
+        if nominal[g]:
+            if n_distinct[g] > max_kids:
+                max_kids = n_distinct[g]
+        else:
+            n_cont += 1
+    ordg = np.empty((max(n_cont, 1), max(m, 1)), dtype=np.int64)
+    rankg = np.empty((max(n_cont, 1), max(m, 1)), dtype=np.int64)
+    n_present = np.zeros(max(n_cont, 1), dtype=np.int64)
+    keys = np.empty(max(m, 1), dtype=np.int64)
+    gi = 0
+    for q in range(nv):
+        g = vis[q]
+        if nominal[g]:
             continue
-        ccounts[:] = 0.0
-        nb = 0.0
-        for j in range(a0, a1):
-            p = work[j]
-            ccounts[cls_of(p)] += wt_of(p)
-            nb += wt_of(p)
-        own = laplace_mass(ccounts, nb) / n_node
-        present = 0
-        for c in range(C):
-            if ccounts[c] > 0:
-                present += 1
-        if present <= 1 or nb < min_split or max_depth_left <= 1:
-            total += own
-            continue
-        nc = _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, work, a0, a1, Xc,
-                         R, ccounts, nb, min_leaf, keys, keys2, hist, occ, dist_rank,
-                         dist_counts, nan_counts, left, right, c_f, c_kind, c_t, c_nan,
-                         c_score, c_nt, -1)
-        if nc == 0:
-            total += own
-            continue
-        best = np.inf
-        for q in range(nc):
-            if c_score[q] < best:
-                best = c_score[q]
-        total += best * nb / n_node
-    if kind == KIND_NOMINAL:
-        used[f] = 0
-    return total
+        for j in range(m):
+            keys[j] = (np.int64(R[g, row_of(seg[j])]) << 32) | np.int64(j)
+        keys[:m].sort()
+        k = 0
+        for p in range(m):
+            r = keys[p] >> 32
+            ordg[gi, p] = keys[p] & 0xFFFFFFFF
+            rankg[gi, p] = r
+            if r != n_distinct[g]:
+                k += 1
+        n_present[gi] = k
+        gi += 1
+    ch = np.empty(max(m, 1), dtype=np.int64)
+    cc = np.zeros((max_kids, C))
+    nb = np.zeros(max_kids)
+    splitting = np.zeros(max_kids, dtype=np.uint8)
+    best = np.zeros(max_kids)
+    L = np.zeros((max_kids, C))
+    nl = np.zeros(max_kids)
+    lastr = np.zeros(max_kids, dtype=np.int64)
+    nanc = np.zeros((max_kids, C))
+    nan_n = np.zeros(max_kids)
+    dist = np.zeros((max_kids, max_kids, C))
+    left = np.zeros(C)
+    right = np.zeros(C)
+    for q in range(nc):
+        f = cand_f[q]
+        kind = cand_kind[q]
+        n_kids = 2 if kind == KIND_THRESHOLD else n_distinct[f]
+        cc[:n_kids] = 0.0
+        nb[:n_kids] = 0.0
+        for j in range(m):
+            p = seg[j]
+            b = _child_of(p, f, kind, cand_t[q], cand_nan[q], Xc)
+            ch[j] = b
+            cc[b, cls_of(p)] += wt_of(p)
+            nb[b] += wt_of(p)
+        for b in range(n_kids):
+            present = 0
+            for c in range(C):
+                if cc[b, c] > 0:
+                    present += 1
+            splitting[b] = present > 1 and nb[b] >= min_split and max_depth_left > 1
+            best[b] = np.inf
+        if kind == KIND_NOMINAL:
+            used[f] = 1
+        gi = 0
+        for qq in range(nv):
+            g = vis[qq]
+            if nominal[g]:
+                if used[g]:
+                    continue
+                arity = n_distinct[g]
+                dist[:n_kids, :arity] = 0.0
+                nanc[:n_kids] = 0.0
+                for j in range(m):
+                    b = ch[j]
+                    if not splitting[b]:
+                        continue
+                    p = seg[j]
+                    v = Xc[g, row_of(p)]
+                    if np.isnan(v):
+                        nanc[b, cls_of(p)] += wt_of(p)
+                    else:
+                        dist[b, np.int64(v), cls_of(p)] += wt_of(p)
+                for b in range(n_kids):
+                    if splitting[b]:
+                        score, _ = _nominal_candidate(dist[b], arity, nanc[b], nb[b], min_leaf,
+                                                      left, table)
+                        if score < best[b]:
+                            best[b] = score
+                continue
+            nanc[:n_kids] = 0.0
+            nan_n[:n_kids] = 0.0
+            for p in range(n_present[gi], m):
+                j = ordg[gi, p]
+                b = ch[j]
+                nanc[b, cls_of(seg[j])] += wt_of(seg[j])
+                nan_n[b] += wt_of(seg[j])
+            L[:n_kids] = 0.0
+            nl[:n_kids] = 0.0
+            lastr[:n_kids] = -1
+            for p in range(n_present[gi]):
+                j = ordg[gi, p]
+                b = ch[j]
+                if not splitting[b]:
+                    continue
+                r = rankg[gi, p]
+                if lastr[b] >= 0 and r != lastr[b]:
+                    nr = nb[b] - nan_n[b] - nl[b]
+                    nan_left = nl[b] >= nr
+                    a = nl[b] + nan_n[b] if nan_left else nl[b]
+                    bb = nb[b] - a
+                    if a >= min_leaf and bb >= min_leaf:
+                        for c in range(C):
+                            left[c] = L[b, c] + (nanc[b, c] if nan_left else 0.0)
+                            right[c] = cc[b, c] - left[c]
+                        score = (laplace_mass(left, a, table)
+                                 + laplace_mass(right, bb, table)) / nb[b]
+                        if score < best[b]:
+                            best[b] = score
+                L[b, cls_of(seg[j])] += wt_of(seg[j])
+                nl[b] += wt_of(seg[j])
+                lastr[b] = r
+            gi += 1
+        if kind == KIND_NOMINAL:
+            used[f] = 0
+        total = 0.0
+        for b in range(n_kids):
+            if nb[b] == 0:
+                continue
+            if splitting[b] and best[b] < np.inf:
+                total += best[b] * nb[b] / n_node
+            else:
+                total += laplace_mass(cc[b], nb[b], table) / n_node
+        cand_score[q] = total
 
 
 @njit(**NUMBA_FLAGS)
 def stochastic_select(beta, lookahead, min_split, min_leaf, max_depth_left, nominal, n_distinct,
                       uniq, uniq_off, used, vis, nv, rows, s, e, Xc, R, node_counts, n_node,
-                      state, keys, keys2, hist, occ, dist_rank, dist_counts, nan_counts):
+                      state, keys, keys2, hist, occ, dist_rank, dist_counts, nan_counts, table):
     """Stochastic ID3 choice at rows[s:e] (see the module docstring).
 
     ``max_depth_left`` is the depth limit minus the node's depth (lookahead only scores
-    grandchildren that growth could create). Returns (found, feature, kind, threshold,
+    grandchildren that growth could create); ``table`` is the growth routine's x log2 x
+    table. Returns (found, feature, kind, threshold,
     nan_child, feature ties, test ties), the contract of the deterministic selection.
     """
     C = node_counts.shape[0]
@@ -270,33 +376,13 @@ def stochastic_select(beta, lookahead, min_split, min_leaf, max_depth_left, nomi
     nc = _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, Xc, R,
                      node_counts, n_node, min_leaf, keys, keys2, hist, occ, dist_rank,
                      dist_counts, nan_counts, left, right, cand_f, cand_kind, cand_t, cand_nan,
-                     cand_score, cand_nt, -1)
+                     cand_score, cand_nt, -1, table)
     if nc == 0:
         return False, -1, 0, np.nan, 0, 0, 0
     if lookahead > 0:
-        max_arity = 2
-        for q in range(nv):
-            if nominal[vis[q]] and n_distinct[vis[q]] > max_arity:
-                max_arity = n_distinct[vis[q]]
-        work = np.empty(e - s + 1, dtype=np.int64)
-        bounds = np.zeros(max_arity + 1, dtype=np.int64)
-        ccounts = np.zeros(C)
-        c_f = np.empty(nv, dtype=np.int64)
-        c_kind = np.empty(nv, dtype=np.int64)
-        c_t = np.empty(nv)
-        c_nan = np.empty(nv, dtype=np.int64)
-        c_score = np.empty(nv)
-        c_nt = np.empty(nv, dtype=np.int64)
-        # work rows are addressed from 0: shift the node's rows into work[0:m]
-        seg = rows[s:e].copy()
-        for q in range(nc):
-            n_kids = 2 if cand_kind[q] == KIND_THRESHOLD else n_distinct[cand_f[q]]
-            cand_score[q] = _lookahead_score(
-                cand_f[q], cand_kind[q], cand_t[q], cand_nan[q], n_kids, nominal, n_distinct,
-                uniq, uniq_off, used, vis, nv, seg, 0, e - s, Xc, R, n_node, C, min_split,
-                min_leaf, max_depth_left, keys, keys2, hist, occ, dist_rank, dist_counts,
-                nan_counts, left, right, work, bounds, ccounts, c_f, c_kind, c_t, c_nan,
-                c_score, c_nt)
+        _lookahead_scores(nc, cand_f, cand_kind, cand_t, cand_nan, nominal, n_distinct, used,
+                          vis, nv, rows[s:e], Xc, R, n_node, C, min_split, min_leaf,
+                          max_depth_left, table, cand_score)
     e_min = np.inf
     for q in range(nc):
         if cand_score[q] < e_min:
