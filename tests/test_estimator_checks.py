@@ -14,6 +14,16 @@ ESTIMATORS = [
     treelab.BaggedTrees(n_estimators=5, random_state=0),
     treelab.DisjointSampleTrees(n_estimators=3, random_state=0),
     treelab.ExtraTrees(n_estimators=5, random_state=0),
+    treelab.DecisionTree(prune="reduced_error", random_state=0),
+    treelab.DecisionTree(prune="pessimistic"),
+    treelab.StochasticID3(n_estimators=3, random_state=0),
+    treelab.PERT(n_estimators=5, random_state=0),
+    treelab.MMDT(random_state=0),
+    treelab.BaggedMMDT(n_estimators=5, random_state=0),
+    treelab.CVDT(random_state=0),
+    treelab.BaggedCVDT(n_estimators=5, random_state=0),
+    treelab.RotationForest(n_estimators=5, random_state=0),
+    treelab.RotationForest(n_estimators=5, rotation="pca", random_state=0),
 ]
 
 

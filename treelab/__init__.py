@@ -3,6 +3,11 @@
 from importlib.metadata import PackageNotFoundError, version
 
 from treelab.estimators import (
+    CVDT,
+    MMDT,
+    PERT,
+    BaggedCVDT,
+    BaggedMMDT,
     BaggedTrees,
     Coalescence,
     DecisionTree,
@@ -11,6 +16,8 @@ from treelab.estimators import (
     MaxDiverseEnsemble,
     RandomDecisionTrees,
     RandomForest,
+    RotationForest,
+    StochasticID3,
     VRTrees,
 )
 
@@ -20,6 +27,11 @@ except PackageNotFoundError:  # running from a source tree that was not installe
     __version__ = "0.0.0"
 
 __all__ = [
+    "CVDT",
+    "MMDT",
+    "PERT",
+    "BaggedCVDT",
+    "BaggedMMDT",
     "BaggedTrees",
     "Coalescence",
     "DecisionTree",
@@ -28,6 +40,8 @@ __all__ = [
     "MaxDiverseEnsemble",
     "RandomDecisionTrees",
     "RandomForest",
+    "RotationForest",
+    "StochasticID3",
     "VRTrees",
     "__version__",
 ]

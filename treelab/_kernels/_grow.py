@@ -23,6 +23,7 @@ from treelab._kernels._split import (
     midpoint,
     min_max,
     pair_midpoint,
+    partition_by_value,
     partition_nominal,
     partition_threshold,
     rank_threshold,
@@ -509,10 +510,14 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
             if sk == KIND_THRESHOLD:
                 # deterministic splits know where missing rows go; random splits send them to
                 # the larger child, decided after counting
-                rt = rank_threshold(f, t, uniq, uniq_off)
+                rt = rank_threshold(f, t, uniq, uniq_off) if det else 0
                 nd_f = n_distinct[f]
-                split_at = partition_threshold(f, rt, nd_f, 1 if (det and nanc == 0) else 0,
-                                               rows, s, e, R, other, left_counts, nan_counts)
+                if det:
+                    split_at = partition_threshold(f, rt, nd_f, 1 if nanc == 0 else 0, rows, s,
+                                                   e, R, other, left_counts, nan_counts)
+                else:
+                    split_at = partition_by_value(f, t, 0, rows, s, e, Xc, other, left_counts,
+                                                  nan_counts)
                 nl = 0.0
                 nn = 0.0
                 for c in range(C):
@@ -522,8 +527,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 if not det:
                     nanc = 0 if nl >= nr else 1
                     if nanc == 0 and nn > 0:
-                        split_at = partition_threshold(f, rt, nd_f, 1, rows, s, e, R, other,
-                                                       left_counts, nan_counts)
+                        split_at = partition_by_value(f, t, 1, rows, s, e, Xc, other,
+                                                      left_counts, nan_counts)
                 if nanc == 0:
                     nl += nn
                 else:

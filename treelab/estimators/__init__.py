@@ -12,8 +12,15 @@ from treelab.estimators.ensembles import (
     RandomForest,
     VRTrees,
 )
+from treelab.estimators.learners import PERT, StochasticID3
+from treelab.estimators.oblique import CVDT, MMDT, BaggedCVDT, BaggedMMDT, RotationForest
 
 __all__ = [
+    "CVDT",
+    "MMDT",
+    "PERT",
+    "BaggedCVDT",
+    "BaggedMMDT",
     "BaggedTrees",
     "Coalescence",
     "DecisionTree",
@@ -22,6 +29,8 @@ __all__ = [
     "MaxDiverseEnsemble",
     "RandomDecisionTrees",
     "RandomForest",
+    "RotationForest",
+    "StochasticID3",
     "TreeEnsembleClassifier",
     "VRTrees",
 ]

@@ -71,16 +71,28 @@ class DecisionTree(TreeEnsembleClassifier):
     n_min = 4, no pruning, curtailment at 2. For a CART-like tree use ``criterion="gini",
     c45=False, min_samples_split=2, curtail_min=1``.
 
+    Pruned single-tree baselines (algorithms spec 3): ``prune="reduced_error"`` holds out a
+    stratified ``tuning_fraction`` of the rows (``tuning_mask_``), grows on the rest and turns
+    subtrees into leaves bottom-up while the tuning accuracy does not drop (Quinlan 1987);
+    ``prune="pessimistic"`` grows on every row and applies C4.5's error-based pruning at
+    confidence 0.25 (Quinlan 1993; subtree replacement, no subtree raising). See
+    :mod:`treelab._pruning`.
+
     Parameters
     ----------
     max_features : int, float, "sqrt", "log2" or None
         Candidate features per node (None: all).
+    prune : {None, "reduced_error", "pessimistic"}, default None
+        Post-pruning of the grown tree.
+    tuning_fraction : float in (0, 1), default 1/3
+        Share of the rows of every class held out for reduced-error pruning.
     %(shared)s
     """
 
     def __init__(self, *, criterion="gain_ratio", c45=True, min_objs=2, min_samples_split=4,
                  min_samples_leaf=1, max_depth=None, max_features=None, curtail_min=2,
-                 laplace=False, categorical_features=None, random_state=None):
+                 laplace=False, categorical_features=None, random_state=None, prune=None,
+                 tuning_fraction=1 / 3):
         self.criterion = criterion
         self.c45 = c45
         self.min_objs = min_objs
@@ -92,6 +104,22 @@ class DecisionTree(TreeEnsembleClassifier):
         self.laplace = laplace
         self.categorical_features = categorical_features
         self.random_state = random_state
+        self.prune = prune
+        self.tuning_fraction = tuning_fraction
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        from treelab.estimators.learners import check_prune_params
+
+        check_prune_params(self.prune, self.tuning_fraction)
+
+    def _fit_encoded(self, Xv, y_codes) -> None:
+        if self.prune is None:
+            super()._fit_encoded(Xv, y_codes)
+            return
+        from treelab.estimators.learners import fit_pruned
+
+        fit_pruned(self, Xv, y_codes, super()._fit_encoded)
 
     def _spec(self, n_features):
         return TreeSpec(

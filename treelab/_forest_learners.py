@@ -1,0 +1,376 @@
+"""Python drivers of the learners that are not axis-aligned presets: MMDT, rotation trees and
+cross-validation-selected (CVDT) trees.
+
+They grow into the same flat ``Forest`` as every other learner. Oblique nodes (kind 3) refer to
+rows of ``Forest.projections``; a projection of width w acts on the last w columns of the
+prediction input, so one prediction path serves all learners (see docs/architecture.md):
+
+- MMDT and rotation trees read *real features* (``RealMap``): numeric columns with missing
+  values replaced by the training mean, nominal columns as one-hot blocks (a missing nominal
+  value is 1/m in each column of its block; algorithms spec 2.8). Their estimators hand the
+  kernels the real features.
+- CVDT trees are heterogeneous: an entropy tree splits the raw encoded columns (features
+  0..d-1, kinds 1 and 2), an MMDT splits the real features; the estimator hands the kernels the
+  raw columns with the real features appended.
+
+Each tree's randomness comes from its own seed (a NumPy generator for rows and rotations, the
+kernel's generator for power-iteration starts), so forests do not depend on the thread count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
+
+import numpy as np
+
+from treelab._forest import FeatureArrays, Forest, grow_forest
+from treelab._kernels import _grow as G
+from treelab._kernels import _oblique as O
+from treelab._kernels import _predict as P
+
+KIND_OBLIQUE = O.KIND_OBLIQUE
+_NO_DEPTH_LIMIT = np.iinfo(np.int32).max
+
+
+class RealMap(NamedTuple):
+    """How encoded features become real features (one output column per entry).
+
+    ``src[j]`` is the source column of real feature j; ``code[j]`` the nominal code it
+    indicates (NaN for a numeric column); ``fill[j]`` the value of a missing source value (the
+    training mean of a numeric column, 1/m in a nominal block of m columns).
+    """
+
+    src: np.ndarray
+    code: np.ndarray
+    fill: np.ndarray
+
+
+def fit_real_map(Xv: np.ndarray, nominal: np.ndarray, arity: np.ndarray) -> RealMap:
+    """The real-feature map of encoded training features ``Xv`` (row, feature)."""
+    src, code, fill = [], [], []
+    for f in range(Xv.shape[1]):
+        if nominal[f]:
+            m = int(arity[f])
+            for v in range(m):
+                src.append(f)
+                code.append(float(v))
+                fill.append(1.0 / m)
+        else:
+            col = Xv[:, f]
+            present = ~np.isnan(col)
+            src.append(f)
+            code.append(np.nan)
+            fill.append(float(col[present].mean()) if present.any() else 0.0)
+    return RealMap(np.asarray(src, dtype=np.int64), np.asarray(code, dtype=np.float64),
+                   np.asarray(fill, dtype=np.float64))
+
+
+def apply_real_map(rm: RealMap, Xv: np.ndarray) -> np.ndarray:
+    """Real features (row, real feature), C-contiguous float64, no missing values."""
+    cols = Xv[:, rm.src]
+    missing = np.isnan(cols)
+    onehot = ~np.isnan(rm.code)
+    out = np.where(onehot, (cols == rm.code).astype(np.float64), cols)
+    out = np.where(missing, rm.fill, out)
+    return np.ascontiguousarray(out, dtype=np.float64)
+
+
+class TreeArrays(NamedTuple):
+    """One grown tree (tree-local indices; oblique ``feature`` = row of ``projections``)."""
+
+    kind: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    child_start: np.ndarray
+    n_children: np.ndarray
+    nan_child: np.ndarray
+    random: np.ndarray
+    depth: np.ndarray
+    counts: np.ndarray
+    projections: np.ndarray
+    ties_feature: int
+    ties_test: int
+    n_decision: int
+    rows_seen: int
+
+
+def tree_of_forest(fr: Forest, t: int = 0) -> TreeArrays:
+    """Tree t of a Forest as ``TreeArrays`` (its oblique rows re-based on its own vectors)."""
+    lo, hi = fr.node_offsets[t], fr.node_offsets[t + 1]
+    kind = fr.kind[lo:hi].copy()
+    feature = fr.feature[lo:hi].copy()
+    obl = kind == KIND_OBLIQUE
+    if obl.any():
+        rows = feature[obl].astype(np.int64)
+        base = rows.min()
+        proj = fr.projections[base: rows.max() + 1]
+        feature[obl] -= base
+    else:
+        proj = np.zeros((0, fr.projections.shape[1]))
+    return TreeArrays(kind, feature, fr.threshold[lo:hi].copy(), fr.child_start[lo:hi].copy(),
+                      fr.n_children[lo:hi].copy(), fr.nan_child[lo:hi].copy(),
+                      fr.random[lo:hi].copy(), fr.depth[lo:hi].copy(), fr.counts[lo:hi].copy(),
+                      proj, int(fr.ties_feature[t]), int(fr.ties_test[t]),
+                      int(fr.n_decision[t]), int(fr.rows_seen[t]))
+
+
+def concat_trees(trees: Sequence[TreeArrays], alphas: np.ndarray, seeds: np.ndarray,
+                 width: int) -> Forest:
+    """Concatenate trees into one Forest; ``width`` is the projections' width (0: none)."""
+    T = len(trees)
+    sizes = np.array([tr.kind.shape[0] for tr in trees], dtype=np.int64)
+    offsets = np.zeros(T + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(sizes)
+    features = []
+    projs = []
+    n_proj = 0
+    for tr in trees:
+        feat = tr.feature.copy()
+        obl = tr.kind == KIND_OBLIQUE
+        feat[obl] += n_proj
+        features.append(feat)
+        if tr.projections.shape[0]:
+            projs.append(tr.projections.reshape(-1, width))
+            n_proj += tr.projections.shape[0]
+    proj = (np.ascontiguousarray(np.concatenate(projs), dtype=np.float64) if projs
+            else np.zeros((0, width)))
+
+    def cat(name):
+        return np.concatenate([getattr(tr, name) for tr in trees])
+
+    return Forest(
+        node_offsets=offsets, kind=cat("kind"), feature=np.concatenate(features).astype(np.int32),
+        threshold=cat("threshold"), child_start=cat("child_start"), n_children=cat("n_children"),
+        nan_child=cat("nan_child"), random=cat("random"), depth=cat("depth"),
+        counts=cat("counts"), alpha=np.asarray(alphas, dtype=np.float64),
+        ties_feature=np.array([tr.ties_feature for tr in trees], dtype=np.int64),
+        ties_test=np.array([tr.ties_test for tr in trees], dtype=np.int64),
+        n_decision=np.array([tr.n_decision for tr in trees], dtype=np.int64),
+        rows_seen=np.array([tr.rows_seen for tr in trees], dtype=np.int64),
+        seed=np.asarray(seeds, dtype=np.uint64), projections=proj,
+    )
+
+
+def run_trees(one: Callable[[int], TreeArrays], n_trees: int, n_threads: int) -> list:
+    """``[one(t) for t in range(n_trees)]`` on a pool of threads (kernels release the GIL)."""
+    if n_threads > 1 and n_trees > 1:
+        with ThreadPoolExecutor(max_workers=n_threads) as pool:
+            return list(pool.map(one, range(n_trees)))
+    return [one(t) for t in range(n_trees)]
+
+
+def row_weights(rng: np.random.Generator, n: int, bootstrap: bool) -> np.ndarray:
+    """Row multiplicities of one tree: a bootstrap sample of n rows, or every row once."""
+    if not bootstrap:
+        return np.ones(n, dtype=np.int32)
+    return np.bincount(rng.integers(0, n, size=n), minlength=n).astype(np.int32)
+
+
+# -- MMDT ---------------------------------------------------------------------------------------
+def grow_mmdt_tree(Z: np.ndarray, y: np.ndarray, n_classes: int, w: np.ndarray,
+                   seed: int) -> TreeArrays:
+    """One MMDT on real features Z with row multiplicities w."""
+    out = O.grow_mmdt(Z, w, y, n_classes, np.uint64(seed), _NO_DEPTH_LIMIT)
+    n_internal = int((out[0] != 0).sum())
+    return TreeArrays(*out, 0, 0, n_internal, int(w.sum()))
+
+
+def grow_mmdt_forest(Z: np.ndarray, y: np.ndarray, n_classes: int, seeds: np.ndarray,
+                     bootstrap: bool, n_threads: int) -> Forest:
+    """MMDTs (bagged when ``bootstrap``), one per seed, on real features Z."""
+    y32 = np.ascontiguousarray(y, dtype=np.int32)
+
+    def one(t):
+        w = row_weights(np.random.default_rng(int(seeds[t])), Z.shape[0], bootstrap)
+        return grow_mmdt_tree(Z, y32, n_classes, w, int(seeds[t]))
+
+    trees = run_trees(one, len(seeds), n_threads)
+    return concat_trees(trees, np.full(len(seeds), np.nan), seeds, Z.shape[1])
+
+
+# -- rotation trees -----------------------------------------------------------------------------
+def gram_schmidt(G_: np.ndarray) -> np.ndarray:
+    """Orthonormal rows from the rows of a square matrix (classical Gram-Schmidt applied twice
+    per vector, which keeps orthogonality at machine precision)."""
+    d = G_.shape[0]
+    Q = np.zeros_like(G_, dtype=np.float64)
+    for k in range(d):
+        v = np.array(G_[k], dtype=np.float64)
+        for _ in range(2):
+            if k:
+                v = v - Q[:k].T @ (Q[:k] @ v)
+        Q[k] = v / np.linalg.norm(v)
+    return Q
+
+
+def random_axes(rng: np.random.Generator, d: int) -> np.ndarray:
+    """d random orthonormal axes (rows): Gram-Schmidt on independent standard normals."""
+    return gram_schmidt(rng.standard_normal((d, d)))
+
+
+def pca_axes(rng: np.random.Generator, Z: np.ndarray, y: np.ndarray, w: np.ndarray,
+             scale: np.ndarray, group_size: int) -> np.ndarray:
+    """Rodriguez-Kuncheva rotation: PCA on random feature groups (axes as rows).
+
+    The features are split at random into groups of ``group_size`` (the last may be smaller).
+    For each group a random non-empty subset of the classes present is drawn, then a bootstrap
+    sample of 75% of the tree's rows of those classes; the principal axes of the standardised
+    group features on that sample (all of them, by decreasing variance) fill the group's block
+    of the rotation.
+    """
+    d = Z.shape[1]
+    perm = rng.permutation(d)
+    rows = np.repeat(np.flatnonzero(w), w[w > 0])  # the tree's rows with multiplicity
+    classes = np.unique(y[rows])
+    A = np.zeros((d, d))
+    pos = 0
+    for g0 in range(0, d, group_size):
+        cols = np.sort(perm[g0:g0 + group_size]).astype(np.int64)
+        keep = np.zeros(0, dtype=bool)
+        while not keep.any():
+            keep = rng.random(classes.shape[0]) < 0.5
+        pool = rows[np.isin(y[rows], classes[keep])]
+        size = max(int(round(0.75 * pool.shape[0])), 2)
+        sample = pool[rng.integers(0, pool.shape[0], size=size)]
+        cov = O.weighted_covariance(Z, sample.astype(np.int64), cols, scale)
+        evals, evecs = np.linalg.eigh(cov)
+        for j in np.argsort(-evals, kind="stable"):
+            A[pos, cols] = evecs[:, j]
+            pos += 1
+    return A
+
+
+def rotation_features(Z: np.ndarray, rows: np.ndarray, W: np.ndarray) -> FeatureArrays:
+    """Growth-kernel features of a rotation tree: its rows projected on every axis, presorted
+    once per axis (one stable sort each)."""
+    Zc = O.project_rows(Z, rows, W)
+    R, order, nd, uniq, uniq_off = O.rank_features(Zc)
+    return FeatureArrays(Xc=Zc, R=R, order=order, n_distinct=nd, uniq=uniq, uniq_off=uniq_off,
+                         nominal=np.zeros(W.shape[0], dtype=np.uint8))
+
+
+def grow_rotation_tree(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: np.ndarray,
+                       seed: int, rotation: str, bootstrap: bool, group_size: int) -> TreeArrays:
+    """One rotation tree: standardise on the tree's rows, rotate, grow the deterministic tree.
+
+    The split ``(x - m) / s . a <= t`` is stored as ``x . (a / s) <= t'``: centring shifts
+    every projected value by the same constant, so it moves no split and is folded out, and
+    the tree grows on the projected values ``x . (a / s)`` themselves (thresholds are midpoints
+    of them), which prediction recomputes bit for bit.
+    """
+    rng = np.random.default_rng(seed)
+    n, d = Z.shape
+    w = row_weights(rng, n, bootstrap)
+    _, sd = O.weighted_moments(Z, w)
+    scale = np.where(sd > 0, sd, 1.0)
+    if rotation == "random":
+        A = random_axes(rng, d)
+    elif rotation == "pca":
+        A = pca_axes(rng, Z, y, w, scale, group_size)
+    else:  # "identity": standardisation only (an ablation of the rotation)
+        A = np.eye(d)
+    W = np.ascontiguousarray(A / scale[None, :])
+    rows = np.flatnonzero(w).astype(np.int64)
+    feats = rotation_features(Z, rows, W)
+    fr = grow_forest(feats, y[rows], n_classes, iparams, np.ones(1),
+                     np.array([seed], dtype=np.uint64), G.ROWS_WEIGHTS,
+                     np.ascontiguousarray(w[rows], dtype=np.int32), 0, 1)
+    tree = tree_of_forest(fr)
+    kind = tree.kind.copy()
+    kind[kind == G.KIND_THRESHOLD] = KIND_OBLIQUE
+    return tree._replace(kind=kind, projections=W)
+
+
+def grow_rotation_forest(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: np.ndarray,
+                         seeds: np.ndarray, rotation: str, bootstrap: bool, group_size: int,
+                         n_threads: int) -> Forest:
+    """Rotation trees, one per seed, on real features Z."""
+    y32 = np.ascontiguousarray(y, dtype=np.int32)
+
+    def one(t):
+        return grow_rotation_tree(Z, y32, n_classes, iparams, int(seeds[t]), rotation,
+                                  bootstrap, group_size)
+
+    trees = run_trees(one, len(seeds), n_threads)
+    return concat_trees(trees, np.ones(len(seeds)), seeds, Z.shape[1])
+
+
+# -- cross-validation decision trees ------------------------------------------------------------
+def tree_labels(tree: TreeArrays, X: np.ndarray, min_n: int) -> np.ndarray:
+    """Class code each row of X gets from one tree (argmax of the answering node's counts)."""
+    offsets = np.array([0, tree.kind.shape[0]], dtype=np.int64)
+    first, feat, thr, anchor = P.pack_nodes(
+        offsets, tree.kind, tree.feature, tree.threshold, tree.child_start, tree.n_children,
+        tree.nan_child, tree.counts.sum(axis=1, dtype=np.int64), min_n)
+    proj = np.ascontiguousarray(tree.projections, dtype=np.float64)
+    leaves = np.empty(X.shape[0], dtype=np.int64)
+    P._leaves(X, 0, X.shape[0], 0, first, feat, thr, tree.n_children, tree.nan_child, proj,
+              leaves)
+    return np.argmax(tree.counts[anchor[leaves]], axis=1)
+
+
+class CVContext(NamedTuple):
+    """What CVDT needs to grow each candidate learner on given row multiplicities."""
+
+    feats: FeatureArrays  # raw encoded features (entropy and random trees)
+    Xv: np.ndarray  # raw encoded features (row, feature), for CV predictions
+    Z: np.ndarray  # real features (MMDT)
+    y: np.ndarray  # int32 class codes
+    n_classes: int
+    iparams: dict  # learner name -> growth-kernel iparams (axis-aligned candidates)
+    min_n: int  # curtailment of CV predictions
+
+
+def grow_candidate(ctx: CVContext, name: str, w: np.ndarray, seed: int) -> TreeArrays:
+    """Grow one candidate learner on the rows with multiplicities w."""
+    if name == "mmdt":
+        return grow_mmdt_tree(ctx.Z, ctx.y, ctx.n_classes, w, seed)
+    alpha = 0.0 if name == "random_tree" else 1.0
+    fr = grow_forest(ctx.feats, ctx.y, ctx.n_classes, ctx.iparams[name], np.array([alpha]),
+                     np.array([seed], dtype=np.uint64), G.ROWS_WEIGHTS, w, 0, 1)
+    return tree_of_forest(fr)
+
+
+def grow_cvdt_tree(ctx: CVContext, candidates: Sequence[str], seed: int,
+                   bootstrap: bool) -> tuple[TreeArrays, int, np.ndarray]:
+    """One CVDT: a 2-fold CV of every candidate on the tree's rows, then the learner with the
+    fewest CV errors (ties to the first candidate) grown on all of them.
+
+    The tree's distinct rows are split at random into two halves (a row's bootstrap copies stay
+    together, so no row is tested on a fold that trained on it); errors are counted with
+    multiplicity. Returns (tree, chosen index, CV errors per candidate).
+    """
+    rng = np.random.default_rng(seed)
+    n = ctx.y.shape[0]
+    w = row_weights(rng, n, bootstrap)
+    inbag = np.flatnonzero(w)
+    fold = np.zeros(n, dtype=np.int8)
+    perm = rng.permutation(inbag.shape[0])
+    fold[inbag[perm[inbag.shape[0] // 2:]]] = 1
+    errors = np.zeros(len(candidates))
+    for k in (0, 1):
+        train_w = np.where(fold == k, w, 0).astype(np.int32)
+        test = inbag[fold[inbag] != k]
+        if test.shape[0] == 0 or not train_w.any():
+            continue
+        for c, name in enumerate(candidates):
+            tree = grow_candidate(ctx, name, train_w, seed)
+            X = ctx.Z[test] if name == "mmdt" else ctx.Xv[test]
+            wrong = tree_labels(tree, np.ascontiguousarray(X), ctx.min_n) != ctx.y[test]
+            errors[c] += float(w[test][wrong].sum())
+    chosen = int(np.argmin(errors))
+    return grow_candidate(ctx, candidates[chosen], w, seed), chosen, errors
+
+
+def grow_cvdt_forest(ctx: CVContext, candidates: Sequence[str], seeds: np.ndarray,
+                     bootstrap: bool, n_threads: int) -> tuple[Forest, np.ndarray, np.ndarray]:
+    """CVDTs, one per seed. Returns (forest, chosen candidate index per tree, CV errors
+    (tree, candidate))."""
+    out = run_trees(lambda t: grow_cvdt_tree(ctx, candidates, int(seeds[t]), bootstrap),
+                    len(seeds), n_threads)
+    forest = concat_trees([o[0] for o in out], np.full(len(seeds), np.nan), seeds,
+                          ctx.Z.shape[1])
+    return (forest, np.array([o[1] for o in out], dtype=np.int64),
+            np.array([o[2] for o in out], dtype=np.float64))

@@ -1,0 +1,400 @@
+"""Oblique, rotation and cross-validation-selected learners (algorithms spec 2.8-2.10).
+
+| class | base learner | construction | combination |
+|---|---|---|---|
+| MMDT | mean-margins decision tree (oblique) | one tree, all rows | -- |
+| BaggedMMDT | MMDT | bagging | probability averaging |
+| CVDT | entropy tree or MMDT, chosen by 2-fold CV | one tree, all rows | -- |
+| BaggedCVDT | CVDT (heterogeneous) | bagging | probability averaging |
+| RotationForest | rotation tree (random or PCA axes) | bagging | probability averaging |
+
+These learners read *real features*: numeric columns with missing values replaced by their
+training mean, nominal columns as one-hot blocks (a missing nominal value is 1/m in each
+column of its block). Their trees store oblique splits ``x . w <= t`` (node kind 3) with the
+vectors w in ``forest_.projections``, so ``apply``, ``member_proba``, ``predict_proba``,
+``tree_stats`` and :func:`treelab.analysis.diagnose` work on them as on every other learner.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from treelab import _dims
+from treelab._forest import prepare_features
+from treelab._forest_learners import (
+    CVContext,
+    apply_real_map,
+    fit_real_map,
+    grow_cvdt_forest,
+    grow_mmdt_forest,
+    grow_rotation_forest,
+)
+from treelab.estimators._base import TreeEnsembleClassifier, TreeSpec, spec_iparams
+from treelab.estimators._validation import check_int, check_option, resolve_max_features
+
+__all__ = ["CVDT", "MMDT", "BaggedCVDT", "BaggedMMDT", "RotationForest"]
+
+CANDIDATES = ("entropy_tree", "mmdt", "random_tree")
+ROTATIONS = ("random", "pca", "identity")
+
+_COMMON_DOC = """
+    curtail_min : int, default 1
+        Curtailment at prediction: a leaf with fewer training rows answers with its deepest
+        ancestor holding at least this many (0 or 1: only empty leaves borrow from the parent).
+    laplace : bool, default False
+        Laplace estimate (n_c + 1) / (n + C) instead of the frequency n_c / n.
+    categorical_features : array-like of int, str or bool, optional
+        Integer-coded nominal columns (indices, names or a boolean mask); pandas category,
+        bool and object columns are nominal without it.
+    random_state : int, RandomState or None
+        Seeds one generator per tree; the same value gives bit-identical trees for any n_jobs.
+"""
+
+_ENSEMBLE_DOC = """
+    combine : {"average", "vote", "sum", "likelihood", "bayesian"}, default "average"
+        Combination function (algorithms spec 4).
+    n_jobs : int or None
+        Threads for growing trees and for prediction (None = 1, -1 = all cores).
+"""
+
+
+def _doc(cls):
+    text = cls.__doc__.replace("    %(common)s\n", _COMMON_DOC.lstrip("\n"))
+    cls.__doc__ = text.replace("    %(ensemble)s\n", _ENSEMBLE_DOC.lstrip("\n"))
+    return cls
+
+
+def _seeds(random_state, n_trees: int) -> np.ndarray:
+    """Per-tree seeds, drawn as the axis-aligned learners draw theirs."""
+    rng = check_random_state(random_state)
+    return rng.randint(0, np.iinfo(np.int32).max, size=n_trees).astype(np.uint64)
+
+
+class _RealFeatureLearner(TreeEnsembleClassifier):
+    """Learners whose trees read the real features (fitted attribute ``real_map_``)."""
+
+    def _fit_encoded(self, Xv, y_codes) -> None:
+        self.real_map_ = fit_real_map(Xv, self.nominal_features_, self.arity_)
+        Z = apply_real_map(self.real_map_, Xv)
+        seeds = _seeds(self.random_state, self._n_trees())
+        self.forest_ = self._grow(Xv, Z, y_codes, seeds)
+
+    def _encode_predict(self, X) -> np.ndarray:
+        Xv = super()._encode_predict(X)
+        return apply_real_map(self.real_map_, Xv)
+
+    def _n_trees(self) -> int:
+        return int(getattr(self, "n_estimators", 1))
+
+    def _grow(self, Xv, Z, y_codes, seeds):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+@_doc
+class BaggedMMDT(_RealFeatureLearner):
+    """Bagged mean-margins decision trees (Gashler, Giraud-Carrier & Martinez 2008).
+
+    Each tree is an MMDT grown on a bootstrap sample. At a node the rows are split into two
+    groups T and F (by class with two classes present; otherwise by the sign of
+    (l - mu_L) . nu_L, where l is a row's one-hot label, mu_L their mean and nu_L their first
+    principal component by 10 steps of power iteration from a standard-normal start), and a
+    row p goes right when
+
+    .. math:: (p - \\mu) \\cdot \\nu \\ge 0, \\quad \\mu = (\\mu_T + \\mu_F) / 2,
+              \\quad \\nu = \\mu_T - \\mu_F,
+
+    with mu_T, mu_F the mean real-feature vectors of T and F. A node is a leaf when it is pure
+    or a side is empty; there are no other parameters.
+
+    Parameters
+    ----------
+    n_estimators : int, default 100
+        Number of trees.
+    %(common)s
+    %(ensemble)s
+
+    References
+    ----------
+    Gashler, Giraud-Carrier & Martinez (2008), Decision tree ensemble: small heterogeneous is
+    better than large homogeneous, ICMLA.
+    """
+
+    _bootstrap = True
+
+    def __init__(self, *, n_estimators=100, curtail_min=1, laplace=False, combine="average",
+                 categorical_features=None, random_state=None, n_jobs=None):
+        self.n_estimators = n_estimators
+        self.curtail_min = curtail_min
+        self.laplace = laplace
+        self.combine = combine
+        self.categorical_features = categorical_features
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _grow(self, Xv, Z, y_codes, seeds):
+        return grow_mmdt_forest(Z, y_codes, self.n_classes_, seeds, self._bootstrap,
+                                self._n_threads())
+
+    def single_model(self):
+        """One MMDT on all rows, unfitted."""
+        return MMDT(curtail_min=self.curtail_min, laplace=self.laplace,
+                    categorical_features=self.categorical_features,
+                    random_state=self.random_state)
+
+
+@_doc
+class MMDT(BaggedMMDT):
+    """One mean-margins decision tree (MMDT) on all rows; see :class:`BaggedMMDT`.
+
+    Parameters
+    ----------
+    %(common)s
+    """
+
+    _bootstrap = False
+
+    def __init__(self, *, curtail_min=1, laplace=False, categorical_features=None,
+                 random_state=None):
+        self.curtail_min = curtail_min
+        self.laplace = laplace
+        self.categorical_features = categorical_features
+        self.random_state = random_state
+
+    def _n_trees(self) -> int:
+        return 1
+
+    def single_model(self):
+        """An unfitted copy of this tree."""
+        return MMDT(**self.get_params(deep=False))
+
+
+@_doc
+class BaggedCVDT(_RealFeatureLearner):
+    """Bagged cross-validation decision trees (Gashler et al. 2008; algorithms spec 2.10).
+
+    For every tree (grown on a bootstrap sample), each candidate learner is run through one
+    2-fold cross-validation on the tree's rows (its distinct rows split at random into two
+    halves, errors counted with bootstrap multiplicity); the learner with the fewest errors
+    (ties to the earlier candidate) is then grown on all the tree's rows. The forest is a
+    heterogeneous mixture: ``learners_`` and ``tree_stats().learner`` name the learner of
+    every tree, ``cv_errors_`` (tree, candidate) holds the CV errors.
+
+    Candidates: ``"entropy_tree"`` (ERDT: information gain without the C4.5 details, grown to
+    purity), ``"mmdt"`` (:class:`MMDT`) and ``"random_tree"`` (a complete-random VR-Tree,
+    alpha = 0). Axis-aligned candidates split the encoded features (nominal m-ary splits,
+    missing values to the branch chosen while growing); MMDT splits the real features.
+
+    Parameters
+    ----------
+    n_estimators : int, default 100
+        Number of trees.
+    candidates : sequence of {"entropy_tree", "mmdt", "random_tree"}
+        Learners to choose from, in tie-breaking order.
+    %(common)s
+    %(ensemble)s
+
+    References
+    ----------
+    Gashler, Giraud-Carrier & Martinez (2008), Decision tree ensemble: small heterogeneous is
+    better than large homogeneous, ICMLA.
+    """
+
+    _bootstrap = True
+
+    def __init__(self, *, n_estimators=100, candidates=("entropy_tree", "mmdt"), curtail_min=1,
+                 laplace=False, combine="average", categorical_features=None, random_state=None,
+                 n_jobs=None):
+        self.n_estimators = n_estimators
+        self.candidates = candidates
+        self.curtail_min = curtail_min
+        self.laplace = laplace
+        self.combine = combine
+        self.categorical_features = categorical_features
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        cands = self.candidates
+        if isinstance(cands, str) or not hasattr(cands, "__iter__"):
+            raise TypeError(f"candidates must be a sequence of names from {CANDIDATES}, "
+                            f"got {cands!r}")
+        cands = list(cands)
+        if not cands:
+            raise ValueError("candidates must name at least one learner")
+        for name in cands:
+            check_option("candidates", name, CANDIDATES)
+        if len(set(cands)) != len(cands):
+            raise ValueError(f"candidates must not repeat a learner, got {tuple(cands)}")
+
+    def _iparams(self, d: int) -> dict:
+        entropy = TreeSpec(n_trees=1, alphas=np.ones(1), criterion="entropy", c45=False,
+                           min_objs=1, min_samples_split=2)
+        random = TreeSpec(n_trees=1, alphas=np.zeros(1), criterion="entropy", c45=False,
+                          min_objs=1, min_samples_split=2)
+        return {"entropy_tree": spec_iparams(entropy, d)[0],
+                "random_tree": spec_iparams(random, d)[0]}
+
+    def _grow(self, Xv, Z, y_codes, seeds):
+        ctx = CVContext(
+            feats=prepare_features(Xv, self.nominal_features_, self.arity_),
+            Xv=np.ascontiguousarray(Xv), Z=Z, y=np.ascontiguousarray(y_codes, dtype=np.int32),
+            n_classes=self.n_classes_, iparams=self._iparams(Xv.shape[1]),
+            min_n=self._min_n(),
+        )
+        cands = tuple(self.candidates)
+        forest, chosen, errors = grow_cvdt_forest(ctx, cands, seeds, self._bootstrap,
+                                                  self._n_threads())
+        self.learners_ = np.array([cands[c] for c in chosen])
+        self.cv_errors_ = errors
+        return forest
+
+    def _encode_predict(self, X) -> np.ndarray:
+        Xv = TreeEnsembleClassifier._encode_predict(self, X)
+        # axis-aligned trees read the encoded columns, MMDT the real features appended to them
+        return np.ascontiguousarray(np.hstack([Xv, apply_real_map(self.real_map_, Xv)]))
+
+    def tree_stats(self) -> xr.Dataset:
+        """Per-tree statistics (see ``TreeEnsembleClassifier.tree_stats``) plus ``learner``,
+        the candidate each tree's cross-validation chose."""
+        check_is_fitted(self, "learners_")
+        ds = super().tree_stats()
+        ds["learner"] = xr.Variable(_dims.TREE, self.learners_.astype(str),
+                                    {"long_name": "learner chosen by 2-fold CV", "units": ""})
+        return ds
+
+    def single_model(self):
+        """One CVDT on all rows, unfitted."""
+        return CVDT(candidates=self.candidates, curtail_min=self.curtail_min,
+                    laplace=self.laplace, categorical_features=self.categorical_features,
+                    random_state=self.random_state)
+
+
+@_doc
+class CVDT(BaggedCVDT):
+    """One cross-validation decision tree on all rows; see :class:`BaggedCVDT`.
+
+    Parameters
+    ----------
+    candidates : sequence of {"entropy_tree", "mmdt", "random_tree"}
+        Learners to choose from, in tie-breaking order.
+    %(common)s
+    """
+
+    _bootstrap = False
+
+    def __init__(self, *, candidates=("entropy_tree", "mmdt"), curtail_min=1, laplace=False,
+                 categorical_features=None, random_state=None):
+        self.candidates = candidates
+        self.curtail_min = curtail_min
+        self.laplace = laplace
+        self.categorical_features = categorical_features
+        self.random_state = random_state
+
+    def _n_trees(self) -> int:
+        return 1
+
+    def single_model(self):
+        """An unfitted copy of this tree."""
+        return CVDT(**self.get_params(deep=False))
+
+
+@_doc
+class RotationForest(_RealFeatureLearner):
+    """Rotation forest: deterministic trees on randomly rotated, standardised features.
+
+    For every tree (a bootstrap sample by default) the real features are standardised with
+    the tree's own rows (mean 0, standard deviation 1) and rotated onto d orthonormal axes:
+    ``rotation="random"`` orthogonalises d vectors of independent standard normals
+    (Gram-Schmidt); ``rotation="pca"`` is the Rodriguez-Kuncheva variant (features split at
+    random into groups of ``group_size``; for each group, PCA on a bootstrap sample of 75% of
+    the tree's rows of a random non-empty subset of the classes); ``rotation="identity"``
+    only standardises (an ablation: it grows the axis-aligned tree). A deterministic tree
+    then grows on the projected features, choosing among ``max_features`` random axes at every
+    node as a random forest does. Every axis is sorted once per tree (the projected values'
+    ranks and rank order); the engine's growth routine then partitions the presorted lists
+    stably down the tree when at least half the axes are candidates at a node, and otherwise
+    summarises the few candidate axes of a node from their ranks (a histogram, or a sort of
+    the node's rank keys), which the engine measured to be cheaper in that case.
+
+    A split ``((x - m) / s) . a <= t`` is stored as ``x . (a / s) <= t'`` (node kind 3): the
+    centring m shifts every projected value by the same constant and is folded out.
+
+    Parameters
+    ----------
+    n_estimators : int, default 100
+        Number of trees.
+    rotation : {"random", "pca", "identity"}, default "random"
+        How the axes are drawn.
+    max_features : int, float, "sqrt", "log2" or None, default "sqrt"
+        Candidate axes per node.
+    min_samples_leaf : int, default 1
+        Smallest number of rows in a non-empty child.
+    min_samples_split : int, default 2
+        A node with fewer training rows becomes a leaf.
+    max_depth : int or None
+        Depth limit (root = 0).
+    criterion : {"gini", "entropy", "gain_ratio", "parabola"}, default "gini"
+        Split criterion on the projected features.
+    bootstrap : bool, default True
+        Bagging (True) or every tree on all rows.
+    group_size : int, default 3
+        Features per PCA group (``rotation="pca"`` only).
+    %(common)s
+    %(ensemble)s
+
+    References
+    ----------
+    Rodriguez, Kuncheva & Alonso (2006), Rotation forest: a new classifier ensemble method,
+    IEEE TPAMI 28.
+    """
+
+    def __init__(self, *, n_estimators=100, rotation="random", max_features="sqrt",
+                 min_samples_leaf=1, min_samples_split=2, max_depth=None, criterion="gini",
+                 bootstrap=True, group_size=3, curtail_min=1, laplace=False, combine="average",
+                 categorical_features=None, random_state=None, n_jobs=None):
+        self.n_estimators = n_estimators
+        self.rotation = rotation
+        self.max_features = max_features
+        self.min_samples_leaf = min_samples_leaf
+        self.min_samples_split = min_samples_split
+        self.max_depth = max_depth
+        self.criterion = criterion
+        self.bootstrap = bootstrap
+        self.group_size = group_size
+        self.curtail_min = curtail_min
+        self.laplace = laplace
+        self.combine = combine
+        self.categorical_features = categorical_features
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        check_option("rotation", self.rotation, ROTATIONS)
+        check_int("group_size", self.group_size, 1)
+        resolve_max_features(self.max_features, 10**9)
+
+    def _grow(self, Xv, Z, y_codes, seeds):
+        d = Z.shape[1]
+        spec = TreeSpec(n_trees=1, alphas=np.ones(1), criterion=self.criterion, c45=False,
+                        min_objs=1, min_samples_split=self.min_samples_split,
+                        min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
+                        max_features=self.max_features)
+        iparams, _ = spec_iparams(spec, d)
+        return grow_rotation_forest(Z, y_codes, self.n_classes_, iparams, seeds, self.rotation,
+                                    self.bootstrap, self.group_size, self._n_threads())
+
+    def single_model(self):
+        """The single deterministic tree of the family (unrotated, same criterion), unfitted."""
+        from treelab.estimators.ensembles import DecisionTree
+
+        return DecisionTree(criterion=self.criterion, c45=False, min_objs=1,
+                            min_samples_split=self.min_samples_split,
+                            min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
+                            curtail_min=self.curtail_min, laplace=self.laplace,
+                            categorical_features=self.categorical_features,
+                            random_state=self.random_state)
