@@ -73,6 +73,10 @@ def test_demo_small_and_resumable(tmp_path, capsys):
     assert ds.sizes["alpha"] == 11
     assert list(ds.ensemble.values) == ["Agg.", "Bag.", "Subspace"]
     assert list(ds.dataset.values) == ["waveform", "wine"]
+    figures = sorted(p.name for p in (out / "figures").glob("*.png"))
+    assert figures == ["spectrum.png", "strength_correlation_waveform.png",
+                       "strength_correlation_wine.png"]
+    assert all((out / "figures" / f).stat().st_size > 10_000 for f in figures)
     lines = (out / "cells.jsonl").read_bytes()
     assert main(args) == 0
     assert (out / "cells.jsonl").read_bytes() == lines

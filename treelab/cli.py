@@ -69,6 +69,25 @@ def _finish(ds, out: Path, started: float) -> None:
     print(f"finished cells  : {(out / 'cells.jsonl').resolve()}")
 
 
+def _figures(ds, out: Path) -> list[Path]:
+    """The demo's figures: the error spectrum (one panel per data set) and each data set's
+    strength-correlation trajectories, as PNG under ``out/figures``."""
+    import matplotlib.pyplot as plt
+
+    from treelab import plot
+
+    folder = out / "figures"
+    written = []
+    grid = plot.spectrum(ds, col="dataset")
+    written += plot.savefig(grid, folder / "spectrum.png", width="double")
+    plt.close("all")
+    for name in ds["dataset"].values:
+        ax = plot.strength_correlation(ds, dataset=str(name))
+        written += plot.savefig(ax, folder / f"strength_correlation_{name}.png")
+        plt.close("all")
+    return written
+
+
 def _run(args: argparse.Namespace) -> int:
     from treelab.experiment import load_config, run
 
@@ -111,6 +130,8 @@ def _demo(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     ds = run(config, progress=not args.no_progress)
     _finish(ds, Path(args.out), started)
+    for path in _figures(ds, Path(args.out)):
+        print(f"figure          : {path.resolve()}")
     return 0
 
 

@@ -1,0 +1,396 @@
+"""treelab.plot: the artists drawn carry exactly the Dataset's values."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import seaborn as sns  # noqa: E402
+import xarray as xr  # noqa: E402
+
+import treelab  # noqa: E402
+from treelab import plot, stats  # noqa: E402
+from treelab.analysis import bias_variance, reliability  # noqa: E402
+from treelab.datasets import gaussian_mixture, image_interpolation  # noqa: E402
+
+ALPHAS = [0.0, 0.25, 0.5, 0.75, 1.0]
+
+
+def fake_result(seed=0, datasets=("waveform", "wine", "led")):
+    """A Dataset laid out like treelab.experiment.run's: RF has no alpha (alpha = NaN)."""
+    rng = np.random.default_rng(seed)
+    coords = {"dataset": list(datasets), "ensemble": ["Agg.", "Bag.", "RF"],
+              "alpha": ALPHAS + [np.nan], "repeat": [0, 1], "fold": [0, 1, 2]}
+    shape = tuple(len(v) for v in coords.values())
+    dims = tuple(coords)
+    err = rng.uniform(0.05, 0.35, shape)
+    strength = rng.uniform(0.3, 0.8, shape)
+    corr = rng.uniform(0.05, 0.5, shape)
+    phi = rng.uniform(0.01, 0.3, shape)
+    ratio = 0.4 + phi + rng.normal(0, 0.03, shape)
+    ties = rng.uniform(0, 2, shape)
+    for arr in (err, strength, corr, phi, ratio, ties):
+        arr[:, :2, -1] = np.nan
+        arr[:, 2, :-1] = np.nan
+    return xr.Dataset(
+        {"ensemble_error": (dims, err, {"long_name": "ensemble error rate E_e"}),
+         "strength": (dims, strength), "correlation": (dims, corr), "phi_e": (dims, phi),
+         "error_ratio": (dims, ratio), "mean_g": (dims, ties)},
+        coords=coords,
+    )
+
+
+@pytest.fixture(scope="module")
+def result():
+    return fake_result()
+
+
+def labelled_lines(ax):
+    return {line.get_label(): line for line in ax.get_lines()
+            if not line.get_label().startswith("_")}
+
+
+# ------------------------------------------------------------------ spectrum
+
+
+def test_spectrum_draws_fold_means_per_construction(result):
+    ax = plot.spectrum(result, dataset="wine")
+    lines = labelled_lines(ax)
+    assert set(lines) == {"Agg.", "Bag.", "RF"}
+    mean = result.ensemble_error.sel(dataset="wine").mean(["repeat", "fold"])
+    for name in ("Agg.", "Bag."):
+        np.testing.assert_allclose(lines[name].get_xdata(), ALPHAS)
+        np.testing.assert_allclose(lines[name].get_ydata(),
+                                   mean.sel(ensemble=name).values[:-1])
+    # RF has no alpha: a horizontal reference line at its mean
+    np.testing.assert_allclose(lines["RF"].get_ydata(), [mean.sel(ensemble="RF")[-1]] * 2)
+    assert len(ax.collections) == 2  # one +-sd band per swept ensemble
+    band = ax.collections[0].get_paths()[0].vertices[:, 1]
+    sd = result.ensemble_error.sel(dataset="wine", ensemble="Agg.").std(["repeat", "fold"],
+                                                                       ddof=1)
+    m = mean.sel(ensemble="Agg.")
+    np.testing.assert_allclose(band.max(), float((m + sd).max()), rtol=1e-12)
+    assert "alpha" in ax.get_xlabel() and ax.get_ylabel() == "error rate"
+
+
+def test_spectrum_facets_by_dataset_and_checks_input(result):
+    grid = plot.spectrum(result, col="dataset", spread="none", ensembles=["Agg."])
+    assert isinstance(grid, sns.FacetGrid)
+    assert [a.get_title() for a in grid.axes.flat] == ["waveform", "wine", "led"]
+    for name, ax in grid.axes_dict.items():
+        (line,) = labelled_lines(ax).values()
+        expected = result.ensemble_error.sel(dataset=name, ensemble="Agg.").mean(
+            ["repeat", "fold"]).values[:-1]
+        np.testing.assert_allclose(line.get_ydata(), expected)
+        assert not ax.collections
+    with pytest.raises(ValueError, match="dataset"):
+        plot.spectrum(result)  # three data sets, none chosen
+    with pytest.raises(ValueError, match="spread"):
+        plot.spectrum(result, dataset="wine", spread="iqr")
+    with pytest.raises(ValueError, match="ensembles"):
+        plot.spectrum(result, dataset="wine", ensembles=["XGB"])
+    with pytest.raises(TypeError, match="result"):
+        plot.spectrum(result.ensemble_error)
+    with pytest.raises(ValueError, match="ax"):
+        plot.spectrum(result, col="dataset", ax=plt.gca())
+
+
+def test_spectrum_marks_alpha_and_draws_on_given_axes(result):
+    fig, ax = plt.subplots()
+    out = plot.spectrum(result, dataset="led", mark_alpha=0.3, ax=ax)
+    assert out is ax
+    vertical = [ln for ln in ax.get_lines() if np.allclose(ln.get_xdata(), 0.3)]
+    assert len(vertical) == 1
+
+
+# ------------------------------------------------------------------ strength-correlation
+
+
+def test_strength_correlation_trajectories_and_bound(result):
+    ax = plot.strength_correlation(result, dataset="waveform", colorbar=False,
+                                   levels=[0.05, 0.1, 0.2, 0.4, 0.8])
+    lines = labelled_lines(ax)
+    assert set(lines) == {"Agg.", "Bag."}
+    sel = result.sel(dataset="waveform").mean(["repeat", "fold"])
+    for name, line in lines.items():
+        np.testing.assert_allclose(line.get_xdata(), sel.strength.sel(ensemble=name)[:-1])
+        np.testing.assert_allclose(line.get_ydata(), sel.correlation.sel(ensemble=name)[:-1])
+    by_gid = {c.get_gid(): c for c in ax.collections if c.get_gid()}
+    assert set(by_gid) == {"alpha:Agg.", "alpha:Bag.", "mark:Agg.", "mark:Bag."}
+    for name in ("Agg.", "Bag."):
+        # points coloured by alpha, at the trajectory's vertices
+        points = by_gid[f"alpha:{name}"]
+        np.testing.assert_allclose(points.get_array(), ALPHAS)
+        np.testing.assert_allclose(points.get_offsets()[:, 0], lines[name].get_xdata())
+        # the ring at alpha = 0.5
+        np.testing.assert_allclose(
+            by_gid[f"mark:{name}"].get_offsets(),
+            [[sel.strength.sel(ensemble=name, alpha=0.5), sel.correlation.sel(ensemble=name,
+                                                                              alpha=0.5)]])
+    # the contour lines are Breiman's bound at the requested levels
+    contour = next(c for c in ax.collections if hasattr(c, "levels"))
+    np.testing.assert_allclose(contour.levels, [0.05, 0.1, 0.2, 0.4, 0.8])
+    assert plot.breiman_bound(0.5, 0.2) == pytest.approx(0.2 * 0.75 / 0.25)
+    assert np.isnan(plot.breiman_bound(0.0, 0.2))
+    assert ax.get_xlabel().startswith("strength") and ax.get_ylabel().startswith("correlation")
+
+
+def test_strength_correlation_colorbar_auto_levels_and_checks(result):
+    ax = plot.strength_correlation(result, dataset="wine")
+    assert len(ax.figure.axes) == 2  # the alpha colour bar
+    # default levels: round values spanning the bound at the drawn points
+    sel = result.sel(dataset="wine").mean(["repeat", "fold"])
+    bound = plot.breiman_bound(sel.strength.values, sel.correlation.values)
+    levels = next(c for c in ax.collections if hasattr(c, "levels")).levels
+    assert len(levels) >= 3
+    assert levels.min() <= 1.5 * np.nanmin(bound) and levels.max() >= np.nanmax(bound) / 1.5
+    assert np.allclose(levels, [float(f"{v:.0e}") for v in levels])  # one significant digit
+    with pytest.raises(ValueError, match="levels"):
+        plot.strength_correlation(result, dataset="wine", levels=[0.5, 0.1])
+    with pytest.raises(ValueError, match="strength"):
+        plot.strength_correlation(result[["ensemble_error"]], dataset="wine")
+
+
+# ------------------------------------------------------------------ error ratio figures
+
+
+def test_error_ratio_vs_phi_points_and_ols_line(result):
+    ax = plot.error_ratio_vs_phi(result)
+    means = result.mean(["repeat", "fold"])
+    n_points = 0
+    for coll in ax.collections:
+        n_points += len(coll.get_offsets())
+    finite = np.isfinite(means.phi_e.values) & np.isfinite(means.error_ratio.values)
+    assert n_points == int(finite.sum())
+    rf = next(c for c in ax.collections if c.get_label() == "RF")
+    np.testing.assert_allclose(np.sort(rf.get_offsets()[:, 0]),
+                               np.sort(means.phi_e.sel(ensemble="RF").values[:, -1]))
+    fit = stats.fit_error_ratio(means.phi_e.values[finite], means.error_ratio.values[finite])
+    (line,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("OLS")]
+    x, y = line.get_xdata(), line.get_ydata()
+    np.testing.assert_allclose(y, float(fit.intercept) + float(fit.slope) * x)
+    assert f"{float(fit.r_squared):.2f}" in line.get_label()
+    assert "phi" in ax.get_xlabel() and "E_r" in ax.get_ylabel()
+
+
+def test_error_ratio_vs_gain_ties_per_hue_fits(result):
+    ax = plot.error_ratio_vs_gain_ties(result, fit="hue")
+    fits = [ln for ln in ax.get_lines() if "OLS" in ln.get_label()]
+    assert len(fits) == 3
+    assert "gain ties" in ax.get_xlabel()
+    with pytest.raises(ValueError, match="fit"):
+        plot.error_ratio_vs_gain_ties(result, fit="yes")
+
+
+# ------------------------------------------------------------------ probability figures
+
+
+def test_reliability_breaks_lines_at_empty_bins():
+    rng = np.random.default_rng(3)
+    proba = np.column_stack([np.full(200, 0.8), np.full(200, 0.2)])
+    proba[:50] = [0.1, 0.9]
+    y = rng.integers(0, 2, 200)
+    rel = reliability(proba, y, bins=5)
+    ax = plot.reliability(rel)
+    lines = labelled_lines(ax)
+    assert set(lines) == {"class 0", "class 1"}
+    for c in (0, 1):
+        x = np.asarray(lines[f"class {c}"].get_xdata(), dtype=float)
+        np.testing.assert_allclose(x, rel.mean_predicted.sel({"class": c}).values)
+        assert np.isnan(x).sum() == 3  # empty bins stay NaN: the line breaks there
+    assert ax.get_xlabel() == "mean predicted probability"
+
+
+def test_bias_variance_stacks_bars():
+    rng = np.random.default_rng(4)
+    target = rng.dirichlet(np.ones(3), 30)
+    parts = [bias_variance(rng.dirichlet(np.ones(3) * s, (8, 30)), target) for s in (1, 5)]
+    ds = xr.concat([p[["bias", "variance"]] for p in parts], dim="ensemble")
+    ds = ds.assign_coords(ensemble=["RDT", "RF"])
+    ax = plot.bias_variance(ds)
+    bars = ax.patches
+    assert len(bars) == 4
+    heights = np.array([b.get_height() for b in bars])
+    np.testing.assert_allclose(heights[:2], ds.bias.values)
+    np.testing.assert_allclose(heights[2:], ds.variance.values)
+    np.testing.assert_allclose([b.get_y() for b in bars[2:]], ds.bias.values)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["RDT", "RF"]
+
+
+# ------------------------------------------------------------------ critical difference
+
+
+def demsar_table():
+    from test_stats import DEMSAR_AUC, METHODS
+
+    return xr.DataArray(DEMSAR_AUC, dims=("dataset", "ensemble"), coords={"ensemble": METHODS})
+
+
+def test_critical_difference_nemenyi_cliques():
+    res = stats.nemenyi(demsar_table(), greater_is_better=True, significance=0.10)
+    ax = plot.critical_difference(res)
+    texts = {t.get_gid(): t for t in ax.texts if t.get_gid()}
+    assert set(texts) == {f"method:{m}" for m in res.ensemble.values}
+    # each method hangs from its average rank
+    hangs = [ln for ln in ax.get_lines() if len(ln.get_xdata()) == 3]
+    np.testing.assert_allclose(sorted(ln.get_xdata()[0] for ln in hangs),
+                               np.sort(res.average_rank.values))
+    bars = [ln for ln in ax.get_lines() if ln.get_gid() == "clique"]
+    assert len(bars) == 2  # {m+cf, m, cf} and {cf, C4.5} at alpha = 0.10 (Demsar Fig. 1)
+    assert any(f"{float(res.critical_difference):.2f}" in t.get_text() for t in ax.texts)
+    assert ax.get_xlim()[0] > ax.get_xlim()[1]  # best (rank 1) on the right
+
+
+def test_critical_difference_bonferroni_dunn_and_checks():
+    res = stats.bonferroni_dunn(demsar_table(), control="C4.5", greater_is_better=True)
+    ax = plot.critical_difference(res, best_on_right=False)
+    (interval,) = [ln for ln in ax.get_lines() if ln.get_gid() == "control-interval"]
+    rc, cd = float(res.average_rank.sel(ensemble="C4.5")), float(res.critical_difference)
+    np.testing.assert_allclose(interval.get_xdata(), [rc - cd, min(4.0, rc + cd)])
+    assert plot.comparison.cliques(np.array([1.0, 1.5, 3.0, 3.2]), 1.0) == [(0, 1), (2, 3)]
+    with pytest.raises(ValueError, match="nemenyi"):
+        plot.critical_difference(stats.friedman(demsar_table()))
+
+
+# ------------------------------------------------------------------ decision surface
+
+
+@pytest.fixture(scope="module")
+def mixture_model():
+    data = gaussian_mixture(150, random_state=0)
+    return treelab.VRTrees(n_estimators=8, alpha=0.5, random_state=0).fit(data.X, data.y), data
+
+
+def test_decision_surface_image_is_predicted_probability(mixture_model):
+    model, data = mixture_model
+    ax = plot.decision_surface(model, data, resolution=30, colorbar=True)
+    (image,) = ax.images
+    xs, ys, proba = plot.surface_grid(model, ax.get_xlim() + ax.get_ylim(), 30)
+    np.testing.assert_allclose(np.asarray(image.get_array()), proba[:, :, 1])
+    (points,) = ax.collections
+    np.testing.assert_allclose(points.get_offsets(), data.X)
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("x1", "x2")
+    # grid point (i, j) is (xs[j], ys[i])
+    np.testing.assert_allclose(model.predict_proba([[xs[4], ys[7]]])[0], proba[7, 4])
+
+
+def test_decision_surface_multiclass_mixes_class_colours():
+    data = image_interpolation(12)
+    model = treelab.VRTrees(n_estimators=5, alpha=1.0, random_state=0).fit(data.X, data.y)
+    ax = plot.decision_surface(model, data, resolution=24, bounds=(0, 1, 0, 1), points=False)
+    rgb = np.asarray(ax.images[0].get_array())
+    _, _, proba = plot.surface_grid(model, (0, 1, 0, 1), 24)
+    expected = np.clip(proba @ plot.surface.class_colours(4), 0, 1)
+    np.testing.assert_allclose(rgb, expected)
+    with pytest.raises(ValueError, match="2 features"):
+        plot.decision_surface(model, (np.zeros((4, 3)), np.zeros(4)))
+    with pytest.raises(TypeError, match="fit"):
+        plot.decision_surface(treelab.VRTrees(), data)
+
+
+# ------------------------------------------------------------------ irrelevant attributes
+
+
+def test_irrelevant_attributes_log_axis_and_accuracy():
+    rng = np.random.default_rng(5)
+    coords = {"dataset": ["d"], "ensemble": ["RDT", "ERDT"], "alpha": [np.nan],
+              "n_irrelevant": [0, 4, 16, 64], "repeat": [0, 1, 2, 3, 4], "fold": [0, 1]}
+    err = rng.uniform(0.1, 0.4, tuple(len(v) for v in coords.values()))
+    ds = xr.Dataset({"ensemble_error": (tuple(coords), err)}, coords=coords)
+    ax = plot.irrelevant_attributes(ds)
+    lines = labelled_lines(ax)
+    assert set(lines) == {"RDT", "ERDT"}
+    acc = 1 - ds.ensemble_error.isel(dataset=0, alpha=0).mean(["repeat", "fold"])
+    for name, line in lines.items():
+        np.testing.assert_allclose(line.get_xdata(), [0, 4, 16, 64])
+        np.testing.assert_allclose(line.get_ydata(), acc.sel(ensemble=name).values)
+    assert ax.get_xscale() == "symlog" and ax.get_ylabel() == "accuracy"
+    ax2 = plot.irrelevant_attributes(ds.isel(n_irrelevant=slice(1, None)), accuracy=False)
+    assert ax2.get_xscale() == "log"
+    with pytest.raises(ValueError, match="n_irrelevant"):
+        plot.irrelevant_attributes(ds.isel(n_irrelevant=0))
+
+
+def test_measure_curve_against_training_size():
+    rng = np.random.default_rng(6)
+    coords = {"ensemble": ["RD", "RF+"], "alpha": [np.nan], "train_size": [0.1, 0.5, 1.0],
+              "repeat": [0, 1, 2], "fold": [0]}
+    mse = rng.uniform(0.01, 0.2, tuple(len(v) for v in coords.values()))
+    ds = xr.Dataset({"exact_mse": (tuple(coords), mse)}, coords=coords)
+    ax = plot.measure_curve(ds, var="exact_mse", dim="train_size", spread="range")
+    lines = labelled_lines(ax)
+    expected = ds.exact_mse.isel(alpha=0).mean(["repeat", "fold"])
+    for name in ("RD", "RF+"):
+        np.testing.assert_allclose(lines[name].get_xdata(), [0.1, 0.5, 1.0])
+        np.testing.assert_allclose(lines[name].get_ydata(), expected.sel(ensemble=name))
+    band = ax.collections[0].get_paths()[0].vertices[:, 1]
+    np.testing.assert_allclose(band.max(), float(ds.exact_mse.sel(ensemble="RD").max()))
+    assert ax.get_xscale() == "linear" and ax.get_xlabel().startswith("training-set size")
+    with pytest.raises(ValueError, match="transform"):
+        plot.measure_curve(ds, var="exact_mse", dim="train_size", transform="log")
+
+
+def test_docstrings_have_no_unfilled_placeholders():
+    import inspect
+
+    from treelab import widgets
+
+    for module in (plot, stats, widgets):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if callable(obj) and obj.__doc__:
+                assert "%(" not in obj.__doc__, f"{module.__name__}.{name}"
+                if inspect.isfunction(obj) and name not in ("breiman_bound",):
+                    params = [p for p in inspect.signature(obj).parameters if p != "self"]
+                    for p in params:
+                        assert p in obj.__doc__, f"{module.__name__}.{name} does not document {p}"
+
+
+# ------------------------------------------------------------------ export
+
+
+def test_savefig_writes_formats_at_publication_size(result, tmp_path):
+    ax = plot.spectrum(result, dataset="wine")
+    before = ax.figure.get_size_inches().copy()
+    written = plot.savefig(ax, tmp_path / "sub" / "spectrum", width="double", dpi=50)
+    assert [p.suffix for p in written] == [".png", ".pdf", ".svg"]
+    assert all(p.stat().st_size > 0 for p in written)
+    np.testing.assert_allclose(ax.figure.get_size_inches(), before)  # restored
+    from matplotlib.image import imread
+
+    (png,) = plot.savefig(ax, tmp_path / "one.png", width=4.0, height=2.0, dpi=100,
+                          tight=False)
+    assert imread(png).shape[:2] == (200, 400)
+    with pytest.raises(ValueError, match="width"):
+        plot.savefig(ax, tmp_path / "x", width="triple")
+    with pytest.raises(ValueError, match="formats"):
+        plot.savefig(ax, tmp_path / "x", formats=["docx"])
+
+
+def test_savefig_relays_out_a_facet_grid(result, tmp_path):
+    grid = plot.spectrum(result, col="dataset")
+    size = grid.figure.get_size_inches().copy()
+    seen = []
+    save = grid.figure.savefig
+
+    def spy(*args, **kwargs):  # at export size, the legend must clear the last panel
+        renderer = grid.figure.canvas.get_renderer()
+        legend = grid.legend.get_window_extent(renderer)
+        panel = grid.axes.flat[-1].get_tightbbox(renderer)
+        seen.append((grid.figure.get_size_inches()[0], legend.x0 >= panel.x1 - 1))
+        return save(*args, **kwargs)
+
+    grid.figure.savefig = spy
+    plot.savefig(grid, tmp_path / "grid.png", width="double", dpi=40)
+    assert seen == [(7.0, True)]
+    np.testing.assert_allclose(grid.figure.get_size_inches(), size)
+
+
+def test_library_leaves_rc_params_alone(result, mixture_model):
+    before = dict(matplotlib.rcParams)
+    plot.spectrum(result, col="dataset")
+    plot.strength_correlation(result, dataset="wine")
+    plot.decision_surface(*mixture_model, resolution=10)
+    assert dict(matplotlib.rcParams) == before

@@ -1,0 +1,158 @@
+"""treelab.widgets: callbacks called directly (no kernel), controls driven from code."""
+
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from test_plot import ALPHAS, fake_result  # noqa: E402
+
+from treelab import widgets  # noqa: E402
+from treelab.datasets import concepts, gaussian_mixture  # noqa: E402
+
+PNG = b"\x89PNG"
+
+
+@pytest.fixture(scope="module")
+def result():
+    return fake_result(seed=1)
+
+
+def best_time(fn, repeats=3):
+    """Least wall time of a few calls: the cost of an interaction without the machine's noise."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+# ------------------------------------------------------------------ spectrum
+
+
+def test_spectrum_view_marks_alpha_and_tabulates_the_cell(result):
+    fig, table = widgets.spectrum_view(result, "wine", "Bag.", 0.75)
+    left, right = fig.axes
+    marked = [ln for ln in left.get_lines() if np.allclose(ln.get_xdata(), 0.75)]
+    assert len(marked) == 1
+    cell = result.sel(dataset="wine", ensemble="Bag.", alpha=0.75)
+    assert table.loc["ensemble_error", "mean"] == pytest.approx(
+        float(cell.ensemble_error.mean()))
+    assert table.loc["strength", "sd"] == pytest.approx(float(cell.strength.std(ddof=1)))
+    ring = next(c for c in right.collections if c.get_gid() == "mark:Bag.")
+    np.testing.assert_allclose(ring.get_offsets(),
+                               [[float(cell.strength.mean()), float(cell.correlation.mean())]])
+    with pytest.raises(ValueError, match="alpha"):
+        widgets.spectrum_view(result, "wine", "Bag.", 0.3)
+    with pytest.raises(ValueError, match="ensemble"):
+        widgets.spectrum_view(result, "wine", "XGB", 0.5)
+
+
+def test_spectrum_explorer_reacts_to_its_controls(result):
+    explorer = widgets.SpectrumExplorer(result)
+    assert bytes(explorer.image.value).startswith(PNG)
+    assert list(explorer.ensemble.options) == ["Agg.", "Bag."]  # RF has no alpha to slide
+    assert list(explorer.alpha.options) == ALPHAS and explorer.alpha.value == 0.5
+    first = explorer.image.value
+    explorer.alpha.value = 1.0
+    assert explorer.image.value != first
+    cell = result.sel(dataset="waveform", ensemble="Agg.", alpha=1.0)
+    assert explorer.measures.loc["phi_e", "mean"] == pytest.approx(float(cell.phi_e.mean()))
+    explorer.dataset.value = "led"
+    assert "led" in explorer.figure.axes[0].get_title()
+    assert "<table" in explorer.table.value
+    assert "application/vnd.jupyter.widget-view+json" in explorer._repr_mimebundle_()
+    with pytest.raises(TypeError, match="result"):
+        widgets.SpectrumExplorer(result.ensemble_error)
+
+
+def test_spectrum_interaction_is_fast(result):
+    explorer = widgets.SpectrumExplorer(result)
+    values = iter([0.0, 0.25, 1.0])
+    assert best_time(lambda: setattr(explorer.alpha, "value", next(values))) < 1.0
+
+
+# ------------------------------------------------------------------ decision surface
+
+
+def test_surface_view_refits_with_the_chosen_settings():
+    data = gaussian_mixture(200, random_state=2)
+    fig, table, model = widgets.surface_view(data, alpha=0.2, n_estimators=6,
+                                             construction="Bagging", resolution=20)
+    assert model.get_params()["alpha"] == 0.2 and model.n_estimators == 6
+    assert model.get_params()["sampling"] == "bootstrap"
+    surface, plane = fig.axes
+    (image,) = surface.images
+    assert np.asarray(image.get_array()).shape == (20, 20)
+    current = next(c for c in plane.collections if c.get_gid() == "current")
+    np.testing.assert_allclose(current.get_offsets(),
+                               [[table.loc["strength", "value"],
+                                 table.loc["correlation", "value"]]])
+    # the measures are those of the refitted ensemble on the held-out half
+    from treelab.analysis import strength_correlation
+
+    rng = np.random.default_rng(0)
+    order = rng.permutation(200)
+    test_rows = order[100:]
+    labels = model.member_predict(data.X[test_rows])
+    ref = strength_correlation(labels, data.y[test_rows])
+    assert table.loc["strength", "value"] == pytest.approx(float(ref.strength))
+    with pytest.raises(ValueError, match="construction"):
+        widgets.surface_view(data, construction="Boosting")
+    with pytest.raises(ValueError, match="2 features"):
+        widgets.surface_view(concepts("A", 50, n_irrelevant=2, random_state=0))
+
+
+def test_decision_surface_explorer_refits_live_and_fast():
+    data = concepts("A", 256, random_state=0)
+    explorer = widgets.DecisionSurfaceExplorer(data, n_estimators=10)
+    assert bytes(explorer.image.value).startswith(PNG)
+    explorer.alpha.value = 0.9
+    assert explorer.model.alpha == 0.9
+    assert len(explorer.history) == 2  # the trajectory grows while alpha moves
+    explorer.n_estimators.value = 12
+    assert explorer.model.n_estimators == 12 and len(explorer.history) == 1
+    explorer.construction.value = "Subspacing"
+    assert explorer.model.sampling == "subspace"
+    values = iter([0.1, 0.55, 0.35])
+    assert best_time(lambda: setattr(explorer.alpha, "value", next(values))) < 1.0
+
+
+# ------------------------------------------------------------------ diversity
+
+
+def test_diversity_view_highlights_the_selected_dataset(result):
+    fig, table = widgets.diversity_view(result, "led")
+    (ax,) = fig.axes
+    ring = next(c for c in ax.collections if c.get_gid() == "selected")
+    led = result.sel(dataset="led").mean(["repeat", "fold"])
+    finite = np.isfinite(led.phi_e.values)
+    np.testing.assert_allclose(np.sort(ring.get_offsets()[:, 0]),
+                               np.sort(led.phi_e.values[finite]))
+    assert table.loc[("RF", slice(None)), "error_ratio"].size == 1
+    assert table.loc[("Agg.", 0.5), "phi_e"] == pytest.approx(float(led.phi_e.sel(
+        ensemble="Agg.", alpha=0.5)))
+
+
+def test_diversity_explorer_follows_its_dropdown(result):
+    explorer = widgets.DiversityExplorer(result)
+    explorer.dataset.value = "wine"
+    assert "wine" in explorer.figure.axes[0].get_title()
+    assert best_time(lambda: explorer.update()) < 1.0
+    with pytest.raises(ValueError, match="variable"):
+        widgets.DiversityExplorer(result, x="phi_q")
+
+
+def test_missing_ipywidgets_gives_an_actionable_error(monkeypatch, result):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # import ipywidgets now fails
+    with pytest.raises(ImportError, match="pip install ipywidgets"):
+        widgets.SpectrumExplorer(result)
+    # the callbacks need no ipywidgets at all
+    fig, table = widgets.spectrum_view(result, "wine", "Agg.", 0.5)
+    assert len(fig.axes) == 2 and "phi_e" in table.index

@@ -1,0 +1,46 @@
+"""Publication-quality figures of treelab results (matplotlib and seaborn).
+
+Every function takes a result Dataset (or a fitted estimator and its data, for
+:func:`decision_surface`), draws on ``ax`` (a new figure when None) and returns the Axes, or
+the seaborn grid for faceted figures. Nothing here calls ``plt.show()`` or changes global
+matplotlib settings; :func:`savefig` writes a figure at journal column width to PNG, PDF and
+SVG in one call.
+
+=================================  =============================================================
+:func:`spectrum`                   error against alpha per construction (Liu et al. 2008)
+:func:`strength_correlation`       trajectories over contours of Breiman's bound
+:func:`error_ratio_vs_phi`         E_r against phi_e with the OLS line (Ali & Pazzani 1995)
+:func:`error_ratio_vs_gain_ties`   E_r against gain ties per decision node
+:func:`reliability`                reliability curves per class (Fan et al. 2005)
+:func:`bias_variance`              stacked bias and variance bars
+:func:`critical_difference`        CD diagram of a Nemenyi / Bonferroni-Dunn test (Demsar 2006)
+:func:`decision_surface`           predicted probability over a 2-D grid with the training points
+:func:`irrelevant_attributes`      accuracy against added irrelevant attributes (log x axis)
+:func:`measure_curve`              any measure against any swept dim (training size, noise)
+=================================  =============================================================
+"""
+
+from treelab.plot.comparison import critical_difference
+from treelab.plot.diversity import error_ratio_vs_gain_ties, error_ratio_vs_phi
+from treelab.plot.export import savefig
+from treelab.plot.irrelevant import irrelevant_attributes, measure_curve
+from treelab.plot.probability import bias_variance, reliability
+from treelab.plot.spectrum import spectrum
+from treelab.plot.strength import breiman_bound, strength_correlation
+from treelab.plot.surface import decision_surface, surface_grid
+
+__all__ = [
+    "bias_variance",
+    "breiman_bound",
+    "critical_difference",
+    "decision_surface",
+    "error_ratio_vs_gain_ties",
+    "error_ratio_vs_phi",
+    "irrelevant_attributes",
+    "measure_curve",
+    "reliability",
+    "savefig",
+    "spectrum",
+    "strength_correlation",
+    "surface_grid",
+]

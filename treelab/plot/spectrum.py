@@ -1,0 +1,142 @@
+"""The spectrum of randomness: a measure against alpha, one line per construction."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from treelab import _dims
+from treelab.plot._common import (
+    axis_label,
+    check_choice,
+    check_result,
+    finite_alpha,
+    get_ax,
+    mean_spread,
+    palette_for,
+    pick_dataset,
+    pick_ensembles,
+)
+from treelab.plot._docstrings import share_docs
+
+__all__ = ["spectrum"]
+
+
+def _draw(ax: Any, ds: xr.Dataset, var: str, ensembles: list, spread: str, references: bool,
+          colours: dict, mark_alpha: float | None) -> None:
+    da = ds[var]
+    alphas = np.asarray(ds[_dims.ALPHA].values, dtype=np.float64)
+    finite = finite_alpha(alphas)
+    mean, low, high = mean_spread(da, spread)
+    for name in ensembles:
+        m = mean.sel({_dims.ENSEMBLE: name}).values
+        lo = low.sel({_dims.ENSEMBLE: name}).values
+        hi = high.sel({_dims.ENSEMBLE: name}).values
+        on = finite & np.isfinite(m)
+        if on.any():
+            order = np.argsort(alphas[on])
+            x, y = alphas[on][order], m[on][order]
+            ax.plot(x, y, marker="o", markersize=3.5, color=colours[name], label=str(name))
+            if spread != "none":
+                ax.fill_between(x, lo[on][order], hi[on][order], color=colours[name],
+                                alpha=0.18, linewidth=0)
+        elif references and np.isfinite(m[~finite]).any():
+            level = float(m[~finite][np.isfinite(m[~finite])][0])
+            ax.axhline(level, color=colours[name], linestyle="--", linewidth=1.2,
+                       label=f"{name}")
+    if mark_alpha is not None:
+        ax.axvline(float(mark_alpha), color="0.3", linestyle=":", linewidth=1.2)
+    ax.set_xlabel(axis_label(_dims.ALPHA))
+    ax.set_ylabel(axis_label(var, da))
+    ax.set_xlim(-0.02, 1.02)
+
+
+@share_docs
+def spectrum(
+    result: xr.Dataset,
+    *,
+    var: str = "ensemble_error",
+    dataset: str | None = None,
+    ensembles: Sequence[str] | None = None,
+    spread: str = "sd",
+    references: bool = True,
+    mark_alpha: float | None = None,
+    col: str | None = None,
+    col_wrap: int = 3,
+    palette: Any = None,
+    ax: Any = None,
+) -> Any:
+    """Error (or any measure) against alpha, one line per construction (Liu et al. 2008).
+
+    Every ensemble swept over alpha (Aggregating, Bagging, Subspacing VR-Trees, ...) is a line
+    through its mean over repeats and folds at each alpha, with the spread as a band. An
+    ensemble without alpha (Random Forest, Coalescence: ``alpha = NaN`` in an experiment
+    result) is a dashed horizontal reference line at its mean.
+
+    Parameters
+    ----------
+    %(result)s
+    var : str, default "ensemble_error"
+        Variable on the y axis.
+    %(dataset)s
+    %(ensembles)s
+    %(spread)s
+    references : bool, default True
+        Draw ensembles without alpha as horizontal reference lines.
+    mark_alpha : float, optional
+        Draw a dotted vertical line at this alpha.
+    col : {"dataset"}, optional
+        Facet: one panel per data set (returns a seaborn FacetGrid; ``ax`` must be None).
+    col_wrap : int, default 3
+        Panels per row when faceting.
+    %(palette)s
+    %(ax)s
+
+    Returns
+    -------
+    matplotlib.axes.Axes or seaborn.FacetGrid
+        The Axes, or the grid when ``col="dataset"``.
+
+    Examples
+    --------
+    >>> ax = spectrum(result, dataset="wine")  # doctest: +SKIP
+    """
+    ds = check_result(result, "result", [var], [_dims.ENSEMBLE, _dims.ALPHA])
+    check_choice(spread, "spread", ("sd", "range", "none"))
+    check_choice(col, "col", (None, _dims.DATASET))
+    if not isinstance(references, bool):
+        raise TypeError(f"references must be True or False, got {references!r}")
+    names = pick_ensembles(ds, ensembles, "result")
+    colours = palette_for(names, palette)
+    if col is None:
+        one = pick_dataset(ds, dataset, "result")
+        ax = get_ax(ax)
+        _draw(ax, one, var, names, spread, references, colours, mark_alpha)
+        ax.legend(fontsize="small", frameon=False)
+        return ax
+    if ax is not None:
+        raise ValueError("ax must be None when col='dataset' (the grid makes its own figure)")
+    if _dims.DATASET not in ds.dims:
+        raise ValueError("col='dataset' needs a result with a 'dataset' dim")
+    if dataset is not None:
+        raise ValueError("give either dataset= or col='dataset', not both")
+    if isinstance(col_wrap, bool) or not isinstance(col_wrap, int) or col_wrap < 1:
+        raise ValueError(f"col_wrap must be a positive integer, got {col_wrap!r}")
+    import seaborn as sns
+
+    datasets = list(ds[_dims.DATASET].values)
+    grid = sns.FacetGrid(pd.DataFrame({_dims.DATASET: datasets}), col=_dims.DATASET,
+                         col_wrap=min(col_wrap, len(datasets)), sharey=False, height=2.8,
+                         aspect=1.2)
+    for name, panel in grid.axes_dict.items():
+        _draw(panel, ds.sel({_dims.DATASET: name}), var, names, spread, references, colours,
+              mark_alpha)
+        panel.set_title(str(name))
+    grid.set_axis_labels(r"$\alpha$", axis_label(var, ds[var]))
+    handles, labels = next(iter(grid.axes_dict.values())).get_legend_handles_labels()
+    grid.add_legend(dict(zip(labels, handles, strict=True)))
+    return grid

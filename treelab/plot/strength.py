@@ -1,0 +1,167 @@
+"""Trajectories in the strength-correlation plane over contours of Breiman's bound."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from treelab import _dims
+from treelab.plot._common import (
+    axis_label,
+    check_result,
+    finite_alpha,
+    get_ax,
+    mean_spread,
+    palette_for,
+    pick_dataset,
+    pick_ensembles,
+)
+from treelab.plot._docstrings import share_docs
+
+__all__ = ["auto_levels", "breiman_bound", "strength_correlation"]
+
+
+def breiman_bound(strength: Any, correlation: Any) -> np.ndarray:
+    """Breiman's (2001) upper bound rho (1 - s^2) / s^2 on the generalisation error.
+
+    NaN where s <= 0 (the bound is defined for positive strength only).
+    """
+    s = np.asarray(strength, dtype=np.float64)
+    rho = np.asarray(correlation, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(s > 0, rho * (1.0 - s * s) / (s * s), np.nan)
+
+
+def auto_levels(bounds: np.ndarray, n: int = 6) -> np.ndarray:
+    """About ``n`` round contour levels spread evenly (log scale) over the finite, positive
+    ``bounds`` (one significant digit: 0.05, 0.1, 0.2, 0.5, ...)."""
+    b = np.asarray(bounds, dtype=np.float64)
+    b = b[np.isfinite(b) & (b > 0)]
+    if b.size == 0:
+        return np.array([0.05, 0.1, 0.2, 0.4, 0.8])
+    lo, hi = float(b.min()), float(b.max())
+    if hi <= lo * 1.5:
+        lo, hi = lo / 2.0, hi * 2.0
+    raw = np.geomspace(lo, hi, n)
+    digits = np.floor(np.log10(raw))
+    rounded = np.round(raw / 10.0**digits) * 10.0**digits
+    return np.unique(rounded)
+
+
+def trajectories(ds: xr.Dataset, ensembles: list) -> dict[Any, dict[str, np.ndarray]]:
+    """Mean strength and correlation per ensemble at every alpha with data, by alpha."""
+    s_mean = mean_spread(ds["strength"], "none")[0]
+    r_mean = mean_spread(ds["correlation"], "none")[0]
+    alphas = np.asarray(ds[_dims.ALPHA].values, dtype=np.float64)
+    out = {}
+    for name in ensembles:
+        s = np.asarray(s_mean.sel({_dims.ENSEMBLE: name}).values, dtype=np.float64)
+        r = np.asarray(r_mean.sel({_dims.ENSEMBLE: name}).values, dtype=np.float64)
+        ok = np.isfinite(s) & np.isfinite(r)
+        order = np.argsort(np.where(np.isnan(alphas), np.inf, alphas)[ok], kind="stable")
+        out[name] = {"alpha": alphas[ok][order], "strength": s[ok][order],
+                     "correlation": r[ok][order]}
+    return out
+
+
+@share_docs
+def strength_correlation(
+    result: xr.Dataset,
+    *,
+    dataset: str | None = None,
+    ensembles: Sequence[str] | None = None,
+    levels: Sequence[float] | None = None,
+    mark_alpha: float | None = 0.5,
+    cmap: str = "viridis",
+    colorbar: bool = True,
+    palette: Any = None,
+    ax: Any = None,
+) -> Any:
+    """Strength-correlation trajectories as alpha moves from 0 to 1 (Liu et al. 2008, Fig. 5).
+
+    Each ensemble is a line through its (mean strength s, mean correlation rho) at every
+    alpha, in alpha order, with the points coloured by alpha; the point at ``mark_alpha``
+    (0.5 by default) is ringed. Grey contour lines show Breiman's (2001) upper bound on the
+    generalisation error, rho (1 - s^2) / s^2, so a trajectory crossing to lower contours is an
+    ensemble whose bound improves. Ensembles without alpha are single diamonds.
+
+    Parameters
+    ----------
+    %(result)s
+        Needs the variables ``strength`` and ``correlation``.
+    %(dataset)s
+    %(ensembles)s
+    levels : sequence of float, optional
+        Bound values drawn as contour lines (default: six round values spanning the bound
+        at the drawn points, spaced evenly on a log scale).
+    mark_alpha : float or None, default 0.5
+        Ring the point at this alpha (None: no ring).
+    cmap : str, default "viridis"
+        Colour map of alpha (0 to 1).
+    colorbar : bool, default True
+        Add a colour bar for alpha.
+    %(palette)s
+    %(ax)s
+
+    Returns
+    -------
+    %(returns_ax)s
+    """
+    ds = check_result(result, "result", ["strength", "correlation"],
+                      [_dims.ENSEMBLE, _dims.ALPHA])
+    if levels is not None:
+        levels = np.asarray(levels, dtype=np.float64)
+        if levels.ndim != 1 or levels.size == 0 or np.any(np.diff(levels) <= 0) \
+                or np.any(levels <= 0):
+            raise ValueError(f"levels must be increasing positive numbers, got "
+                             f"{levels.tolist()}")
+    if not isinstance(colorbar, bool):
+        raise TypeError(f"colorbar must be True or False, got {colorbar!r}")
+    names = pick_ensembles(ds, ensembles, "result")
+    one = pick_dataset(ds, dataset, "result")
+    colours = palette_for(names, palette)
+    ax = get_ax(ax)
+    paths = trajectories(one, names)
+    all_s = np.concatenate([p["strength"] for p in paths.values()] + [np.array([])])
+    all_r = np.concatenate([p["correlation"] for p in paths.values()] + [np.array([])])
+    s_lo = max(0.02, float(np.nanmin(all_s)) - 0.08) if all_s.size else 0.05
+    s_hi = min(1.0, float(np.nanmax(all_s)) + 0.08) if all_s.size else 1.0
+    r_hi = max(0.05, float(np.nanmax(all_r)) * 1.25) if all_r.size else 1.0
+    s_grid, r_grid = np.meshgrid(np.linspace(s_lo, s_hi, 120), np.linspace(0.0, r_hi, 120))
+    if levels is None:
+        levels = auto_levels(breiman_bound(all_s, all_r))
+    contours = ax.contour(s_grid, r_grid, breiman_bound(s_grid, r_grid), levels=levels,
+                          colors="0.65", linewidths=0.8, zorder=1)
+    ax.clabel(contours, fmt="%g", fontsize="x-small")
+    import matplotlib as mpl
+
+    norm = mpl.colors.Normalize(vmin=0.0, vmax=1.0)
+    for name, path in paths.items():
+        finite = finite_alpha(path["alpha"])
+        if finite.any():
+            ax.plot(path["strength"][finite], path["correlation"][finite], "-",
+                    color=colours[name], linewidth=1.4, label=str(name), zorder=2)
+            ax.scatter(path["strength"][finite], path["correlation"][finite],
+                       c=path["alpha"][finite], cmap=cmap, norm=norm, s=22, zorder=3,
+                       edgecolors=[colours[name]], linewidths=0.8, gid=f"alpha:{name}")
+            if mark_alpha is not None:
+                hit = np.isclose(path["alpha"], float(mark_alpha))
+                if hit.any():
+                    ax.scatter(path["strength"][hit], path["correlation"][hit], s=110,
+                               facecolors="none", edgecolors="k", linewidths=1.2, zorder=4,
+                               gid=f"mark:{name}")
+        elif path["alpha"].size:
+            ax.scatter(path["strength"][:1], path["correlation"][:1], marker="D", s=40,
+                       color=colours[name], edgecolors="k", label=str(name), zorder=3)
+    if colorbar:
+        mappable = mpl.cm.ScalarMappable(norm=norm, cmap=cmap)
+        ax.figure.colorbar(mappable, ax=ax, label=r"$\alpha$", shrink=0.85)
+    ax.set_xlim(s_lo, s_hi)
+    ax.set_ylim(0.0, r_hi)
+    ax.set_xlabel(axis_label("strength"))
+    ax.set_ylabel(axis_label("correlation"))
+    ax.legend(fontsize="small", frameon=False, loc="upper left")
+    return ax
