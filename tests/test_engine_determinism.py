@@ -64,9 +64,13 @@ def test_pickle_round_trip_predicts_the_same():
     np.testing.assert_array_equal(clone.predict_proba(X), before)
 
 
-@pytest.mark.parametrize(("criterion", "alpha"), [("gain_ratio", 1.0), ("gini", 1.0),
-                                                  ("gain_ratio", 0.6)])
-def test_presorted_and_per_node_sorting_grow_identical_trees(criterion, alpha):
+@pytest.mark.parametrize(("criterion", "alpha", "max_features", "mode"),
+                         [("gain_ratio", 1.0, 5, 1), ("gini", 1.0, 5, 1), ("gain_ratio", 0.6, 5, 1),
+                          ("gini", 1.0, 2, 2)])
+def test_presorted_and_per_node_sorting_grow_identical_trees(criterion, alpha, max_features,
+                                                             mode):
+    """Presorted lists (mode 1: where they pay off; mode 2: at every node, as rotation trees
+    use) grow the same trees as sorting at every node."""
     from treelab._forest import prepare_features
     from treelab._kernels import _grow as G
     from treelab._kernels._criteria import xlogx_table
@@ -77,12 +81,12 @@ def test_presorted_and_per_node_sorting_grow_identical_trees(criterion, alpha):
     y = (np.nan_to_num(X[:, 0]) + X[:, 1] ** 2 + rng.normal(size=3000) > 1).astype(np.int32)
     feats = prepare_features(X, np.zeros(5, bool), np.zeros(5, np.int64))
     trees = []
-    for presort in (0, 1):
+    for presort in (0, mode):
         ip = np.zeros(G.N_PARAMS, dtype=np.int64)
         ip[[G.P_CRITERION, G.P_C45, G.P_MIN_OBJS, G.P_MIN_SPLIT, G.P_MIN_LEAF]] = [
             {"gain_ratio": 1, "gini": 2}[criterion], 1, 2, 4, 1]
         ip[G.P_MAX_DEPTH] = 2**31 - 1
-        ip[G.P_MAX_FEATURES] = 5
+        ip[G.P_MAX_FEATURES] = max_features
         ip[G.P_PRESORT] = presort
         trees.append(G.grow_tree(feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq,
                                  feats.uniq_off, feats.nominal, y, 2, ip, alpha,

@@ -47,7 +47,8 @@ P_DET_THRESHOLD = 7  # 0: best exact threshold, 1: one uniform random threshold 
 P_RANDOM_SPLIT = 8  # 0: pair_midpoint, 1: uniform, 2: pert
 P_STOCHASTIC = 9  # 0: off; 1 + lookahead: stochastic ID3 selection at deterministic nodes
 P_BETA_BITS = 10  # stochastic ID3's beta as float64 bits (_stochastic.beta_to_bits)
-P_PRESORT = 11  # 1: presorted lists where they pay off (module _presort), 0: sort at every node
+P_PRESORT = 11  # 1: presorted lists where they pay off (module _presort), 0: sort at every
+#                  node, 2: presorted lists at every node of deterministic trees (no node sorts)
 N_PARAMS = 12
 
 RS_PAIR = 0
@@ -395,10 +396,10 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     # (measured: with few candidates per node, e.g. random forests' sqrt(d), sorting the
     # candidates at each node is cheaper than partitioning every list; with alpha below about
     # 0.5 the random nodes, which would partition every list too, make it slower)
-    presort = (iparams[P_PRESORT] == 1 and alpha >= 0.5 and iparams[P_DET_THRESHOLD] == 0
+    presort = (iparams[P_PRESORT] >= 1 and alpha >= 0.5 and iparams[P_DET_THRESHOLD] == 0
                and n_cont > 0
                and iparams[P_STOCHASTIC] == 0
-               and 2 * iparams[P_MAX_FEATURES] >= n_cont)
+               and (2 * iparams[P_MAX_FEATURES] >= n_cont or iparams[P_PRESORT] == 2))
     slot_of = np.full(d, -1, dtype=np.int64)
     if presort:
         slots = np.empty(n_cont, dtype=np.int64)
@@ -411,6 +412,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
         lists = build_lists(order, R, w, slots, n_in)
         # partitioning every list beats sorting the candidates once K log2(m) > n_cont
         sorted_min = max(2.0 ** (n_cont / max(iparams[P_MAX_FEATURES], 1)), 16.0)
+        if iparams[P_PRESORT] == 2:
+            sorted_min = 0.0
     else:
         lists = np.empty((0, 1), dtype=np.int64)
         sorted_min = np.inf

@@ -32,6 +32,7 @@ from treelab._forest_learners import (
     grow_mmdt_forest,
     grow_rotation_forest,
 )
+from treelab._kernels import _grow as G
 from treelab.estimators._base import TreeEnsembleClassifier, TreeSpec, spec_iparams
 from treelab.estimators._validation import check_int, check_option, resolve_max_features
 
@@ -385,6 +386,9 @@ class RotationForest(_RealFeatureLearner):
                         min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
                         max_features=self.max_features)
         iparams, _ = spec_iparams(spec, d)
+        # every axis is sorted once per tree and the sorted lists are partitioned stably down
+        # the tree, so no node sorts (algorithms spec 2.9)
+        iparams[G.P_PRESORT] = 2
         return grow_rotation_forest(Z, y_codes, self.n_classes_, iparams, seeds, self.rotation,
                                     self.bootstrap, self.group_size, self._n_threads())
 
