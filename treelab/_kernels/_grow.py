@@ -23,7 +23,6 @@ from treelab._kernels._split import (
     midpoint,
     min_max,
     pair_midpoint,
-    partition_by_value,
     partition_nominal,
     partition_threshold,
     rank_threshold,
@@ -510,6 +509,23 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                                                  state)
             if not found:
                 break
+            n_need = 2 if sk == KIND_THRESHOLD else n_distinct[f]
+            if n_nodes + n_need > cap:
+                cap = max(2 * cap, n_nodes + n_need)
+                kind = _enlarge(kind, cap)
+                feature = _enlarge(feature, cap)
+                threshold = _enlarge(threshold, cap)
+                child_start = _enlarge(child_start, cap)
+                n_children = _enlarge(n_children, cap)
+                nan_child = _enlarge(nan_child, cap)
+                rnd = _enlarge(rnd, cap)
+                depth = _enlarge(depth, cap)
+                counts = _enlarge(counts, cap)
+                parent = _enlarge(parent, cap)
+                nstart = _enlarge(nstart, cap)
+                nend = _enlarge(nend, cap)
+                stack = _enlarge(stack, cap)
+                nbuf = _enlarge(nbuf, cap)
             if sk == KIND_THRESHOLD:
                 # deterministic splits know where missing rows go; random splits send them to
                 # the larger child, decided after counting
@@ -519,8 +535,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     split_at = partition_threshold(f, rt, nd_f, 1 if nanc == 0 else 0, rows, s,
                                                    e, R, other, left_counts, nan_counts)
                 else:
-                    split_at = partition_by_value(f, t, 0, rows, s, e, Xc, other, left_counts,
-                                                  nan_counts)
+                    split_at = partition_threshold(f, t, np.nan, 0, rows, s, e, Xc, other,
+                                                   left_counts, nan_counts)
                 nl = 0.0
                 nn = 0.0
                 for c in range(C):
@@ -530,8 +546,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 if not det:
                     nanc = 0 if nl >= nr else 1
                     if nanc == 0 and nn > 0:
-                        split_at = partition_by_value(f, t, 1, rows, s, e, Xc, other,
-                                                      left_counts, nan_counts)
+                        split_at = partition_threshold(f, t, np.nan, 1, rows, s, e, Xc,
+                                                       other, left_counts, nan_counts)
                 if nanc == 0:
                     nl += nn
                 else:
@@ -539,22 +555,6 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 nr_rows_start = split_at
                 if nl < min_leaf or nr < min_leaf:
                     continue
-                if n_nodes + 2 > cap:
-                    cap = max(2 * cap, n_nodes + 2)
-                    kind = _enlarge(kind, cap)
-                    feature = _enlarge(feature, cap)
-                    threshold = _enlarge(threshold, cap)
-                    child_start = _enlarge(child_start, cap)
-                    n_children = _enlarge(n_children, cap)
-                    nan_child = _enlarge(nan_child, cap)
-                    rnd = _enlarge(rnd, cap)
-                    depth = _enlarge(depth, cap)
-                    counts = _enlarge(counts, cap)
-                    parent = _enlarge(parent, cap)
-                    nstart = _enlarge(nstart, cap)
-                    nend = _enlarge(nend, cap)
-                    stack = _enlarge(stack, cap)
-                    nbuf = _enlarge(nbuf, cap)
                 a = n_nodes
                 for c in range(C):
                     lc = left_counts[c] + (nan_counts[c] if nanc == 0 else 0.0)
@@ -591,22 +591,6 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                         ok = False
                 if not ok:
                     continue
-                if n_nodes + arity > cap:
-                    cap = max(2 * cap, n_nodes + arity)
-                    kind = _enlarge(kind, cap)
-                    feature = _enlarge(feature, cap)
-                    threshold = _enlarge(threshold, cap)
-                    child_start = _enlarge(child_start, cap)
-                    n_children = _enlarge(n_children, cap)
-                    nan_child = _enlarge(nan_child, cap)
-                    rnd = _enlarge(rnd, cap)
-                    depth = _enlarge(depth, cap)
-                    counts = _enlarge(counts, cap)
-                    parent = _enlarge(parent, cap)
-                    nstart = _enlarge(nstart, cap)
-                    nend = _enlarge(nend, cap)
-                    stack = _enlarge(stack, cap)
-                    nbuf = _enlarge(nbuf, cap)
                 partition_nominal(f, arity, nanc, rows, s, e, Xc, other, bucket)
                 a = n_nodes
                 for b in range(arity):

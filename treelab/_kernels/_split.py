@@ -451,15 +451,18 @@ def rank_threshold(f, t, uniq, uniq_off):
 
 
 @njit(**NUMBA_FLAGS)
-def partition_threshold(f, rt, nd_f, nan_left, rows, s, e, R, out, left_counts, nan_counts):
-    """Write rows[s:e] into out[s:e]: first the rows going left (rank <= rt, or missing when
-    ``nan_left``), then the others; returns the end of the left block and fills the class counts
-    of the rows with rank <= rt and of the missing rows.
+def partition_threshold(f, thr, missing, nan_left, rows, s, e, K, out, left_counts, nan_counts):
+    """Write rows[s:e] into out[s:e]: first the rows going left (K[f, row] <= thr, or missing
+    when ``nan_left``), then the others; returns the end of the left block and fills the class
+    counts of the rows with K <= thr and of the missing rows.
 
-    Comparing int32 global ranks instead of float64 values halves the memory traffic of the
-    random reads. The loop is branch-free: every entry is written at both cursors of ``out``
-    and only the matching cursor advances (at random nodes the comparison is a coin flip for
-    the branch predictor). Writing into a second buffer spares copying back.
+    ``K`` is either the int32 global ranks (deterministic splits: ``thr`` a rank, ``missing``
+    the missing-value rank) or the float64 values (random splits: ``thr`` the threshold,
+    ``missing`` NaN); numba compiles one version for each. Measured: ranks are faster where the
+    scan already gives the rank threshold, values where the threshold was drawn as a value.
+    The loop is branch-free: every entry is written at both cursors of ``out`` and only the
+    matching cursor advances (at random nodes the comparison is a coin flip for the branch
+    predictor); writing into a second buffer spares copying back.
     """
     left_counts[:] = 0.0
     nan_counts[:] = 0.0
@@ -467,38 +470,9 @@ def partition_threshold(f, rt, nd_f, nan_left, rows, s, e, R, out, left_counts, 
     nr = 0
     for j in range(s, e):
         p = rows[j]
-        r = R[f, row_of(p)]
-        le = np.int64(r <= rt)
-        miss = np.int64(r == nd_f)
-        g = le | (miss & nan_left)
-        out[s + nl] = p
-        out[e - 1 - nr] = p
-        nl += g
-        nr += 1 - g
-        c = cls_of(p)
-        wt = wt_of(p)
-        left_counts[c] += wt * le
-        nan_counts[c] += wt * miss
-    return s + nl
-
-
-@njit(**NUMBA_FLAGS)
-def partition_by_value(f, t, nan_left, rows, s, e, Xc, out, left_counts, nan_counts):
-    """``partition_threshold`` comparing values with the threshold itself.
-
-    Used for random splits, whose threshold is a value: measured faster there than mapping
-    the threshold to a rank, while deterministic splits (rank thresholds known from the scan)
-    partition faster on ranks.
-    """
-    left_counts[:] = 0.0
-    nan_counts[:] = 0.0
-    nl = 0
-    nr = 0
-    for j in range(s, e):
-        p = rows[j]
-        v = Xc[f, row_of(p)]
-        le = np.int64(v <= t)
-        miss = np.int64(v != v)
+        k = K[f, row_of(p)]
+        le = np.int64(k <= thr)
+        miss = np.int64(k == missing) | np.int64(k != k)
         g = le | (miss & nan_left)
         out[s + nl] = p
         out[e - 1 - nr] = p
@@ -550,7 +524,6 @@ __all__ = [
     "nominal_available",
     "pair_midpoint",
     "partition_nominal",
-    "partition_by_value",
     "partition_threshold",
     "rank_threshold",
     "radix_sort_high",
