@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
+import treelab
 from treelab.analysis import (
     diagnose,
     error_arrangement,
@@ -16,10 +17,6 @@ from treelab.analysis import (
     thresholded_mse,
     topk_error,
 )
-
-treelab = pytest.importorskip("treelab")
-if not hasattr(treelab, "VRTrees"):  # pragma: no cover - only before the estimators landed
-    pytest.skip("treelab estimators not available", allow_module_level=True)
 
 
 class StandIn:
