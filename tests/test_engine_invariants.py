@@ -107,13 +107,13 @@ def test_share_of_random_nodes_tracks_alpha(alpha):
     X = rng.uniform(size=(2000, 4))
     y = (X[:, 0] + X[:, 1] > 1).astype(int) + (X[:, 2] > 0.5)
     est = treelab.VRTrees(n_estimators=20, alpha=alpha, c45=False, random_state=3).fit(X, y)
-    share = est.tree_stats()["random_share"]
-    internal = (est.forest_.kind != 0).sum()
-    expected_sd = np.sqrt(alpha * (1 - alpha) / internal)
-    assert abs(float((share * est.tree_stats()["n_nodes"]).sum() / est.tree_stats()["n_nodes"]
-                     .sum()) - (1 - alpha)) < 0.05
-    pooled = est.forest_.random[est.forest_.kind != 0].mean()
-    assert abs(pooled - (1 - alpha)) < 5 * expected_sd + 0.01
+    fr = est.forest_
+    per_tree = [tree_nodes(fr, t) for t in range(fr.n_trees)]
+    shares = [nodes["random"][nodes["kind"] != 0].mean() for nodes in per_tree]
+    np.testing.assert_allclose(est.tree_stats()["random_share"], shares)
+    internal = fr.random[fr.kind != 0]
+    expected_sd = np.sqrt(alpha * (1 - alpha) / internal.size)
+    assert abs(internal.mean() - (1 - alpha)) < 5 * expected_sd + 0.01
 
 
 def test_coalescence_alphas_are_spread():

@@ -120,9 +120,8 @@ def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vi
             perm[i] = vis[i]
     pmass = parent_mass(criterion, node_counts, n_node, table)
     left = bufs[0]
-    right = bufs[1]
-    left_n = bufs[2]
-    right_n = bufs[3]
+    left_n = bufs[1]
+    right_n = bufs[2]
     n_avail = 0
     nc = 0
     for i in range(nv):
@@ -176,7 +175,7 @@ def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vi
                 dist_counts[1, c] = node_counts[c] - left[c] - nan_counts[c]
             g, bi, nan_left, nt, si = scan_thresholds(criterion, dist_counts, 2, nan_counts,
                                                        node_counts, n_node, pmass, table,
-                                                       min_side, left, right, left_n, right_n)
+                                                       min_side, left, left_n, right_n)
             if bi < 0 or not g >= 0.0:
                 continue
             cand_kind[nc] = 1
@@ -197,7 +196,7 @@ def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vi
             n_avail += 1
             g, bi, nan_left, nt, si = scan_thresholds(criterion, dist_counts, k, nan_counts,
                                                        node_counts, n_node, pmass, table,
-                                                       min_side, left, right, left_n, right_n)
+                                                       min_side, left, left_n, right_n)
             if bi < 0:
                 continue
             if c45 and criterion != GINI:
@@ -373,7 +372,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     dist_rank = np.empty(max(n_in, max_arity) + 1, dtype=np.int64)
     dist_counts = np.zeros((max(n_in, max_arity) + 1, C))
     nan_counts = np.zeros(C)
-    bufs = np.zeros((4, max(C, max_arity)))
+    bufs = np.zeros((3, max(C, max_arity)))
     node_counts = np.zeros(C)
     left_counts = np.zeros(C)
     perm = np.empty(nv, dtype=np.int64)

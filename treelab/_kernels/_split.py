@@ -12,8 +12,6 @@ from numba import njit
 
 from treelab._kernels._config import NUMBA_FLAGS
 from treelab._kernels._criteria import (
-    ENTROPY,
-    GAIN_RATIO,
     GINI,
     binary_gain,
     side_entropy_mass,
@@ -212,7 +210,7 @@ def _scan_complete(criterion, dist_counts, k, node_counts, n_node, pmass, table,
 
 @njit(**NUMBA_FLAGS)
 def scan_thresholds(criterion, dist_counts, k, nan_counts, node_counts, n_node, pmass, table,
-                    min_side, left, right, left_n, right_n):
+                    min_side, left, left_n, right_n):
     """Best threshold between consecutive distinct values by impurity decrease.
 
     Missing rows (``nan_counts``) are tried on both sides. Returns (gain, index i of the last
@@ -384,7 +382,8 @@ def midpoint(lo, hi):
 
 @njit(**NUMBA_FLAGS)
 def continuous_available(f, rows, s, e, Xc):
-    """At least two distinct non-missing values of feature f at the node (early exit)."""
+    """At least two distinct non-missing values (or nominal codes) of feature f at the node,
+    stopping at the first value that differs."""
     have = False
     v0 = 0.0
     for j in range(e - s):
@@ -397,12 +396,6 @@ def continuous_available(f, rows, s, e, Xc):
         elif v != v0:
             return True
     return False
-
-
-@njit(**NUMBA_FLAGS)
-def nominal_available(f, rows, s, e, Xc):
-    """At least two distinct non-missing codes of nominal feature f at the node."""
-    return continuous_available(f, rows, s, e, Xc)
 
 
 @njit(**NUMBA_FLAGS)
@@ -508,29 +501,3 @@ def partition_nominal(f, n_codes, nan_child, rows, s, e, Xc, scratch, bucket_sta
         scratch[fill[b]] = p
         fill[b] += 1
 
-
-# Re-exported names used by the growth routine.
-__all__ = [
-    "ENTROPY",
-    "GAIN_RATIO",
-    "GINI",
-    "cls_of",
-    "continuous_available",
-    "count_threshold",
-    "eval_nominal",
-    "is_tie",
-    "midpoint",
-    "min_max",
-    "nominal_available",
-    "pair_midpoint",
-    "partition_nominal",
-    "partition_threshold",
-    "rank_threshold",
-    "radix_sort_high",
-    "row_of",
-    "scan_thresholds",
-    "summarize_continuous",
-    "summarize_nominal",
-    "uniform_threshold",
-    "wt_of",
-]

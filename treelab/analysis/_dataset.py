@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from typing import Any, NamedTuple
 
@@ -325,6 +325,28 @@ def member_inputs(
     coords = {**y_coords, **coords}
     coords[_dims.CLASS] = class_coord(n, classes)
     return MemberInputs(labels, y_arr, n, coords)
+
+
+def member_dataset(
+    vars_of: Callable[[np.ndarray, np.ndarray, int], dict[str, Var]],
+    function: str,
+    member_labels: Any,
+    y: Any,
+    *,
+    n_classes: int | None = None,
+    classes: Any = None,
+) -> xr.Dataset:
+    """The Dataset of a measure over member labels: validate and encode the inputs
+    (:func:`member_inputs`), compute ``vars_of(labels, y, n_classes)`` and build the result
+    (no class coordinate: these measures have no class dim)."""
+    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes)
+    coords = {k: v for k, v in inp.coords.items() if k != _dims.CLASS}
+    return to_dataset(
+        vars_of(inp.labels, inp.y, inp.n_classes),
+        function=function,
+        params={"n_classes": inp.n_classes},
+        coords=coords,
+    )
 
 
 def vote_counts(labels: np.ndarray, n_classes: int) -> np.ndarray:

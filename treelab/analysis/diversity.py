@@ -20,6 +20,7 @@ from treelab.analysis._dataset import (
     Var,
     as_array,
     encode_labels,
+    member_dataset,
     member_inputs,
     to_dataarray,
     to_dataset,
@@ -195,15 +196,8 @@ def error_correlation(
     >>> float(ds.phi_e), str(ds.relation.values)
     (0.5, 'positive')
     """
-    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes)
-    variables = correlation_vars(inp.labels, inp.y, inp.n_classes)
-    coords = {k: v for k, v in inp.coords.items() if k != _dims.CLASS}
-    return to_dataset(
-        variables,
-        function="error_correlation",
-        params={"n_classes": inp.n_classes},
-        coords=coords,
-    )
+    return member_dataset(correlation_vars, "error_correlation", member_labels, y,
+                          n_classes=n_classes, classes=classes)
 
 
 def correlation_vars(
@@ -305,18 +299,16 @@ def error_arrangement(
     xarray.Dataset
         ``observed_error``, ``independent_error``, ``optimal_error`` and ``member_error`` (tree).
     """
-    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes)
-    variables = arrangement_vars(inp.labels, inp.y, inp.n_classes)
-    variables["member_error"] = Var(
-        (_dims.TREE,), _member_error(inp.labels, inp.y), "member error rate e_t", valid_range=_ERR
-    )
-    coords = {k_: v for k_, v in inp.coords.items() if k_ != _dims.CLASS}
-    return to_dataset(
-        variables,
-        function="error_arrangement",
-        params={"n_classes": inp.n_classes},
-        coords=coords,
-    )
+    def with_member_error(labels, y_codes, n):
+        variables = arrangement_vars(labels, y_codes, n)
+        variables["member_error"] = Var(
+            (_dims.TREE,), _member_error(labels, y_codes), "member error rate e_t",
+            valid_range=_ERR,
+        )
+        return variables
+
+    return member_dataset(with_member_error, "error_arrangement", member_labels, y,
+                          n_classes=n_classes, classes=classes)
 
 
 def arrangement_vars(

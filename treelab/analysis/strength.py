@@ -8,7 +8,7 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
-from treelab.analysis._dataset import CITE_BREIMAN, Var, member_inputs, to_dataset, vote_counts
+from treelab.analysis._dataset import CITE_BREIMAN, Var, member_dataset, vote_counts
 
 __all__ = ["strength_correlation", "strength_stats"]
 
@@ -103,15 +103,8 @@ def strength_correlation(
     >>> float(ds.strength)
     1.0
     """
-    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes)
-    variables = strength_vars(inp.labels, inp.y, inp.n_classes)
-    coords = {k: v for k, v in inp.coords.items() if k != _dims.CLASS}
-    return to_dataset(
-        variables,
-        function="strength_correlation",
-        params={"n_classes": inp.n_classes},
-        coords=coords,
-    )
+    return member_dataset(strength_vars, "strength_correlation", member_labels, y,
+                          n_classes=n_classes, classes=classes)
 
 
 def strength_vars(

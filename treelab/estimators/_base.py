@@ -229,12 +229,13 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         """Forest arrays re-laid for prediction (an O(nodes) pass, cheaper than caching state
         on the estimator during predict)."""
         fr = self.forest_
+        node_n = fr.node_totals()
         first, feat, thr, anchor = P.pack_nodes(
             fr.node_offsets, fr.kind, fr.feature, fr.threshold, fr.child_start, fr.n_children,
-            fr.nan_child, fr.node_totals(), min_n,
+            fr.nan_child, node_n, min_n,
         )
         args = (fr.node_offsets, first, feat, thr, fr.n_children, fr.nan_child, fr.projections)
-        return args, anchor
+        return args, anchor, node_n
 
     def _min_n(self) -> int:
         return max(int(getattr(self, "curtail_min", 1)), 1)
@@ -254,9 +255,9 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
     def _combined(self, Xv):
         fr = self.forest_
         mode = {"average": P.MODE_AVERAGE, "vote": P.MODE_VOTE, "sum": P.MODE_SUM}
-        args, anchor = self._kernel_args(self._min_n())
+        args, anchor, node_n = self._kernel_args(self._min_n())
         acc, votes = self._with_threads(
-            P.combine_forest, Xv, *args, anchor, fr.counts, fr.node_totals(),
+            P.combine_forest, Xv, *args, anchor, fr.counts, node_n,
             bool(getattr(self, "laplace", False)), mode[self._combination()],
         )
         return acc, votes
@@ -339,7 +340,7 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         ``curtail=False`` it is always the leaf (possibly empty).
         """
         Xv = X if _encoded else self._encode_predict(X)
-        args, anchor = self._kernel_args(self._min_n())
+        args, anchor, _ = self._kernel_args(self._min_n())
         return self._with_threads(
             P.member_counts, Xv, *args, anchor, self.forest_.counts, not curtail
         )

@@ -20,6 +20,17 @@ def _is_frame(X) -> bool:
     return isinstance(X, pd.DataFrame)
 
 
+def _raw_values(X) -> bool:
+    """Nominal columns are encoded from the raw values (DataFrames and object arrays); numeric
+    arrays are validated first and their integer-coded nominal columns mapped afterwards."""
+    if _is_frame(X):
+        return True
+    try:
+        return np.asarray(X).dtype == object
+    except ValueError:  # ragged input: validate_data reports it
+        return False
+
+
 def nominal_mask(X, categorical_features) -> np.ndarray:
     """Boolean mask of nominal columns of X (auto-detected for DataFrames, plus the argument)."""
     n_features = X.shape[1] if hasattr(X, "shape") and len(X.shape) == 2 else None
@@ -89,22 +100,20 @@ def encode_features(estimator, X, *, fit: bool) -> np.ndarray:
     (``nominal_features_``, ``categories_``); otherwise they are applied.
     """
     is_frame = _is_frame(X)
+    raw = _raw_values(X)
+    two_d = hasattr(X, "shape") and len(getattr(X, "shape", ())) == 2
     if fit:
-        if hasattr(X, "shape") and len(getattr(X, "shape", ())) == 2:
+        if two_d:
             estimator.categories_ = [None] * X.shape[1]
-        if hasattr(X, "shape") and len(getattr(X, "shape", ())) == 2 and (
-            is_frame or np.asarray(X).dtype == object
-        ):
+        if two_d and raw:
             mask = nominal_mask(X, estimator.categorical_features)
         else:
             mask = None
     else:
         mask = getattr(estimator, "nominal_features_", None)
-        if mask is not None and hasattr(X, "shape") and len(X.shape) == 2 and (
-            X.shape[1] != mask.shape[0]
-        ):
+        if mask is not None and two_d and X.shape[1] != mask.shape[0]:
             mask = None  # validate_data below reports the feature-count mismatch
-    if mask is not None and mask.any() and (is_frame or np.asarray(X).dtype == object):
+    if mask is not None and mask.any() and raw:
         cats = estimator.categories_ if not fit else [None] * X.shape[1]
         cols = {}
         for j in range(X.shape[1]):
@@ -135,25 +144,17 @@ def encode_features(estimator, X, *, fit: bool) -> np.ndarray:
         raise
     if fit:
         mask = nominal_mask(Xv, estimator.categorical_features) if mask is None else mask
-        if mask is None:
-            mask = np.zeros(Xv.shape[1], dtype=bool)
-        if not (is_frame or np.asarray(X).dtype == object):
-            # integer-coded nominal columns of a numeric array: map values to 0..m-1
-            cats = [None] * Xv.shape[1]
-            for j in np.flatnonzero(mask):
-                cats[j] = _column_categories(Xv[:, j])
-            estimator.categories_ = cats
+        if not raw:
+            # integer-coded nominal columns of a numeric array: their values define 0..m-1
+            estimator.categories_ = [
+                _column_categories(Xv[:, j]) if mask[j] else None for j in range(Xv.shape[1])
+            ]
         estimator.nominal_features_ = mask
-        Xv = np.array(Xv, dtype=np.float64, order="C")
-        for j in np.flatnonzero(mask):
-            if not (is_frame or np.asarray(X).dtype == object):
-                Xv[:, j] = _codes(Xv[:, j], estimator.categories_[j])
         estimator.arity_ = np.array(
             [len(c) if c is not None else 0 for c in estimator.categories_], dtype=np.int64
         )
-        return Xv
     Xv = np.array(Xv, dtype=np.float64, order="C")
-    if not (is_frame or np.asarray(X).dtype == object):
+    if not raw:
         for j in np.flatnonzero(estimator.nominal_features_):
             Xv[:, j] = _codes(Xv[:, j], estimator.categories_[j])
     return Xv

@@ -94,6 +94,17 @@ class _RealFeatureLearner(TreeEnsembleClassifier):
         raise NotImplementedError
 
 
+class _SingleTree:
+    """Mixin of the one-tree learners (MMDT, CVDT): one tree, which is its own single model."""
+
+    def _n_trees(self) -> int:
+        return 1
+
+    def single_model(self):
+        """An unfitted copy of this tree."""
+        return type(self)(**self.get_params(deep=False))
+
+
 @_doc
 class BaggedMMDT(_RealFeatureLearner):
     """Bagged mean-margins decision trees (Gashler, Giraud-Carrier & Martinez 2008).
@@ -147,7 +158,7 @@ class BaggedMMDT(_RealFeatureLearner):
 
 
 @_doc
-class MMDT(BaggedMMDT):
+class MMDT(_SingleTree, BaggedMMDT):
     """One mean-margins decision tree (MMDT) on all rows; see :class:`BaggedMMDT`.
 
     Parameters
@@ -164,12 +175,6 @@ class MMDT(BaggedMMDT):
         self.categorical_features = categorical_features
         self.random_state = random_state
 
-    def _n_trees(self) -> int:
-        return 1
-
-    def single_model(self):
-        """An unfitted copy of this tree."""
-        return MMDT(**self.get_params(deep=False))
 
 
 @_doc
@@ -275,7 +280,7 @@ class BaggedCVDT(_RealFeatureLearner):
 
 
 @_doc
-class CVDT(BaggedCVDT):
+class CVDT(_SingleTree, BaggedCVDT):
     """One cross-validation decision tree on all rows; see :class:`BaggedCVDT`.
 
     Parameters
@@ -295,12 +300,6 @@ class CVDT(BaggedCVDT):
         self.categorical_features = categorical_features
         self.random_state = random_state
 
-    def _n_trees(self) -> int:
-        return 1
-
-    def single_model(self):
-        """An unfitted copy of this tree."""
-        return CVDT(**self.get_params(deep=False))
 
 
 @_doc
