@@ -28,23 +28,17 @@ import xarray as xr
 
 from treelab.datasets import list_uci
 from treelab.experiment import TIMING_VARS, ExperimentConfig, expand
+from treelab.experiment.demo import spectrum_ensembles
 
 ALPHAS = tuple(round(0.1 * i, 1) for i in range(11))
 
 
 def spectrum_config(out: Path, datasets: list[str], *, n_estimators: int = 100,
                     alphas=ALPHAS) -> ExperimentConfig:
-    params = {"n_estimators": n_estimators}
     return ExperimentConfig(
         name="spectrum benchmark",
         datasets=[{"uci": name} for name in datasets],
-        ensembles=[
-            {"name": "Agg.", "estimator": "VRTrees", "params": {**params, "sampling": "none"}},
-            {"name": "Bag.", "estimator": "VRTrees",
-             "params": {**params, "sampling": "bootstrap"}},
-            {"name": "Subspace", "estimator": "VRTrees",
-             "params": {**params, "sampling": "subspace", "subspace_fraction": 0.5}},
-        ],
+        ensembles=spectrum_ensembles(n_estimators),
         alphas=alphas,
         protocol={"name": "stratified_kfold", "n_splits": 10},
         out=str(out),

@@ -308,7 +308,8 @@ def _random_select(rule, nominal, used, nv, perm, rows, s, e, Xc, state):
 
 
 @njit(**NUMBA_FLAGS)
-def _enlarge(a, cap):
+def enlarge(a, cap):
+    """A copy of ``a`` with ``cap`` rows, the new rows zeroed (growing node arrays)."""
     out = np.zeros((cap,) + a.shape[1:], dtype=a.dtype)
     out[: a.shape[0]] = a
     return out
@@ -511,20 +512,20 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
             n_need = 2 if sk == KIND_THRESHOLD else n_distinct[f]
             if n_nodes + n_need > cap:
                 cap = max(2 * cap, n_nodes + n_need)
-                kind = _enlarge(kind, cap)
-                feature = _enlarge(feature, cap)
-                threshold = _enlarge(threshold, cap)
-                child_start = _enlarge(child_start, cap)
-                n_children = _enlarge(n_children, cap)
-                nan_child = _enlarge(nan_child, cap)
-                rnd = _enlarge(rnd, cap)
-                depth = _enlarge(depth, cap)
-                counts = _enlarge(counts, cap)
-                parent = _enlarge(parent, cap)
-                nstart = _enlarge(nstart, cap)
-                nend = _enlarge(nend, cap)
-                stack = _enlarge(stack, cap)
-                nbuf = _enlarge(nbuf, cap)
+                kind = enlarge(kind, cap)
+                feature = enlarge(feature, cap)
+                threshold = enlarge(threshold, cap)
+                child_start = enlarge(child_start, cap)
+                n_children = enlarge(n_children, cap)
+                nan_child = enlarge(nan_child, cap)
+                rnd = enlarge(rnd, cap)
+                depth = enlarge(depth, cap)
+                counts = enlarge(counts, cap)
+                parent = enlarge(parent, cap)
+                nstart = enlarge(nstart, cap)
+                nend = enlarge(nend, cap)
+                stack = enlarge(stack, cap)
+                nbuf = enlarge(nbuf, cap)
             if sk == KIND_THRESHOLD:
                 # deterministic splits know where missing rows go; random splits send them to
                 # the larger child, decided after counting

@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from treelab._kernels._config import NUMBA_FLAGS
+from treelab._kernels._grow import enlarge
 from treelab._kernels._rng import new_state, rand_float
 
 KIND_LEAF = 0
@@ -116,13 +117,6 @@ def class_bipartition(counts, state, in_t):
             in_t[c] = 1
             n_t += 1
     return n_t
-
-
-@njit(**NUMBA_FLAGS)
-def _grow_arr(a, cap):
-    out = np.zeros((cap,) + a.shape[1:], dtype=a.dtype)
-    out[: a.shape[0]] = a
-    return out
 
 
 @njit(**NUMBA_FLAGS)
@@ -229,7 +223,7 @@ def grow_mmdt(Z, wts, y, n_classes, seed, max_depth):
             continue
         if n_proj == pcap:
             pcap *= 2
-            proj = _grow_arr(proj, pcap)
+            proj = enlarge(proj, pcap)
         proj[n_proj] = nu
         a = n_nodes
         for j in range(s, e):

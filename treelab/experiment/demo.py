@@ -20,6 +20,17 @@ __all__ = ["DEMO_ALPHAS", "demo_config"]
 DEMO_ALPHAS = tuple(round(0.1 * i, 1) for i in range(11))
 
 
+def spectrum_ensembles(n_estimators: int) -> list[dict]:
+    """Aggregating, Bagging and Subspace (gamma = 0.5) VR-Trees, as in Liu et al. (2008)."""
+    params = {"n_estimators": n_estimators}
+    return [
+        {"name": "Agg.", "estimator": "VRTrees", "params": {**params, "sampling": "none"}},
+        {"name": "Bag.", "estimator": "VRTrees", "params": {**params, "sampling": "bootstrap"}},
+        {"name": "Subspace", "estimator": "VRTrees",
+         "params": {**params, "sampling": "subspace", "subspace_fraction": 0.5}},
+    ]
+
+
 def demo_config(out: str | os.PathLike[str] = "treelab-out/demo", *, n_estimators: int = 100,
                 n_splits: int = 10, use_uci: bool | None = None, seed: int = 0
                 ) -> ExperimentConfig:
@@ -51,17 +62,10 @@ def demo_config(out: str | os.PathLike[str] = "treelab-out/demo", *, n_estimator
         if root is None:
             find_uci_root()  # raises the explanatory error
         datasets.append({"name": "heart-statlog", "uci": "heart-statlog", "root": str(root)})
-    params = {"n_estimators": n_estimators}
     return ExperimentConfig(
         name="treelab demo: spectrum of variable-random trees",
         datasets=datasets,
-        ensembles=[
-            {"name": "Agg.", "estimator": "VRTrees", "params": {**params, "sampling": "none"}},
-            {"name": "Bag.", "estimator": "VRTrees",
-             "params": {**params, "sampling": "bootstrap"}},
-            {"name": "Subspace", "estimator": "VRTrees",
-             "params": {**params, "sampling": "subspace", "subspace_fraction": 0.5}},
-        ],
+        ensembles=spectrum_ensembles(n_estimators),
         alphas=DEMO_ALPHAS,
         protocol={"name": "stratified_kfold", "n_splits": n_splits},
         seed=seed,
