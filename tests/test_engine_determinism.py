@@ -88,10 +88,93 @@ def test_presorted_and_per_node_sorting_grow_identical_trees(criterion, alpha, m
         ip[G.P_MAX_DEPTH] = 2**31 - 1
         ip[G.P_MAX_FEATURES] = max_features
         ip[G.P_PRESORT] = presort
-        trees.append(G.grow_tree(feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq,
-                                 feats.uniq_off, feats.nominal, y, 2, ip, alpha,
+        trees.append(G.grow_tree(feats.Xc, feats.R, feats.Xr, feats.Rr, feats.order,
+                                 feats.n_distinct, feats.uniq, feats.uniq_off, feats.nominal,
+                                 y, 2, ip, alpha,
                                  xlogx_table(3000), np.uint64(3), G.ROWS_BOOTSTRAP,
                                  np.zeros(3000, np.int32), 0, 0))
     assert trees[0][0].shape[0] > 100
     for a, b in zip(trees[0], trees[1], strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: treelab.VRTrees(alpha=0.0, n_estimators=3, random_state=0),
+    lambda: treelab.VRTrees(alpha=0.4, sampling="bootstrap+subspace", n_estimators=3,
+                            random_state=1),
+    lambda: treelab.VRTrees(alpha=0.0, random_split="pert", n_estimators=3, random_state=2),
+    lambda: treelab.RandomForest(n_estimators=3, random_state=3),
+    lambda: treelab.ExtraTrees(n_estimators=3, random_state=4),
+    lambda: treelab.Coalescence(n_estimators=4, random_state=5),
+], ids=["vr0", "vr04-bag-sub", "pert", "rf", "extra", "coalescence"])
+def test_localized_subtrees_grow_identical_trees(make, monkeypatch):
+    """Growing small subtrees from local copies of their rows (P_LOCAL) changes no tree."""
+    import pandas as pd
+
+    from treelab._kernels import _grow as G
+    from treelab.estimators import _base
+
+    rng = np.random.default_rng(7)
+    n, d = 4000, 60  # more rows than one local block holds at 60 features
+    X = np.round(rng.normal(size=(n, d)), 2)
+    X[rng.random(X.shape) < 0.03] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + X[:, 1] ** 2 + rng.normal(size=n) > 1).astype(int)
+    df = pd.DataFrame(X, columns=[f"x{i}" for i in range(d)])
+    df["nom"] = pd.Categorical(rng.integers(0, 5, n))
+    forests = []
+    spec_iparams = _base.spec_iparams
+    for local in (1, 0):
+        def patched(spec, n_features, local=local):
+            ip, n_sub = spec_iparams(spec, n_features)
+            ip[G.P_LOCAL] = local
+            return ip, n_sub
+
+        monkeypatch.setattr(_base, "spec_iparams", patched)
+        forests.append(make().fit(df, y).forest_)
+    assert forests[0].kind.shape[0] > 300
+    for a, b in zip(forests[0], forests[1], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_prepared_ranks_match_numpy_unique():
+    from treelab._forest import prepare_features
+
+    rng = np.random.default_rng(3)
+    X = np.round(rng.normal(size=(500, 4)), 1)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[:5, 0] = -0.0
+    X[5:10, 0] = 0.0
+    for n_threads in (1, 2):
+        feats = prepare_features(X, np.zeros(4, bool), np.zeros(4, np.int64),
+                                 n_threads=n_threads)
+        for f in range(4):
+            present = ~np.isnan(X[:, f])
+            u, inv = np.unique(X[present, f], return_inverse=True)
+            assert feats.n_distinct[f] == u.shape[0]
+            np.testing.assert_array_equal(feats.R[f, present], inv)
+            assert np.all(feats.R[f, ~present] == u.shape[0])
+            np.testing.assert_array_equal(
+                feats.uniq[feats.uniq_off[f]:feats.uniq_off[f + 1]], u)
+            np.testing.assert_array_equal(
+                feats.order[f], np.argsort(np.where(present, X[:, f], np.inf), kind="stable")
+                if not (~present).any() else np.lexsort((np.arange(500), feats.R[f])))
+        np.testing.assert_array_equal(feats.Rr, feats.R.T)
+        np.testing.assert_array_equal(feats.Xr, X)
+
+
+def test_four_row_walk_finds_the_same_leaves_as_the_one_row_walk():
+    """The lockstep walk of threshold-only forests (``_leaves_lanes``) against the general
+    one-row walk, on row counts that leave a remainder after the groups of four."""
+    from treelab._kernels import _predict as P
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(1003, 6))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    est = treelab.RandomForest(n_estimators=7, random_state=0).fit(X, y)
+    args, _, _ = est._kernel_args(1)
+    assert args[-1].shape[0] == est.forest_.kind.shape[0]  # eligible: lanes are used
+    no_lanes = args[:-1] + (np.empty(0, dtype=np.int64),)
+    Xt = rng.normal(size=(1003, 6))
+    np.testing.assert_array_equal(P.apply_forest(Xt, *args), P.apply_forest(Xt, *no_lanes))
+    Xt[::7, 1] = np.nan  # blocks with a missing value fall back to the general walk
+    np.testing.assert_array_equal(P.apply_forest(Xt, *args), P.apply_forest(Xt, *no_lanes))

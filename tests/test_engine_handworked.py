@@ -195,3 +195,57 @@ def test_combinations_match_member_outputs():
         top = np.flatnonzero(shares[i] == shares[i].max())
         best = top[np.argmax(psum[i, top])]
         assert vote.predict(Xt[i:i + 1])[0] == vote.classes_[best]
+
+
+def _entropy(counts):
+    p = counts[counts > 0] / counts.sum()
+    return float(-(p * np.log2(p)).sum())
+
+
+def test_wide_nominal_feature_does_not_leak_into_continuous_gains():
+    """A nominal feature with more codes than classes is scored first; the continuous
+    feature with missing values scored next must get its own gain (regression: the branch
+    sizes of the nominal feature once leaked into the class counts of the next scan)."""
+    rng = np.random.default_rng(0)
+    code = np.repeat(np.arange(7), 10)
+    y = (code <= 2).astype(int)
+    x = rng.normal(size=70)
+    x[rng.random(70) < 0.15] = np.nan
+    X = np.column_stack([code, x])
+    # independent gains at the root: the m-ary split on the codes, and the best threshold on
+    # x with the missing rows sent to the better side
+    n_y = np.bincount(y, minlength=2)
+    h = _entropy(n_y)
+    g_nominal = h - sum((code == b).sum() / 70 * _entropy(np.bincount(y[code == b], minlength=2))
+                        for b in range(7))
+    present = ~np.isnan(x)
+    g_cont = -np.inf
+    for t in np.unique(x[present])[:-1]:
+        for nan_left in (True, False):
+            left = (x <= t) | (~present & nan_left)
+            g = h - sum(side.sum() / 70 * _entropy(np.bincount(y[side], minlength=2))
+                        for side in (left, ~left))
+            g_cont = max(g_cont, g)
+    assert g_nominal > g_cont
+    tree = treelab.DecisionTree(criterion="entropy", c45=False, min_samples_split=2,
+                                categorical_features=[0], max_depth=1).fit(X, y)
+    assert tree.forest_.feature[0] == 0
+
+
+def test_threshold_nodes_without_missing_rows_send_missing_to_the_larger_child():
+    """With no missing values in training, every threshold node routes missing values to its
+    larger child (regression: Extra-Trees nodes once read class counts past their end when a
+    nominal feature had more codes than there are classes)."""
+    rng = np.random.default_rng(1)
+    n = 3000
+    X = np.column_stack([rng.integers(0, 7, n), rng.normal(size=(n, 4))])
+    y = rng.integers(0, 3, n)
+    for est in (treelab.ExtraTrees(n_estimators=5, random_state=0),
+                treelab.VRTrees(alpha=0.5, n_estimators=5, random_state=0)):
+        fr = est.set_params(categorical_features=[0]).fit(X, y).forest_
+        off = np.repeat(fr.node_offsets[:-1], np.diff(fr.node_offsets))
+        node = np.flatnonzero(fr.kind == 1)
+        left = off[node] + fr.child_start[node]
+        n_left = fr.counts[left].sum(axis=1)
+        n_right = fr.counts[left + 1].sum(axis=1)
+        np.testing.assert_array_equal(fr.nan_child[node], (n_left < n_right).astype(int))

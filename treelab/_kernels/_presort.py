@@ -18,6 +18,35 @@ _LOW16 = np.int64(0xFFFF)
 
 
 @njit(**NUMBA_FLAGS)
+def rank_sorted(col, order, R_f, uniq_f):
+    """Global ranks of one feature from its stable sort order (missing values last).
+
+    Writes the rank of every row into ``R_f`` (missing rows get the number of distinct
+    values) and the sorted distinct values into ``uniq_f``; returns how many there are.
+    Equal values (also -0.0 and 0.0) share a rank; the first in sorted order stands for them.
+    """
+    k = -1
+    prev = 0.0
+    n = order.shape[0]
+    i = 0
+    while i < n:
+        v = col[order[i]]
+        if np.isnan(v):
+            break
+        if k < 0 or v != prev:
+            k += 1
+            uniq_f[k] = v
+            prev = v
+        R_f[order[i]] = k
+        i += 1
+    nd = k + 1
+    while i < n:
+        R_f[order[i]] = nd
+        i += 1
+    return nd
+
+
+@njit(**NUMBA_FLAGS)
 def build_lists(order, R, w, slots, n_in):
     """Sorted lists (slot, n_in) of the rows with positive weight, from the global order."""
     n_slots = slots.shape[0]

@@ -82,6 +82,7 @@ def spec_iparams(spec: TreeSpec, d: int) -> tuple[np.ndarray, int]:
     iparams[G.P_DET_THRESHOLD] = int(spec.random_thresholds)
     iparams[G.P_RANDOM_SPLIT] = RANDOM_SPLITS[spec.random_split]
     iparams[G.P_PRESORT] = 1
+    iparams[G.P_LOCAL] = 1
     for slot, value in (spec.extra_iparams or {}).items():
         iparams[slot] = value
     return iparams, n_sub
@@ -210,7 +211,10 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
                 )
             row_mode = G.ROWS_DISJOINT
             part[rng.permutation(n)] = np.arange(n) % spec.n_trees
-        feats = prepare_features(Xv, self.nominal_features_, self.arity_)
+        # complete-random forests never read ranks (no deterministic node)
+        ranks = bool(np.any(np.asarray(spec.alphas) > 0) or iparams[G.P_STOCHASTIC] > 0)
+        feats = prepare_features(Xv, self.nominal_features_, self.arity_, ranks=ranks,
+                                 n_threads=self._n_threads())
         self.forest_ = grow_forest(
             feats, y_codes, self.n_classes_, iparams, spec.alphas, seeds, row_mode, part, n_sub,
             self._n_threads(),
@@ -234,7 +238,8 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             fr.node_offsets, fr.kind, fr.feature, fr.threshold, fr.child_start, fr.n_children,
             fr.nan_child, node_n, min_n,
         )
-        args = (fr.node_offsets, first, feat, thr, fr.n_children, fr.nan_child, fr.projections)
+        args = (fr.node_offsets, first, feat, thr, fr.n_children, fr.nan_child, fr.projections,
+                P.lane_codes(first, feat))
         return args, anchor, node_n
 
     def _min_n(self) -> int:
