@@ -15,6 +15,7 @@ import numpy as np
 
 from treelab._kernels._criteria import xlogx_table
 from treelab._kernels._grow import grow_tree
+from treelab._kernels._predict import node_totals
 from treelab._kernels._presort import rank_sorted
 
 
@@ -46,7 +47,7 @@ class Forest(NamedTuple):
 
     def node_totals(self) -> np.ndarray:
         """Training rows reaching each node (sum of its class counts)."""
-        return self.counts.sum(axis=1, dtype=np.int64)
+        return node_totals(self.counts)
 
     def tree_of_node(self) -> np.ndarray:
         """Tree index of every node."""
