@@ -8,6 +8,7 @@ from its own seed, so the forest is identical whatever the number of threads.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
@@ -70,6 +71,16 @@ class FeatureArrays(NamedTuple):
     Rr: np.ndarray = np.zeros((0, 0), dtype=np.int32)
 
 
+def run_threads(fn: Callable, items: Iterable, n_threads: int) -> list:
+    """``[fn(x) for x in items]``, on a pool of ``n_threads`` threads when there is more than one
+    item (the kernels and NumPy's sorts release the GIL); results in the order of ``items``."""
+    items = list(items)
+    if n_threads > 1 and len(items) > 1:
+        with ThreadPoolExecutor(max_workers=n_threads) as pool:
+            return list(pool.map(fn, items))
+    return [fn(x) for x in items]
+
+
 def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, ranks: bool = True,
                      n_threads: int = 1) -> FeatureArrays:
     """Ranks and distinct values of every feature, computed once per fit.
@@ -94,12 +105,7 @@ def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, rank
         order[f] = o
         n_distinct[f] = rank_sorted(Xc[f], o, R[f], uniq_buf[f])
 
-    if n_threads > 1 and len(cont) > 1:
-        with ThreadPoolExecutor(max_workers=n_threads) as pool:
-            list(pool.map(rank_one, cont))
-    else:
-        for f in cont:
-            rank_one(f)
+    run_threads(rank_one, cont, n_threads)
     uniqs = []
     for f in range(d):
         if nominal[f]:
@@ -138,11 +144,7 @@ def grow_forest(
         )
 
     T = len(seeds)
-    if n_threads > 1 and T > 1:
-        with ThreadPoolExecutor(max_workers=n_threads) as pool:
-            trees = list(pool.map(one, range(T)))
-    else:
-        trees = [one(t) for t in range(T)]
+    trees = run_threads(one, range(T), n_threads)
     sizes = np.array([tr[0].shape[0] for tr in trees], dtype=np.int64)
     offsets = np.zeros(T + 1, dtype=np.int64)
     offsets[1:] = np.cumsum(sizes)

@@ -19,13 +19,12 @@ kernel's generator for power-iteration starts), so forests do not depend on the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
 
-from treelab._forest import FeatureArrays, Forest, grow_forest
+from treelab._forest import FeatureArrays, Forest, grow_forest, run_threads
 from treelab._kernels import _grow as G
 from treelab._kernels import _oblique as O
 from treelab._kernels import _predict as P
@@ -153,14 +152,6 @@ def concat_trees(trees: Sequence[TreeArrays], alphas: np.ndarray, seeds: np.ndar
     )
 
 
-def run_trees(one: Callable[[int], TreeArrays], n_trees: int, n_threads: int) -> list:
-    """``[one(t) for t in range(n_trees)]`` on a pool of threads (kernels release the GIL)."""
-    if n_threads > 1 and n_trees > 1:
-        with ThreadPoolExecutor(max_workers=n_threads) as pool:
-            return list(pool.map(one, range(n_trees)))
-    return [one(t) for t in range(n_trees)]
-
-
 def row_weights(rng: np.random.Generator, n: int, bootstrap: bool) -> np.ndarray:
     """Row multiplicities of one tree: a bootstrap sample of n rows, or every row once."""
     if not bootstrap:
@@ -186,7 +177,7 @@ def grow_mmdt_forest(Z: np.ndarray, y: np.ndarray, n_classes: int, seeds: np.nda
         w = row_weights(np.random.default_rng(int(seeds[t])), Z.shape[0], bootstrap)
         return grow_mmdt_tree(Z, y32, n_classes, w, int(seeds[t]))
 
-    trees = run_trees(one, len(seeds), n_threads)
+    trees = run_threads(one, range(len(seeds)), n_threads)
     return concat_trees(trees, np.full(len(seeds), np.nan), seeds, Z.shape[1])
 
 
@@ -293,7 +284,7 @@ def grow_rotation_forest(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: 
         return grow_rotation_tree(Z, y32, n_classes, iparams, int(seeds[t]), rotation,
                                   bootstrap, group_size)
 
-    trees = run_trees(one, len(seeds), n_threads)
+    trees = run_threads(one, range(len(seeds)), n_threads)
     return concat_trees(trees, np.ones(len(seeds)), seeds, Z.shape[1])
 
 
@@ -368,8 +359,8 @@ def grow_cvdt_forest(ctx: CVContext, candidates: Sequence[str], seeds: np.ndarra
                      bootstrap: bool, n_threads: int) -> tuple[Forest, np.ndarray, np.ndarray]:
     """CVDTs, one per seed. Returns (forest, chosen candidate index per tree, CV errors
     (tree, candidate))."""
-    out = run_trees(lambda t: grow_cvdt_tree(ctx, candidates, int(seeds[t]), bootstrap),
-                    len(seeds), n_threads)
+    out = run_threads(lambda t: grow_cvdt_tree(ctx, candidates, int(seeds[t]), bootstrap),
+                      range(len(seeds)), n_threads)
     forest = concat_trees([o[0] for o in out], np.full(len(seeds), np.nan), seeds,
                           ctx.Z.shape[1])
     return (forest, np.array([o[1] for o in out], dtype=np.int64),
