@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from treelab._kernels._criteria import xlogx_table
-from treelab._kernels._grow import grow_tree
+from treelab._kernels._grow import LOCAL_MAX_FEATURES, grow_tree
 from treelab._kernels._predict import node_totals
 from treelab._kernels._presort import rank_sorted
 
@@ -115,8 +115,11 @@ def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, rank
     uniq_off = np.zeros(d + 1, dtype=np.int64)
     uniq_off[1:] = np.cumsum([u.shape[0] for u in uniqs])
     uniq = np.concatenate(uniqs) if uniqs else np.zeros(0)
+    # row-major ranks only where a tree may localize a subtree (grow_tree's feature limit)
+    local = d <= LOCAL_MAX_FEATURES
+    Rr = np.ascontiguousarray(R.T) if local else np.zeros((0, d), dtype=np.int32)
     return FeatureArrays(Xc, R, order, n_distinct, uniq, uniq_off, nominal.astype(np.uint8),
-                         Xr, np.ascontiguousarray(R.T))
+                         Xr, Rr)
 
 
 def grow_forest(
