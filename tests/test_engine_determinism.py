@@ -178,3 +178,58 @@ def test_four_row_walk_finds_the_same_leaves_as_the_one_row_walk():
     np.testing.assert_array_equal(P.apply_forest(Xt, *args), P.apply_forest(Xt, *no_lanes))
     Xt[::7, 1] = np.nan  # blocks with a missing value fall back to the general walk
     np.testing.assert_array_equal(P.apply_forest(Xt, *args), P.apply_forest(Xt, *no_lanes))
+
+
+DRAW_FREE = [
+    lambda: treelab.VRTrees(n_estimators=4, alpha=1.0, random_state=3),
+    lambda: treelab.VRTrees(n_estimators=4, alpha=1.0, sampling="subspace",
+                            subspace_fraction=1.0, random_state=3),
+    lambda: treelab.RandomForest(n_estimators=4, max_features=None, bootstrap=False,
+                                 criterion="entropy", random_state=3),
+]
+
+
+def count_grown(monkeypatch):
+    """Patch the forest driver to count the trees it grows; returns the list it appends to."""
+    import treelab._forest as F
+
+    calls = []
+    real = F.grow_tree
+
+    def counting(*args):
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(F, "grow_tree", counting)
+    return calls
+
+
+@pytest.mark.parametrize("make", DRAW_FREE)
+def test_trees_that_draw_nothing_are_grown_once(make, monkeypatch):
+    import treelab._forest as F
+
+    X, y = data()
+    calls = count_grown(monkeypatch)
+    shortcut = make().fit(X, y)
+    assert len(calls) == 1
+    # grown tree by tree from their own seeds, the trees are the same tree
+    monkeypatch.setattr(F, "draws_nothing", lambda iparams, alphas, *rest:
+                        np.zeros(len(alphas), dtype=bool))
+    calls.clear()
+    full = make().fit(X, y)
+    assert len(calls) == 4
+    assert_forests_identical(shortcut.forest_, full.forest_)
+    np.testing.assert_array_equal(shortcut.predict_proba(X), full.predict_proba(X))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: treelab.VRTrees(n_estimators=4, alpha=1.0, sampling="bootstrap", random_state=3),
+    lambda: treelab.VRTrees(n_estimators=4, alpha=0.99, random_state=3),
+    lambda: treelab.RandomForest(n_estimators=4, bootstrap=False, random_state=3),
+    lambda: treelab.ExtraTrees(n_estimators=4, max_features=None, random_state=3),
+])
+def test_trees_that_draw_are_all_grown(make, monkeypatch):
+    X, y = data()
+    calls = count_grown(monkeypatch)
+    make().fit(X, y)
+    assert len(calls) == 4

@@ -3,7 +3,8 @@
 ``prepare_features`` turns an encoded feature matrix into the arrays the growth kernel reads
 (feature-major values, global ranks, distinct values); ``grow_forest`` grows the trees on a pool
 of threads (the kernel releases the GIL) and concatenates them. Each tree's randomness comes
-from its own seed, so the forest is identical whatever the number of threads.
+from its own seed, so the forest is identical whatever the number of threads; trees that make
+no random draw at all (``draws_nothing``) are grown once and repeated.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from treelab._kernels import _grow as G
 from treelab._kernels._criteria import xlogx_table
 from treelab._kernels._grow import LOCAL_MAX_FEATURES, grow_tree
 from treelab._kernels._predict import node_totals
@@ -122,6 +124,22 @@ def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, rank
                          Xr, Rr)
 
 
+def draws_nothing(iparams: np.ndarray, alphas: np.ndarray, row_mode: int, n_sub: int,
+                  d: int) -> np.ndarray:
+    """Per tree: True when growing it makes no random draw, so its seed cannot matter.
+
+    That holds for a tree whose every node is deterministic (alpha >= 1) with exact thresholds,
+    no stochastic choice and every feature a candidate (``max_features`` >= d), grown on every
+    row with every feature visible: e.g. aggregated VR-Trees at alpha = 1, or a random forest
+    with ``max_features=None`` and no bootstrap. Such trees are the same tree (ties go to the
+    lowest feature index and the lowest threshold, never to a draw).
+    """
+    fixed = (row_mode == G.ROWS_ALL and (n_sub <= 0 or n_sub >= d)
+             and iparams[G.P_MAX_FEATURES] >= d and iparams[G.P_DET_THRESHOLD] == 0
+             and iparams[G.P_STOCHASTIC] == 0)
+    return np.asarray(alphas, dtype=np.float64) >= 1.0 if fixed else np.zeros(len(alphas), bool)
+
+
 def grow_forest(
     feats: FeatureArrays,
     y: np.ndarray,
@@ -147,7 +165,13 @@ def grow_forest(
         )
 
     T = len(seeds)
-    trees = run_threads(one, range(T), n_threads)
+    # a tree that draws nothing is the same whatever its seed: grow it once
+    same = draws_nothing(iparams, alphas, row_mode, n_sub, feats.Xc.shape[0])
+    grown = [t for t in range(T) if not same[t]]
+    if same.any():
+        grown.append(int(np.argmax(same)))  # stands for every tree that draws nothing
+    done = dict(zip(grown, run_threads(one, grown, n_threads), strict=True))
+    trees = [done[grown[-1]] if same[t] else done[t] for t in range(T)]
     sizes = np.array([tr[0].shape[0] for tr in trees], dtype=np.int64)
     offsets = np.zeros(T + 1, dtype=np.int64)
     offsets[1:] = np.cumsum(sizes)
