@@ -76,10 +76,16 @@ def test_presorted_and_per_node_sorting_grow_identical_trees(criterion, alpha, m
     from treelab._kernels._criteria import xlogx_table
 
     rng = np.random.default_rng(4)
-    X = np.round(rng.normal(size=(3000, 5)), 1)  # repeated values exercise distinct-value runs
+    X = rng.normal(size=(3000, 5))
+    # repeated values exercise distinct-value runs; features 0-2 have too few distinct values
+    # for a list (counted in a histogram at every node), features 3-4 get lists in mode 1
+    X[:, :3] = np.round(X[:, :3], 1)
+    X[:, 3:] = np.round(X[:, 3:], 3)
     X[rng.random(X.shape) < 0.05] = np.nan
-    y = (np.nan_to_num(X[:, 0]) + X[:, 1] ** 2 + rng.normal(size=3000) > 1).astype(np.int32)
+    y = (np.nan_to_num(X[:, 0]) + X[:, 1] ** 2 + np.nan_to_num(X[:, 3])
+         + rng.normal(size=3000) > 1).astype(np.int32)
     feats = prepare_features(X, np.zeros(5, bool), np.zeros(5, np.int64))
+    assert list(feats.n_distinct > G.LIST_MIN_DISTINCT) == [False] * 3 + [True] * 2
     trees = []
     for presort in (0, mode):
         ip = np.zeros(G.N_PARAMS, dtype=np.int64)

@@ -77,6 +77,7 @@ LOCAL_BYTES = 1 << 20
 LOCAL_MIN_ROWS = 1024
 LOCAL_MAX_FEATURES = 128
 LOCAL_MAX_FEATURES_RANDOM = 64
+LIST_MIN_DISTINCT = 256
 
 
 @njit(**NUMBA_FLAGS)
@@ -200,7 +201,7 @@ def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vi
                 cand_nan[nc] = 0 if nl >= n_node - nl else 1
             cand_nt[nc] = 1
         else:
-            if use_sorted:
+            if use_sorted and slot_of[f] >= 0:
                 k = summarize_sorted(lists[slot_of[f]], s, e, yw, n_distinct[f], dist_rank,
                                      dist_counts, nan_counts)
             else:
@@ -446,11 +447,19 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
                and iparams[P_STOCHASTIC] == 0
                and (2 * iparams[P_MAX_FEATURES] >= n_cont or iparams[P_PRESORT] == 2))
     slot_of = np.full(d, -1, dtype=np.int64)
+    # lists only for features with many distinct values: a node counts the others in a dense
+    # histogram over their few ranks, cheaper than partitioning a list at every split
+    list_min = 0 if iparams[P_PRESORT] == 2 else LIST_MIN_DISTINCT
+    n_list = 0
+    for q in range(nv):
+        if not nominal[vis[q]] and n_distinct[vis[q]] > list_min:
+            n_list += 1
+    presort = presort and n_list > 0
     if presort:
-        slots = np.empty(n_cont, dtype=np.int64)
+        slots = np.empty(n_list, dtype=np.int64)
         q2 = 0
         for q in range(nv):
-            if not nominal[vis[q]]:
+            if not nominal[vis[q]] and n_distinct[vis[q]] > list_min:
                 slots[q2] = vis[q]
                 slot_of[vis[q]] = q2
                 q2 += 1

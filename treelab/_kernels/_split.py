@@ -82,6 +82,33 @@ def is_tie(a, b):
 
 
 @njit(**NUMBA_FLAGS)
+def _histogram(f, rows, s, e, R, nd_f, rmin, span, hist, occ, dist_rank, dist_counts,
+               nan_counts):
+    """``summarize_continuous`` by a dense histogram over ranks rmin..rmin+span-1 (zeroed
+    again on the way out); missing rows are counted into ``nan_counts``."""
+    C = dist_counts.shape[1]
+    for j in range(e - s):
+        p = rows[s + j]
+        r = np.int64(R[f, row_of(p)])
+        if r == nd_f:
+            nan_counts[cls_of(p)] += wt_of(p)
+            continue
+        b = r - rmin
+        hist[b * C + cls_of(p)] += wt_of(p)
+        occ[b] = 1
+    k = 0
+    for b in range(span):
+        if occ[b]:
+            occ[b] = 0
+            dist_rank[k] = rmin + b
+            for c in range(C):
+                dist_counts[k, c] = hist[b * C + c]
+                hist[b * C + c] = 0.0
+            k += 1
+    return k
+
+
+@njit(**NUMBA_FLAGS)
 def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_rank, dist_counts,
                          nan_counts):
     """Distinct non-missing ranks of feature f at the node, with class counts per rank.
@@ -93,6 +120,10 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
     C = dist_counts.shape[1]
     m = e - s
     nan_counts[:] = 0.0
+    if nd_f <= 2 * m + 16 and nd_f <= occ.shape[0]:
+        # the feature's whole rank range fits the dense histogram: no pass for min and max
+        return _histogram(f, rows, s, e, R, nd_f, 0, nd_f, hist, occ, dist_rank, dist_counts,
+                          nan_counts)
     rmin = np.int64(nd_f)
     rmax = np.int64(-1)
     for j in range(m):
@@ -111,24 +142,8 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
         return 0
     span = rmax - rmin + 1
     if span <= 2 * m + 16 and span <= occ.shape[0]:
-        for j in range(m):
-            p = rows[s + j]
-            r = np.int64(R[f, row_of(p)])
-            if r == nd_f:
-                nan_counts[cls_of(p)] += wt_of(p)
-                continue
-            b = r - rmin
-            hist[b * C + cls_of(p)] += wt_of(p)
-            occ[b] = 1
-        for b in range(span):
-            if occ[b]:
-                occ[b] = 0
-                dist_rank[k] = rmin + b
-                for c in range(C):
-                    dist_counts[k, c] = hist[b * C + c]
-                    hist[b * C + c] = 0.0
-                k += 1
-        return k
+        return _histogram(f, rows, s, e, R, nd_f, rmin, span, hist, occ, dist_rank, dist_counts,
+                          nan_counts)
     mm = 0
     for j in range(m):
         p = rows[s + j]
