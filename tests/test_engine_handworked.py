@@ -249,3 +249,14 @@ def test_threshold_nodes_without_missing_rows_send_missing_to_the_larger_child()
         n_left = fr.counts[left].sum(axis=1)
         n_right = fr.counts[left + 1].sum(axis=1)
         np.testing.assert_array_equal(fr.nan_child[node], (n_left < n_right).astype(int))
+
+
+def test_class_map_numbers_present_classes_in_order():
+    from treelab._kernels._split import class_map
+
+    cmap = np.empty(5, dtype=np.int64)
+    present = np.empty(5)
+    k = class_map(np.array([0.0, 3.0, 0.0, 2.0, 1.0]), cmap, present)
+    assert k == 3
+    np.testing.assert_array_equal(cmap, [-1, 0, -1, 1, 2])
+    np.testing.assert_array_equal(present[:k], [3.0, 2.0, 1.0])

@@ -103,3 +103,23 @@ def test_vrtrees_alpha_one_single_tree_equals_decision_tree():
             np.testing.assert_array_equal(getattr(a.forest_, name), getattr(b.forest_, name),
                                           err_msg=name)
         np.testing.assert_array_equal(a.predict_proba(data), b.predict_proba(data))
+
+
+@pytest.mark.parametrize("criterion", ["entropy", "gini"])
+def test_many_class_tree_equals_sklearn(criterion):
+    # eight classes: deep nodes hold a few of them, so their scores run over the present
+    # classes only (_split.class_map); the trees must still be scikit-learn's
+    X, _ = tie_free_data(5, n=4000, noise=0.5)
+    rng = np.random.default_rng(5)
+    score = X[:, 0] / 4000 + 0.7 * (X[:, 1] / 4000) ** 2 - 0.4 * X[:, 2] / 4000
+    y = np.digitize(score + 0.1 * rng.normal(size=4000), np.linspace(-0.2, 1.1, 7))
+    assert np.bincount(y).size == 8 and np.bincount(y).min() > 20
+    ours = treelab.DecisionTree(criterion=criterion, c45=False, min_samples_split=2,
+                                min_samples_leaf=20, max_depth=6, curtail_min=1).fit(X, y)
+    clf = DecisionTreeClassifier(criterion=criterion, max_depth=6, min_samples_leaf=20,
+                                 random_state=0).fit(X, y)
+    matched, ties = compare_structure(ours, clf, X, y, criterion)
+    assert ties == 0 and matched == clf.tree_.node_count
+    nodes = tree_nodes(ours.forest_, 0)
+    split = nodes["kind"] != 0
+    assert ((nodes["counts"][split] > 0).sum(axis=1) < 8).any()  # split nodes lacking classes

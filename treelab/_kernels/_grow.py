@@ -15,6 +15,7 @@ from treelab._kernels._criteria import GAIN_RATIO, GINI, parent_mass
 from treelab._kernels._presort import build_lists, partition_lists, summarize_sorted
 from treelab._kernels._rng import new_state, rand_float, rand_int
 from treelab._kernels._split import (
+    class_map,
     cls_of,
     continuous_available,
     count_threshold,
@@ -114,10 +115,11 @@ def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vi
                           rows, s, e, Xc, R, node_counts, n_node, table, state, keys, keys2,
                           hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,
                           cand_si, cand_t, cand_nan, cand_kind, cand_nt, use_sorted, lists,
-                          slot_of, yw):
+                          slot_of, yw, cmap, present):
     """C4.5/ID3/CART-style choice among up to ``max_features`` available features.
 
-    Returns (found, feature, kind, threshold, nan_child, feature ties, test ties).
+    Returns (found, feature, kind, threshold, nan_child, feature ties, test ties). Candidates
+    are counted and scored over the classes present at the node only (``class_map``).
     """
     criterion = iparams[P_CRITERION]
     c45 = iparams[P_C45] != 0
@@ -130,10 +132,15 @@ def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vi
     if sample:
         for i in range(nv):
             perm[i] = vis[i]
-    pmass = parent_mass(criterion, node_counts, n_node, table)
     # class-count buffers are exactly C long (the criteria sum over their whole length); only
     # the nominal branch sizes need the widest arity
-    C = node_counts.shape[0]
+    C = class_map(node_counts, cmap, present)
+    node_counts = present[:C]
+    n_rows = dist_counts.shape[0]
+    dist_counts = dist_counts.reshape(n_rows * dist_counts.shape[1])[: n_rows * C].reshape(
+        (n_rows, C))
+    nan_counts = nan_counts[:C]
+    pmass = parent_mass(criterion, node_counts, n_node, table)
     left = bufs[0, :C]
     left_n = bufs[1, :C]
     right_n = bufs[2, :C]
@@ -154,15 +161,15 @@ def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vi
             if used[f]:
                 continue
             arity = n_distinct[f]
-            summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts)
-            present = 0
+            summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts, cmap)
+            n_present = 0
             for b in range(arity):
                 tot = 0.0
                 for c in range(dist_counts.shape[1]):
                     tot += dist_counts[b, c]
                 if tot > 0:
-                    present += 1
-            if present < 2:
+                    n_present += 1
+            if n_present < 2:
                 continue
             n_avail += 1
             g, nb, si = eval_nominal(criterion, dist_counts, arity, nan_counts, n_node, pmass,
@@ -179,7 +186,7 @@ def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vi
                 continue
             n_avail += 1
             t = uniform_threshold(lo, hi, state)
-            count_threshold(f, t, rows, s, e, Xc, left, nan_counts)
+            count_threshold(f, t, rows, s, e, Xc, left, nan_counts, cmap)
             # one distinct value per side: scan the two-value summary with missing rows on
             # either side
             nl = 0.0
@@ -203,10 +210,10 @@ def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vi
         else:
             if use_sorted and slot_of[f] >= 0:
                 k = summarize_sorted(lists[slot_of[f]], s, e, yw, n_distinct[f], dist_rank,
-                                     dist_counts, nan_counts)
+                                     dist_counts, nan_counts, cmap)
             else:
                 k = summarize_continuous(f, rows, s, e, R, n_distinct[f], keys, keys2, hist,
-                                         occ, dist_rank, dist_counts, nan_counts)
+                                         occ, dist_rank, dist_counts, nan_counts, cmap)
             if k < 2:
                 continue
             n_avail += 1
@@ -421,6 +428,9 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     nan_counts = np.zeros(C)
     bufs = np.zeros((3, max(C, max_arity)))
     node_counts = np.zeros(C)
+    cmap = np.empty(C, dtype=np.int64)  # class_map of the node being split
+    present = np.empty(C)
+    all_classes = np.arange(C)
     left_counts = np.zeros(C, dtype=np.int64)  # partition_threshold's class counts
     nan_part = np.zeros(C, dtype=np.int64)
     perm = np.empty(nv, dtype=np.int64)
@@ -571,7 +581,8 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
                     iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm, rows, s,
                     e, Xv, Rv, node_counts, n_node, table, state, keys, keys2, hist, occ,
                     dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g, cand_si, cand_t,
-                    cand_nan, cand_kind, cand_nt, use_sorted, lists, slot_of, yw)
+                    cand_nan, cand_kind, cand_nt, use_sorted, lists, slot_of, yw, cmap,
+                    present)
             else:
                 found, f, sk, t = _random_select(rule, nominal, used, nv, perm, rows, s, e, Xv,
                                                  state)
@@ -636,7 +647,7 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
                 n_kids = 2
             else:
                 arity = n_distinct[f]
-                summarize_nominal(f, arity, rows, s, e, Xv, dist_counts, nan_counts)
+                summarize_nominal(f, arity, rows, s, e, Xv, dist_counts, nan_counts, all_classes)
                 nn = 0.0
                 for c in range(C):
                     nn += nan_counts[c]

@@ -63,7 +63,7 @@ def build_lists(order, R, w, slots, n_in):
 
 
 @njit(**NUMBA_FLAGS)
-def summarize_sorted(lst, s, e, yw, nd_f, dist_rank, dist_counts, nan_counts):
+def summarize_sorted(lst, s, e, yw, nd_f, dist_rank, dist_counts, nan_counts, cmap):
     """Like ``summarize_continuous`` but reading a presorted list segment (no sort)."""
     C = dist_counts.shape[1]
     nan_counts[:] = 0.0
@@ -73,7 +73,7 @@ def summarize_sorted(lst, s, e, yw, nd_f, dist_rank, dist_counts, nan_counts):
         entry = lst[j]
         r = entry >> 32
         p = yw[entry & _LOW32]
-        c = p & _LOW16
+        c = cmap[p & _LOW16]
         wt = p >> 16
         if r == nd_f:
             nan_counts[c] += wt

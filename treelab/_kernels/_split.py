@@ -82,8 +82,28 @@ def is_tie(a, b):
 
 
 @njit(**NUMBA_FLAGS)
+def class_map(node_counts, cmap, present):
+    """Number the classes present at a node 0..C'-1 in class order: ``cmap[c]`` (-1 when
+    absent), their counts in ``present[:C']``; returns C'.
+
+    A deterministic node counts and scores its candidates over these C' columns only. Absent
+    classes add exact zeros to every count, entropy and Gini sum, so the scores are the same
+    bit for bit; a node deep in a many-class tree holds few of the classes.
+    """
+    k = 0
+    for c in range(node_counts.shape[0]):
+        if node_counts[c] > 0:
+            cmap[c] = k
+            present[k] = node_counts[c]
+            k += 1
+        else:
+            cmap[c] = -1
+    return k
+
+
+@njit(**NUMBA_FLAGS)
 def _histogram(f, rows, s, e, R, nd_f, rmin, span, hist, occ, dist_rank, dist_counts,
-               nan_counts):
+               nan_counts, cmap):
     """``summarize_continuous`` by a dense histogram over ranks rmin..rmin+span-1 (zeroed
     again on the way out); missing rows are counted into ``nan_counts``."""
     C = dist_counts.shape[1]
@@ -91,10 +111,10 @@ def _histogram(f, rows, s, e, R, nd_f, rmin, span, hist, occ, dist_rank, dist_co
         p = rows[s + j]
         r = np.int64(R[f, row_of(p)])
         if r == nd_f:
-            nan_counts[cls_of(p)] += wt_of(p)
+            nan_counts[cmap[cls_of(p)]] += wt_of(p)
             continue
         b = r - rmin
-        hist[b * C + cls_of(p)] += wt_of(p)
+        hist[b * C + cmap[cls_of(p)]] += wt_of(p)
         occ[b] = 1
     k = 0
     for b in range(span):
@@ -110,10 +130,11 @@ def _histogram(f, rows, s, e, R, nd_f, rmin, span, hist, occ, dist_rank, dist_co
 
 @njit(**NUMBA_FLAGS)
 def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_rank, dist_counts,
-                         nan_counts):
+                         nan_counts, cmap):
     """Distinct non-missing ranks of feature f at the node, with class counts per rank.
 
     Fills ``dist_rank[:k]`` (increasing), ``dist_counts[:k]`` and ``nan_counts``; returns k.
+    Class c is counted in column ``cmap[c]`` (see ``class_map``).
     A node whose rank range is at most about twice its size is counted in a dense histogram;
     otherwise packed (rank, class, weight) keys are sorted (radix sort for large nodes).
     """
@@ -123,7 +144,7 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
     if nd_f <= 2 * m + 16 and nd_f <= occ.shape[0]:
         # the feature's whole rank range fits the dense histogram: no pass for min and max
         return _histogram(f, rows, s, e, R, nd_f, 0, nd_f, hist, occ, dist_rank, dist_counts,
-                          nan_counts)
+                          nan_counts, cmap)
     rmin = np.int64(nd_f)
     rmax = np.int64(-1)
     for j in range(m):
@@ -138,18 +159,18 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
     if rmax < 0:
         for j in range(m):
             p = rows[s + j]
-            nan_counts[cls_of(p)] += wt_of(p)
+            nan_counts[cmap[cls_of(p)]] += wt_of(p)
         return 0
     span = rmax - rmin + 1
     if span <= 2 * m + 16 and span <= occ.shape[0]:
         return _histogram(f, rows, s, e, R, nd_f, rmin, span, hist, occ, dist_rank, dist_counts,
-                          nan_counts)
+                          nan_counts, cmap)
     mm = 0
     for j in range(m):
         p = rows[s + j]
         r = np.int64(R[f, row_of(p)])
         if r == nd_f:
-            nan_counts[cls_of(p)] += wt_of(p)
+            nan_counts[cmap[cls_of(p)]] += wt_of(p)
             continue
         keys[mm] = ((r - rmin) << 32) | (p & _LOW32)
         mm += 1
@@ -167,7 +188,7 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
                 dist_counts[k, c] = 0.0
             k += 1
             prev = r
-        dist_counts[k - 1, cls_of(key)] += wt_of(key)
+        dist_counts[k - 1, cmap[cls_of(key)]] += wt_of(key)
     return k
 
 
@@ -286,8 +307,9 @@ def scan_thresholds(criterion, dist_counts, k, nan_counts, node_counts, n_node, 
 
 
 @njit(**NUMBA_FLAGS)
-def summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts):
-    """Class counts per code (0..arity-1) of nominal feature f at the node."""
+def summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts, cmap):
+    """Class counts per code (0..arity-1) of nominal feature f at the node (class c in column
+    ``cmap[c]``)."""
     C = dist_counts.shape[1]
     nan_counts[:] = 0.0
     for b in range(arity):
@@ -297,23 +319,24 @@ def summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts):
         p = rows[s + j]
         v = Xc[f, row_of(p)]
         if np.isnan(v):
-            nan_counts[cls_of(p)] += wt_of(p)
+            nan_counts[cmap[cls_of(p)]] += wt_of(p)
         else:
-            dist_counts[np.int64(v), cls_of(p)] += wt_of(p)
+            dist_counts[np.int64(v), cmap[cls_of(p)]] += wt_of(p)
 
 
 @njit(**NUMBA_FLAGS)
-def count_threshold(f, t, rows, s, e, Xc, left_counts, nan_counts):
-    """Class counts of rows with x <= t and of missing rows, without moving rows."""
+def count_threshold(f, t, rows, s, e, Xc, left_counts, nan_counts, cmap):
+    """Class counts of rows with x <= t and of missing rows, without moving rows (class c in
+    slot ``cmap[c]``)."""
     left_counts[:] = 0.0
     nan_counts[:] = 0.0
     for j in range(s, e):
         p = rows[j]
         v = Xc[f, row_of(p)]
         if v <= t:
-            left_counts[cls_of(p)] += wt_of(p)
+            left_counts[cmap[cls_of(p)]] += wt_of(p)
         elif np.isnan(v):
-            nan_counts[cls_of(p)] += wt_of(p)
+            nan_counts[cmap[cls_of(p)]] += wt_of(p)
 
 
 @njit(**NUMBA_FLAGS)

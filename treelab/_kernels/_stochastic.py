@@ -156,6 +156,8 @@ def _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, 
                 nan_counts, left, right, cand_f, cand_kind, cand_t, cand_nan, cand_score,
                 cand_nt, skip_f, table):
     """Every available feature's candidate test at rows[s:e]; returns their number."""
+    # every class keeps its column: the Laplace correction counts all C classes
+    ident = np.arange(dist_counts.shape[1])
     nc = 0
     for q in range(nv):
         f = vis[q]
@@ -165,7 +167,7 @@ def _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, 
             if used[f]:
                 continue
             arity = n_distinct[f]
-            summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts)
+            summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts, ident)
             score, nb = _nominal_candidate(dist_counts, arity, nan_counts, n_node, min_leaf,
                                            left, table)
             if score == np.inf:
@@ -176,7 +178,7 @@ def _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, 
             cand_nt[nc] = 1
         else:
             k = summarize_continuous(f, rows, s, e, R, n_distinct[f], keys, keys2, hist, occ,
-                                     dist_rank, dist_counts, nan_counts)
+                                     dist_rank, dist_counts, nan_counts, ident)
             if k < 2:
                 continue
             score, bi, nan_left, nt = _threshold_candidate(dist_counts, k, nan_counts,
