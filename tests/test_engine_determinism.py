@@ -98,7 +98,7 @@ def test_presorted_and_per_node_sorting_grow_identical_trees(criterion, alpha, m
                                  feats.n_distinct, feats.uniq, feats.uniq_off, feats.nominal,
                                  y, 2, ip, alpha,
                                  xlogx_table(3000), np.uint64(3), G.ROWS_BOOTSTRAP,
-                                 np.zeros(3000, np.int32), 0, 0))
+                                 np.zeros(3000, np.int32), 0, 0, *G.NO_REFERENCE))
     assert trees[0][0].shape[0] > 100
     for a, b in zip(trees[0], trees[1], strict=True):
         np.testing.assert_array_equal(a, b)
@@ -235,7 +235,37 @@ def test_trees_that_draw_nothing_are_grown_once(make, monkeypatch):
     lambda: treelab.ExtraTrees(n_estimators=4, max_features=None, random_state=3),
 ])
 def test_trees_that_draw_are_all_grown(make, monkeypatch):
+    import treelab._forest as F
+
+    monkeypatch.setattr(F, "REFERENCE_MIN_SAVING", np.inf)  # no reference tree either
     X, y = data()
     calls = count_grown(monkeypatch)
     make().fit(X, y)
     assert len(calls) == 4
+
+
+@pytest.mark.parametrize("make", [
+    lambda: treelab.VRTrees(n_estimators=6, alpha=0.7, random_state=3),
+    lambda: treelab.VRTrees(n_estimators=6, alpha=0.4, min_samples_leaf=6, max_depth=7,
+                            random_state=4),
+    lambda: treelab.VRTrees(n_estimators=6, alpha=0.9, criterion="entropy", c45=False,
+                            random_state=5),
+    lambda: treelab.VRTrees(n_estimators=6, alpha=0.8, criterion="gini", random_state=6),
+    lambda: treelab.Coalescence(n_estimators=6, random_state=7),
+])
+def test_reference_tree_changes_no_tree(make, monkeypatch):
+    """Trees copying their deterministic top from the all-deterministic reference tree are the
+    trees that search every deterministic node themselves."""
+    import treelab._forest as F
+
+    X, y = data()
+    X = np.hstack([X, X[:, :1]])  # a copy of feature 0: ties between features
+    trees = []
+    for saving, grown in ((np.inf, 6), (0.0, 7)):
+        monkeypatch.setattr(F, "REFERENCE_MIN_SAVING", saving)
+        calls = count_grown(monkeypatch)
+        trees.append(make().fit(X, y))
+        assert len(calls) == grown  # with the reference: one tree more
+        monkeypatch.undo()
+    assert_forests_identical(trees[0].forest_, trees[1].forest_)
+    assert trees[0].forest_.ties_feature.sum() > 0

@@ -80,6 +80,15 @@ LOCAL_MAX_FEATURES = 128
 LOCAL_MAX_FEATURES_RANDOM = 64
 LIST_MIN_DISTINCT = 256
 
+# columns of a reference tree's integer array (grow_tree, reference_arrays)
+REF_KIND = 0
+REF_FEATURE = 1
+REF_CHILD = 2
+REF_NAN = 3
+REF_TF = 4
+REF_TT = 5
+NO_REFERENCE = (np.zeros((0, 6), dtype=np.int64), np.zeros(0))
+
 
 @njit(**NUMBA_FLAGS)
 def draw_construction(n, d, row_mode, part, tree_id, n_sub, state):
@@ -361,7 +370,7 @@ def localize(rows, s, e, vis, nv, Xr, Rr, Xl, Rl):
 
 @njit(**NUMBA_FLAGS)
 def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
-              alpha, table, seed, row_mode, part, tree_id, n_sub):
+              alpha, table, seed, row_mode, part, tree_id, n_sub, ref_i, ref_t):
     """Grow one tree into flat node arrays.
 
     Parameters are plain arrays: ``Xc`` (feature, row) float64 values (nominal features hold
@@ -371,8 +380,17 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     integer parameters (``P_*``), ``table`` the x*log2(x) table, ``order`` (feature, row) the rows
     of each continuous feature in increasing rank order (missing last), used to presort
     deterministic trees (module ``_presort``). ``Xr`` / ``Rr`` are the same values and ranks
-    row-major, (row, feature), or empty (no localized subtrees). Returns the node arrays and
-    per-tree statistics (feature ties, test ties, deterministic decision nodes, rows seen).
+    row-major, (row, feature), or empty (no localized subtrees). Returns the node arrays,
+    per-tree statistics (feature ties, test ties, deterministic decision nodes, rows seen) and
+    each node's feature and test ties.
+
+    Reference tree (``ref_i``, ``ref_t``; empty: none): the all-deterministic tree on the same
+    rows and features, as ``reference_arrays`` lays it out. Where a deterministic node
+    depends only on its rows (every row and feature in, all features candidates, exact
+    thresholds), a node reached from the root through deterministic splits only has the rows
+    of the reference node at the same place, so it takes that node's test instead of
+    searching again: the same tree, bit for bit, without the most expensive searches (the
+    top of the tree).
 
     Localized subtrees (``iparams[P_LOCAL]``): once a node has few enough rows, its rows'
     values (and ranks, when the tree has deterministic nodes) are copied into small
@@ -516,6 +534,11 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     stack = np.zeros(cap, dtype=np.int64)
     nbuf = np.zeros(cap, dtype=np.int8)
     local = np.zeros(cap, dtype=np.int8)
+    ref_of = np.full(cap, -1, dtype=np.int64)  # node of the reference tree, -1: none
+    node_tf = np.zeros(cap, dtype=np.int32)
+    node_tt = np.zeros(cap, dtype=np.int32)
+    if ref_i.shape[0] > 0:
+        ref_of[0] = 0
 
     for j in range(n_in):
         counts[0, cls_of(buf[0, j])] += w[row_of(buf[0, j])]
@@ -569,8 +592,17 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
         sk = 0
         t = np.nan
         nanc = 0
+        r = ref_of[node] if det else -1
         for _ in range(attempts):
-            if det and iparams[P_STOCHASTIC] > 0:
+            if r >= 0:
+                found = ref_i[r, REF_KIND] != KIND_LEAF
+                sk = ref_i[r, REF_KIND]
+                f = ref_i[r, REF_FEATURE]
+                t = ref_t[r]
+                nanc = ref_i[r, REF_NAN]
+                tf = ref_i[r, REF_TF]
+                tt = ref_i[r, REF_TT]
+            elif det and iparams[P_STOCHASTIC] > 0:
                 found, f, sk, t, nanc, tf, tt = stochastic_select(
                     beta_from_bits(iparams[P_BETA_BITS]), iparams[P_STOCHASTIC] - 1, min_split,
                     min_leaf, max_depth - depth[node], nominal, n_distinct, uniq, uniq_off, used,
@@ -606,6 +638,9 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
                 stack = enlarge(stack, cap)
                 nbuf = enlarge(nbuf, cap)
                 local = enlarge(local, cap)
+                ref_of = enlarge(ref_of, cap)
+                node_tf = enlarge(node_tf, cap)
+                node_tt = enlarge(node_tt, cap)
             if sk == KIND_THRESHOLD:
                 # deterministic splits know where missing rows go; random splits send them to
                 # the larger child, decided after counting
@@ -693,6 +728,8 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
             n_decision += 1
             ties_feature += tf
             ties_test += tt
+            node_tf[node] = tf
+            node_tt[node] = tt
         if use_sorted:
             for b in range(n_kids):
                 ch = n_nodes + b
@@ -714,6 +751,7 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
             parent[ch] = node
             nbuf[ch] = 1 - nbuf[node]
             local[ch] = local[node]
+            ref_of[ch] = ref_i[r, REF_CHILD] + b if r >= 0 else -1
             if nend[ch] > nstart[ch]:
                 stack[sp] = ch
                 sp += 1
@@ -721,4 +759,21 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     return (kind[:n_nodes].copy(), feature[:n_nodes].copy(), threshold[:n_nodes].copy(),
             child_start[:n_nodes].copy(), n_children[:n_nodes].copy(),
             nan_child[:n_nodes].copy(), rnd[:n_nodes].copy(), depth[:n_nodes].copy(),
-            counts[:n_nodes].copy(), ties_feature, ties_test, n_decision, rows_seen)
+            counts[:n_nodes].copy(), ties_feature, ties_test, n_decision, rows_seen,
+            node_tf[:n_nodes].copy(), node_tt[:n_nodes].copy())
+
+
+@njit(**NUMBA_FLAGS)
+def reference_arrays(kind, feature, threshold, child_start, nan_child, node_tf, node_tt):
+    """A grown tree's arrays as ``grow_tree``'s reference: (node, REF_*) int64 and the
+    thresholds."""
+    N = kind.shape[0]
+    ref_i = np.empty((N, 6), dtype=np.int64)
+    for i in range(N):
+        ref_i[i, REF_KIND] = kind[i]
+        ref_i[i, REF_FEATURE] = feature[i]
+        ref_i[i, REF_CHILD] = child_start[i]
+        ref_i[i, REF_NAN] = nan_child[i]
+        ref_i[i, REF_TF] = node_tf[i]
+        ref_i[i, REF_TT] = node_tt[i]
+    return ref_i, threshold.copy()
