@@ -150,10 +150,12 @@ def draws_nothing(iparams: np.ndarray, alphas: np.ndarray, row_mode: int, n_sub:
 # A tree with alpha in (0, 1) reaches a row's k-th test through deterministic splits only with
 # chance alpha**k, so copying its deterministic top from a reference tree saves about
 # alpha / (1 - alpha) levels of deterministic search per tree, while growing the reference
-# costs one all-deterministic tree (15-20 such levels on the UCI sets). The reference is grown
-# when the trees' summed saving reaches REFERENCE_MIN_SAVING levels (measured on five UCI sets,
-# 30 trees: 0.48-0.73 of the time at alpha 0.9, 0.79-0.89 at 0.8, about even at 0.2-0.5).
-REFERENCE_MIN_SAVING = 40.0
+# costs one all-deterministic tree. The reference is grown when the trees' summed saving
+# reaches REFERENCE_MIN_SAVING levels: e.g. 100 trees at alpha >= 0.67, 30 at alpha >= 0.87.
+# Measured with 100 trees on adult, magic and letter (fit time with / without): 0.62-0.71 at
+# alpha 0.9, 0.92-1.04 at 0.6, 0.99-1.05 at 0.3 (small nodes, whose search it cannot save,
+# dominate below); with 30 trees on five sets, 0.79-0.89 at alpha 0.8.
+REFERENCE_MIN_SAVING = 200.0
 
 
 def grow_forest(
