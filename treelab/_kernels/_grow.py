@@ -382,7 +382,7 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     deterministic trees (module ``_presort``). ``Xr`` / ``Rr`` are the same values and ranks
     row-major, (row, feature), or empty (no localized subtrees). Returns the node arrays,
     per-tree statistics (feature ties, test ties, deterministic decision nodes, rows seen) and
-    each node's feature and test ties.
+    each node's feature and test ties (empty for a tree without deterministic nodes).
 
     Reference tree (``ref_i``, ``ref_t``; empty: none): the all-deterministic tree on the same
     rows and features, as ``reference_arrays`` lays it out. Where a deterministic node
@@ -534,10 +534,12 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     stack = np.zeros(cap, dtype=np.int64)
     nbuf = np.zeros(cap, dtype=np.int8)
     local = np.zeros(cap, dtype=np.int8)
-    ref_of = np.full(cap, -1, dtype=np.int64)  # node of the reference tree, -1: none
-    node_tf = np.zeros(cap, dtype=np.int32)
-    node_tt = np.zeros(cap, dtype=np.int32)
-    if ref_i.shape[0] > 0:
+    # node of the reference tree (-1: none) and each node's ties, kept only when needed
+    has_ref = ref_i.shape[0] > 0
+    ref_of = np.full(cap if has_ref else 0, -1, dtype=np.int64)
+    node_tf = np.zeros(cap if alpha > 0.0 else 0, dtype=np.int32)
+    node_tt = np.zeros(cap if alpha > 0.0 else 0, dtype=np.int32)
+    if has_ref:
         ref_of[0] = 0
 
     for j in range(n_in):
@@ -592,7 +594,7 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
         sk = 0
         t = np.nan
         nanc = 0
-        r = ref_of[node] if det else -1
+        r = ref_of[node] if det and has_ref else -1
         for _ in range(attempts):
             if r >= 0:
                 found = ref_i[r, REF_KIND] != KIND_LEAF
@@ -638,9 +640,11 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
                 stack = enlarge(stack, cap)
                 nbuf = enlarge(nbuf, cap)
                 local = enlarge(local, cap)
-                ref_of = enlarge(ref_of, cap)
-                node_tf = enlarge(node_tf, cap)
-                node_tt = enlarge(node_tt, cap)
+                if has_ref:
+                    ref_of = enlarge(ref_of, cap)
+                if alpha > 0.0:
+                    node_tf = enlarge(node_tf, cap)
+                    node_tt = enlarge(node_tt, cap)
             if sk == KIND_THRESHOLD:
                 # deterministic splits know where missing rows go; random splits send them to
                 # the larger child, decided after counting
@@ -751,7 +755,8 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
             parent[ch] = node
             nbuf[ch] = 1 - nbuf[node]
             local[ch] = local[node]
-            ref_of[ch] = ref_i[r, REF_CHILD] + b if r >= 0 else -1
+            if has_ref:
+                ref_of[ch] = ref_i[r, REF_CHILD] + b if r >= 0 else -1
             if nend[ch] > nstart[ch]:
                 stack[sp] = ch
                 sp += 1
@@ -760,7 +765,8 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
             child_start[:n_nodes].copy(), n_children[:n_nodes].copy(),
             nan_child[:n_nodes].copy(), rnd[:n_nodes].copy(), depth[:n_nodes].copy(),
             counts[:n_nodes].copy(), ties_feature, ties_test, n_decision, rows_seen,
-            node_tf[:n_nodes].copy(), node_tt[:n_nodes].copy())
+            node_tf[: min(n_nodes, node_tf.shape[0])].copy(),
+            node_tt[: min(n_nodes, node_tt.shape[0])].copy())
 
 
 @njit(**NUMBA_FLAGS)
