@@ -64,13 +64,15 @@ def test_pickle_round_trip_predicts_the_same():
     np.testing.assert_array_equal(clone.predict_proba(X), before)
 
 
+@pytest.mark.parametrize("local", [0, 1])
 @pytest.mark.parametrize(("criterion", "alpha", "max_features", "mode"),
                          [("gain_ratio", 1.0, 5, 1), ("gini", 1.0, 5, 1), ("gain_ratio", 0.6, 5, 1),
                           ("gini", 1.0, 2, 2)])
 def test_presorted_and_per_node_sorting_grow_identical_trees(criterion, alpha, max_features,
-                                                             mode):
+                                                             mode, local):
     """Presorted lists (mode 1: where they pay off; mode 2: at every node, as rotation trees
-    use) grow the same trees as sorting at every node."""
+    use) grow the same trees as sorting at every node, also where subtrees read localized
+    copies of their rows (local=1) while the lists keep training-row indices."""
     from treelab._forest import prepare_features
     from treelab._kernels import _grow as G
     from treelab._kernels._criteria import xlogx_table
@@ -94,6 +96,7 @@ def test_presorted_and_per_node_sorting_grow_identical_trees(criterion, alpha, m
         ip[G.P_MAX_DEPTH] = 2**31 - 1
         ip[G.P_MAX_FEATURES] = max_features
         ip[G.P_PRESORT] = presort
+        ip[G.P_LOCAL] = local
         trees.append(G.grow_tree(feats.Xc, feats.R, feats.Xr, feats.Rr, feats.order,
                                  feats.n_distinct, feats.uniq, feats.uniq_off, feats.nominal,
                                  y, 2, ip, alpha,
@@ -112,7 +115,8 @@ def test_presorted_and_per_node_sorting_grow_identical_trees(criterion, alpha, m
     lambda: treelab.RandomForest(n_estimators=3, random_state=3),
     lambda: treelab.ExtraTrees(n_estimators=3, random_state=4),
     lambda: treelab.Coalescence(n_estimators=4, random_state=5),
-], ids=["vr0", "vr04-bag-sub", "pert", "rf", "extra", "coalescence"])
+    lambda: treelab.VRTrees(alpha=0.7, sampling="bootstrap", n_estimators=3, random_state=6),
+], ids=["vr0", "vr04-bag-sub", "pert", "rf", "extra", "coalescence", "vr07-presorted"])
 def test_localized_subtrees_grow_identical_trees(make, monkeypatch):
     """Growing small subtrees from local copies of their rows (P_LOCAL) changes no tree."""
     import pandas as pd

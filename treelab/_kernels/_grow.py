@@ -349,9 +349,10 @@ def enlarge(a, cap):
 
 
 @njit(**NUMBA_FLAGS)
-def localize(rows, s, e, vis, nv, Xr, Rr, Xl, Rl):
+def localize(rows, s, e, vis, nv, Xr, Rr, Xl, Rl, glob):
     """Copy the visible features of rows[s:e] into the blocks ``Xl`` (and ``Rl`` when it has
-    columns) and renumber the entries 0..e-s-1, keeping weight and class.
+    columns) and renumber the entries 0..e-s-1, keeping weight and class; ``glob[j]`` keeps
+    the training row of entry j (presorted lists name rows by their training index).
 
     Safe to reuse the blocks for the next localized subtree: nodes are grown depth first, so
     a subtree is finished before any node outside it is popped.
@@ -366,6 +367,7 @@ def localize(rows, s, e, vis, nv, Xr, Rr, Xl, Rl):
             if ranks:
                 Rl[f, j] = Rr[r, f]
         rows[s + j] = (np.int64(j) << 32) | (p & 0xFFFFFFFF)
+        glob[j] = r
 
 
 @njit(**NUMBA_FLAGS)
@@ -516,6 +518,7 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
             and (alpha == 0.0 or Rr.shape[0] == n)):
         local_cap = min(n_in, max(LOCAL_MIN_ROWS, LOCAL_BYTES // (12 * d)))
     Xl = np.empty((d, local_cap))
+    glob = np.empty(local_cap, dtype=np.int64)
     Rl = np.empty((d, local_cap if alpha > 0.0 else 0), dtype=R.dtype)
     # node arrays
     cap = n_in + 16  # grows by doubling when m-ary or deep trees need more
@@ -579,8 +582,8 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
                 used[feature[p]] = 1
             p = parent[p]
         use_sorted = presort and (e - s) >= sorted_min
-        if not local[node] and e - s <= local_cap and not use_sorted:
-            localize(rows, s, e, vis, nv, Xr, Rr, Xl, Rl)
+        if not local[node] and e - s <= local_cap:
+            localize(rows, s, e, vis, nv, Xr, Rr, Xl, Rl, glob)
             local[node] = 1
         Xv = Xl if local[node] else Xc
         Rv = Rl if local[node] else R
@@ -739,7 +742,8 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
                 ch = n_nodes + b
                 fill[b] = nstart[ch]
                 for j in range(nstart[ch], nend[ch]):
-                    child_of[row_of(other[j])] = b
+                    r_j = row_of(other[j])
+                    child_of[glob[r_j] if local[node] else r_j] = b
             bucket[:n_kids] = fill[:n_kids]
             partition_lists(lists, s, e, child_of, bucket, n_kids, fill, scratch)
         kind[node] = sk
