@@ -3,8 +3,10 @@
 ``prepare_features`` turns an encoded feature matrix into the arrays the growth kernel reads
 (feature-major values, global ranks, distinct values); ``grow_forest`` grows the trees on a pool
 of threads (the kernel releases the GIL) and concatenates them. Each tree's randomness comes
-from its own seed, so the forest is identical whatever the number of threads; trees that make
-no random draw at all (``draws_nothing``) are grown once and repeated.
+from its own seed, so the forest is identical whatever the number of threads. Where a
+deterministic node's test depends on its rows alone (``rows_decide``), trees that make no random
+draw (``draws_nothing``) are grown once and repeated, and trees mixing random and deterministic
+nodes may copy their deterministic top from that one tree (``grow_tree``'s reference tree).
 """
 
 from __future__ import annotations
