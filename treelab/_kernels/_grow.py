@@ -3,70 +3,54 @@
 The per-node test-selection is a parameter, not a copy: with probability ``alpha`` a node uses
 the deterministic selection (C4.5/ID3/CART criteria over ``max_features`` candidate features,
 exact or Extra-Trees random thresholds), otherwise the random selection (``pair_midpoint``,
-``uniform`` or ``pert``). Presets (VR-Trees, RD, random forest, Extra-Trees, ...) only change
-``iparams``, ``alpha`` and the construction (which rows and features a tree sees).
+``uniform`` or ``pert``); both live in ``_select``, the parameter layout in ``_params``.
+Presets (VR-Trees, RD, random forest, Extra-Trees, ...) only change ``iparams``, ``alpha`` and
+the construction (which rows and features a tree sees).
 """
 
 import numpy as np
 from numba import njit
 
 from treelab._kernels._config import NUMBA_FLAGS
-from treelab._kernels._criteria import GAIN_RATIO, GINI, parent_mass
-from treelab._kernels._presort import build_lists, partition_lists, summarize_sorted
+from treelab._kernels._params import (  # noqa: F401 (callers read the layout as _grow.P_*)
+    KIND_LEAF,
+    KIND_NOMINAL,
+    KIND_THRESHOLD,
+    N_PARAMS,
+    P_BETA_BITS,
+    P_C45,
+    P_CRITERION,
+    P_DET_THRESHOLD,
+    P_LOCAL,
+    P_MAX_DEPTH,
+    P_MAX_FEATURES,
+    P_MIN_LEAF,
+    P_MIN_OBJS,
+    P_MIN_SPLIT,
+    P_PRESORT,
+    P_RANDOM_SPLIT,
+    P_STOCHASTIC,
+    ROWS_ALL,
+    ROWS_BOOTSTRAP,
+    ROWS_DISJOINT,
+    ROWS_WEIGHTS,
+    RS_PAIR,
+    RS_PERT,
+    RS_UNIFORM,
+)
+from treelab._kernels._presort import build_lists, partition_lists
 from treelab._kernels._rng import new_state, rand_float, rand_int
+from treelab._kernels._select import deterministic_select, random_select
 from treelab._kernels._split import (
-    class_map,
     cls_of,
-    continuous_available,
-    count_threshold,
-    eval_nominal,
-    is_tie,
-    midpoint,
-    min_max,
-    pair_midpoint,
     partition_nominal,
     partition_threshold,
     rank_threshold,
     row_of,
-    scan_thresholds,
-    summarize_continuous,
     summarize_nominal,
-    uniform_threshold,
 )
 from treelab._kernels._stochastic import beta_from_bits, stochastic_select
 
-# layout of the integer parameter vector
-P_CRITERION = 0
-P_C45 = 1
-P_MIN_OBJS = 2
-P_MIN_SPLIT = 3
-P_MIN_LEAF = 4
-P_MAX_DEPTH = 5
-P_MAX_FEATURES = 6
-P_DET_THRESHOLD = 7  # 0: best exact threshold, 1: one uniform random threshold (Extra-Trees)
-P_RANDOM_SPLIT = 8  # 0: pair_midpoint, 1: uniform, 2: pert
-P_STOCHASTIC = 9  # 0: off; 1 + lookahead: stochastic ID3 selection at deterministic nodes
-P_BETA_BITS = 10  # stochastic ID3's beta as float64 bits (_stochastic.beta_to_bits)
-P_PRESORT = 11  # 1: presorted lists where they pay off (module _presort), 0: sort at every
-#                  node, 2: presorted lists at every node of deterministic trees (no node sorts)
-P_LOCAL = 12  # 1: grow small subtrees from local copies of their rows' values (see grow_tree)
-N_PARAMS = 13
-
-RS_PAIR = 0
-RS_UNIFORM = 1
-RS_PERT = 2
-
-ROWS_ALL = 0
-ROWS_BOOTSTRAP = 1
-ROWS_DISJOINT = 2
-ROWS_WEIGHTS = 3  # multiplicities given in ``part`` (learners that draw their own rows)
-
-KIND_LEAF = 0
-KIND_THRESHOLD = 1
-KIND_NOMINAL = 2
-
-GAIN_EPS = 1e-12
-PERT_ATTEMPTS = 10
 RANDOM_ATTEMPTS = 10
 # localized subtrees: the blocks of one subtree hold at most LOCAL_BYTES of values and ranks
 # (12 bytes a row and feature); measured on 20 features, subtrees of 2,048 to 8,192 rows grow
@@ -117,227 +101,6 @@ def draw_construction(n, d, row_mode, part, tree_id, n_sub, state):
         for i in range(n_sub):
             mask[perm[i]] = 1
     return w, mask
-
-
-@njit(**NUMBA_FLAGS)
-def _deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm,
-                          rows, s, e, Xc, R, node_counts, n_node, table, state, keys, keys2,
-                          hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,
-                          cand_si, cand_t, cand_nan, cand_kind, cand_nt, use_sorted, lists,
-                          slot_of, yw, cmap, present):
-    """C4.5/ID3/CART-style choice among up to ``max_features`` available features.
-
-    Returns (found, feature, kind, threshold, nan_child, feature ties, test ties). Candidates
-    are counted and scored over the classes present at the node only (``class_map``).
-    """
-    criterion = iparams[P_CRITERION]
-    c45 = iparams[P_C45] != 0
-    min_leaf = iparams[P_MIN_LEAF]
-    min_objs = iparams[P_MIN_OBJS] if c45 else 1
-    min_side = max(min_leaf, min_objs)
-    n_target = iparams[P_MAX_FEATURES]
-    random_thr = iparams[P_DET_THRESHOLD] == 1
-    sample = n_target < nv
-    if sample:
-        for i in range(nv):
-            perm[i] = vis[i]
-    # class-count buffers are exactly C long (the criteria sum over their whole length); only
-    # the nominal branch sizes need the widest arity
-    C = class_map(node_counts, cmap, present)
-    node_counts = present[:C]
-    n_rows = dist_counts.shape[0]
-    dist_counts = dist_counts.reshape(n_rows * dist_counts.shape[1])[: n_rows * C].reshape(
-        (n_rows, C))
-    nan_counts = nan_counts[:C]
-    pmass = parent_mass(criterion, node_counts, n_node, table)
-    left = bufs[0, :C]
-    left_n = bufs[1, :C]
-    right_n = bufs[2, :C]
-    branch_n = bufs[1]
-    n_avail = 0
-    nc = 0
-    for i in range(nv):
-        if n_avail >= n_target:
-            break
-        if sample:
-            j = i + rand_int(state, nv - i)
-            f = perm[j]
-            perm[j] = perm[i]
-            perm[i] = f
-        else:
-            f = vis[i]
-        if nominal[f]:
-            if used[f]:
-                continue
-            arity = n_distinct[f]
-            summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts, cmap)
-            n_present = 0
-            for b in range(arity):
-                tot = 0.0
-                for c in range(dist_counts.shape[1]):
-                    tot += dist_counts[b, c]
-                if tot > 0:
-                    n_present += 1
-            if n_present < 2:
-                continue
-            n_avail += 1
-            g, nb, si = eval_nominal(criterion, dist_counts, arity, nan_counts, n_node, pmass,
-                                     table, min_objs, min_leaf, branch_n, right_n)
-            if not g > GAIN_EPS:
-                continue
-            cand_kind[nc] = 2
-            cand_t[nc] = np.nan
-            cand_nan[nc] = nb
-            cand_nt[nc] = 1
-        elif random_thr:
-            lo, hi = min_max(f, rows, s, e, Xc)
-            if not lo < hi:
-                continue
-            n_avail += 1
-            t = uniform_threshold(lo, hi, state)
-            count_threshold(f, t, rows, s, e, Xc, left, nan_counts, cmap)
-            # one distinct value per side: scan the two-value summary with missing rows on
-            # either side
-            nl = 0.0
-            nn = 0.0
-            for c in range(C):
-                nl += left[c]
-                nn += nan_counts[c]
-                dist_counts[0, c] = left[c]
-                dist_counts[1, c] = node_counts[c] - left[c] - nan_counts[c]
-            g, bi, nan_left, nt, si = scan_thresholds(criterion, dist_counts, 2, nan_counts,
-                                                       node_counts, n_node, pmass, table,
-                                                       min_side, left, left_n, right_n)
-            if bi < 0 or not g >= 0.0:
-                continue
-            cand_kind[nc] = 1
-            cand_t[nc] = t
-            cand_nan[nc] = 0 if nan_left else 1
-            if nn == 0:
-                cand_nan[nc] = 0 if nl >= n_node - nl else 1
-            cand_nt[nc] = 1
-        else:
-            if use_sorted and slot_of[f] >= 0:
-                k = summarize_sorted(lists[slot_of[f]], s, e, yw, n_distinct[f], dist_rank,
-                                     dist_counts, nan_counts, cmap)
-            else:
-                k = summarize_continuous(f, rows, s, e, R, n_distinct[f], keys, keys2, hist,
-                                         occ, dist_rank, dist_counts, nan_counts, cmap)
-            if k < 2:
-                continue
-            n_avail += 1
-            g, bi, nan_left, nt, si = scan_thresholds(criterion, dist_counts, k, nan_counts,
-                                                       node_counts, n_node, pmass, table,
-                                                       min_side, left, left_n, right_n)
-            if bi < 0:
-                continue
-            if c45 and criterion != GINI:
-                g -= np.log2(k - 1.0) / n_node
-            if not g > GAIN_EPS:
-                continue
-            base = uniq_off[f]
-            cand_kind[nc] = 1
-            cand_t[nc] = midpoint(uniq[base + dist_rank[bi]], uniq[base + dist_rank[bi + 1]])
-            nn = 0.0
-            nl = 0.0
-            for c in range(nan_counts.shape[0]):
-                nn += nan_counts[c]
-            for q in range(bi + 1):
-                for c in range(dist_counts.shape[1]):
-                    nl += dist_counts[q, c]
-            if nn > 0:
-                cand_nan[nc] = 0 if nan_left else 1
-            else:
-                cand_nan[nc] = 0 if nl >= n_node - nl else 1
-            cand_nt[nc] = nt
-        cand_f[nc] = f
-        cand_g[nc] = g
-        cand_si[nc] = si
-        nc += 1
-    if nc == 0:
-        return False, -1, 0, np.nan, 0, 0, 0
-    avg = 0.0
-    if criterion == GAIN_RATIO:
-        for q in range(nc):
-            avg += cand_g[q]
-        avg /= nc
-    best = -np.inf
-    bq = -1
-    for q in range(nc):
-        if criterion == GAIN_RATIO:
-            if cand_g[q] < avg and not is_tie(cand_g[q], avg):
-                continue
-            score = cand_g[q] / cand_si[q]
-        else:
-            score = cand_g[q]
-        if bq < 0 or (score > best and not is_tie(score, best)):
-            best = score
-            bq = q
-    ties_f = -1
-    ties_t = -1
-    for q in range(nc):
-        if criterion == GAIN_RATIO:
-            if cand_g[q] < avg and not is_tie(cand_g[q], avg):
-                continue
-            score = cand_g[q] / cand_si[q]
-        else:
-            score = cand_g[q]
-        if is_tie(score, best):
-            ties_f += 1
-            ties_t += cand_nt[q]
-    return True, cand_f[bq], cand_kind[bq], cand_t[bq], cand_nan[bq], ties_f, ties_t
-
-
-@njit(**NUMBA_FLAGS)
-def _random_select(rule, nominal, used, nv, perm, rows, s, e, Xc, state):
-    """Random test-selection: (found, feature, kind, threshold).
-
-    ``perm`` holds the visible features in some order; drawing without replacement from it
-    (a partial Fisher-Yates shuffle) picks uniformly among them whatever that order is.
-    """
-    if rule == RS_PERT:
-        m = e - s
-        for _ in range(PERT_ATTEMPTS):
-            pa = rows[s + rand_int(state, m)]
-            pb = rows[s + rand_int(state, m)]
-            if cls_of(pa) == cls_of(pb):
-                continue
-            a = row_of(pa)
-            b = row_of(pb)
-            for i in range(nv):
-                j = i + rand_int(state, nv - i)
-                f = perm[j]
-                perm[j] = perm[i]
-                perm[i] = f
-                va = Xc[f, a]
-                vb = Xc[f, b]
-                if np.isnan(va) or np.isnan(vb) or va == vb:
-                    continue
-                if nominal[f]:
-                    if used[f]:
-                        continue
-                    return True, f, KIND_NOMINAL, np.nan
-                return True, f, KIND_THRESHOLD, uniform_threshold(min(va, vb), max(va, vb), state)
-        return False, -1, KIND_LEAF, np.nan
-    for i in range(nv):
-        j = i + rand_int(state, nv - i)
-        f = perm[j]
-        perm[j] = perm[i]
-        perm[i] = f
-        if nominal[f]:
-            if used[f] or not continuous_available(f, rows, s, e, Xc):
-                continue
-            return True, f, KIND_NOMINAL, np.nan
-        if rule == RS_PAIR:
-            found, t = pair_midpoint(f, rows, s, e, Xc, state)
-            if not found:
-                continue
-            return True, f, KIND_THRESHOLD, t
-        lo, hi = min_max(f, rows, s, e, Xc)
-        if not lo < hi:
-            continue
-        return True, f, KIND_THRESHOLD, uniform_threshold(lo, hi, state)
-    return False, -1, KIND_LEAF, np.nan
 
 
 @njit(**NUMBA_FLAGS)
@@ -614,14 +377,14 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
                     vis, nv, rows, s, e, Xv, Rv, node_counts, n_node, state, keys, keys2, hist,
                     occ, dist_rank, dist_counts, nan_counts, table)
             elif det:
-                found, f, sk, t, nanc, tf, tt = _deterministic_select(
+                found, f, sk, t, nanc, tf, tt = deterministic_select(
                     iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm, rows, s,
                     e, Xv, Rv, node_counts, n_node, table, state, keys, keys2, hist, occ,
                     dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g, cand_si, cand_t,
                     cand_nan, cand_kind, cand_nt, use_sorted, lists, slot_of, yw, cmap,
                     present)
             else:
-                found, f, sk, t = _random_select(rule, nominal, used, nv, perm, rows, s, e, Xv,
+                found, f, sk, t = random_select(rule, nominal, used, nv, perm, rows, s, e, Xv,
                                                  state)
             if not found:
                 break

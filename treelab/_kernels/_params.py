@@ -1,0 +1,32 @@
+"""Layout of the growth kernel's integer parameter vector and the codes it shares with the
+test-selection (``_select``) and the estimators."""
+
+# layout of the integer parameter vector
+P_CRITERION = 0
+P_C45 = 1
+P_MIN_OBJS = 2
+P_MIN_SPLIT = 3
+P_MIN_LEAF = 4
+P_MAX_DEPTH = 5
+P_MAX_FEATURES = 6
+P_DET_THRESHOLD = 7  # 0: best exact threshold, 1: one uniform random threshold (Extra-Trees)
+P_RANDOM_SPLIT = 8  # 0: pair_midpoint, 1: uniform, 2: pert
+P_STOCHASTIC = 9  # 0: off; 1 + lookahead: stochastic ID3 selection at deterministic nodes
+P_BETA_BITS = 10  # stochastic ID3's beta as float64 bits (_stochastic.beta_to_bits)
+P_PRESORT = 11  # 1: presorted lists where they pay off (module _presort), 0: sort at every
+#                  node, 2: presorted lists at every node of deterministic trees (no node sorts)
+P_LOCAL = 12  # 1: grow small subtrees from local copies of their rows' values (see grow_tree)
+N_PARAMS = 13
+
+RS_PAIR = 0
+RS_UNIFORM = 1
+RS_PERT = 2
+
+ROWS_ALL = 0
+ROWS_BOOTSTRAP = 1
+ROWS_DISJOINT = 2
+ROWS_WEIGHTS = 3  # multiplicities given in ``part`` (learners that draw their own rows)
+
+KIND_LEAF = 0
+KIND_THRESHOLD = 1
+KIND_NOMINAL = 2
