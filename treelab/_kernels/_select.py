@@ -44,6 +44,17 @@ PERT_ATTEMPTS = 10
 
 
 @njit(**NUMBA_FLAGS)
+def _score(criterion, gain, split_info, avg_gain):
+    """A candidate's score: its gain, or for gain ratio gain / split info, NaN when its gain is
+    below the candidates' average (C4.5 considers only those at least average)."""
+    if criterion == GAIN_RATIO:
+        if gain < avg_gain and not is_tie(gain, avg_gain):
+            return np.nan
+        return gain / split_info
+    return gain
+
+
+@njit(**NUMBA_FLAGS)
 def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm,
                           rows, s, e, Xc, R, node_counts, n_node, table, state, keys, keys2,
                           hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,
@@ -188,24 +199,18 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
     best = -np.inf
     bq = -1
     for q in range(nc):
-        if criterion == GAIN_RATIO:
-            if cand_g[q] < avg and not is_tie(cand_g[q], avg):
-                continue
-            score = cand_g[q] / cand_si[q]
-        else:
-            score = cand_g[q]
+        score = _score(criterion, cand_g[q], cand_si[q], avg)
+        if score != score:
+            continue
         if bq < 0 or (score > best and not is_tie(score, best)):
             best = score
             bq = q
     ties_f = -1
     ties_t = -1
     for q in range(nc):
-        if criterion == GAIN_RATIO:
-            if cand_g[q] < avg and not is_tie(cand_g[q], avg):
-                continue
-            score = cand_g[q] / cand_si[q]
-        else:
-            score = cand_g[q]
+        score = _score(criterion, cand_g[q], cand_si[q], avg)
+        if score != score:
+            continue
         if is_tie(score, best):
             ties_f += 1
             ties_t += cand_nt[q]
