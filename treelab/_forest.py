@@ -97,7 +97,9 @@ def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, rank
     """
     n, d = X.shape
     Xc = np.ascontiguousarray(X.T)
-    Xr = np.ascontiguousarray(X, dtype=np.float64)
+    # row-major copies only where a tree may localize a subtree (grow_tree's feature limit)
+    local = d <= LOCAL_MAX_FEATURES
+    Xr = np.ascontiguousarray(X, dtype=np.float64) if local else np.zeros((0, d))
     n_distinct = np.where(nominal, arity, 0).astype(np.int64)
     cont = [f for f in range(d) if not nominal[f]] if ranks else []
     R = np.zeros((d, n if ranks else 0), dtype=np.int32)
@@ -119,8 +121,6 @@ def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, rank
     uniq_off = np.zeros(d + 1, dtype=np.int64)
     uniq_off[1:] = np.cumsum([u.shape[0] for u in uniqs])
     uniq = np.concatenate(uniqs) if uniqs else np.zeros(0)
-    # row-major ranks only where a tree may localize a subtree (grow_tree's feature limit)
-    local = d <= LOCAL_MAX_FEATURES
     Rr = np.ascontiguousarray(R.T) if local else np.zeros((0, d), dtype=np.int32)
     return FeatureArrays(Xc, R, order, n_distinct, uniq, uniq_off, nominal.astype(np.uint8),
                          Xr, Rr)
@@ -158,6 +158,20 @@ def draws_nothing(iparams: np.ndarray, alphas: np.ndarray, row_mode: int, n_sub:
 # alpha 0.9, 0.92-1.04 at 0.6, 0.99-1.05 at 0.3 (small nodes, whose search it cannot save,
 # dominate below); with 30 trees on five sets, 0.79-0.89 at alpha 0.8.
 REFERENCE_MIN_SAVING = 200.0
+
+
+def reference_arrays(tree: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """An all-deterministic tree, as ``grow_tree`` returns it, laid out as its reference:
+    (node, REF_*) int64 columns and the thresholds."""
+    kind, feature, threshold, child_start, _, nan_child = tree[:6]
+    ref_i = np.empty((kind.shape[0], 6), dtype=np.int64)
+    ref_i[:, G.REF_KIND] = kind
+    ref_i[:, G.REF_FEATURE] = feature
+    ref_i[:, G.REF_CHILD] = child_start
+    ref_i[:, G.REF_NAN] = nan_child
+    ref_i[:, G.REF_TF] = tree[13]
+    ref_i[:, G.REF_TT] = tree[14]
+    return ref_i, threshold
 
 
 def grow_forest(
@@ -199,10 +213,7 @@ def grow_forest(
     reference = None
     if same.any() or use_reference:
         reference = one(int(np.argmax(same | mixed)), alpha=1.0)
-    ref = G.NO_REFERENCE
-    if use_reference:
-        ref = G.reference_arrays(reference[0], reference[1], reference[2], reference[3],
-                                 reference[5], reference[13], reference[14])
+    ref = reference_arrays(reference) if use_reference else G.NO_REFERENCE
     grown = [t for t in range(T) if not same[t]]
     done = dict(zip(grown, run_threads(lambda t: one(t, ref=ref), grown, n_threads),
                     strict=True))

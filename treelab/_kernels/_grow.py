@@ -64,7 +64,7 @@ LOCAL_MAX_FEATURES = 128
 LOCAL_MAX_FEATURES_RANDOM = 64
 LIST_MIN_DISTINCT = 256
 
-# columns of a reference tree's integer array (grow_tree, reference_arrays)
+# columns of a reference tree's integer array (grow_tree; built by _forest.reference_arrays)
 REF_KIND = 0
 REF_FEATURE = 1
 REF_CHILD = 2
@@ -147,10 +147,11 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     deterministic trees (module ``_presort``). ``Xr`` / ``Rr`` are the same values and ranks
     row-major, (row, feature), or empty (no localized subtrees). Returns the node arrays,
     per-tree statistics (feature ties, test ties, deterministic decision nodes, rows seen) and
-    each node's feature and test ties (empty for a tree without deterministic nodes).
+    each node's feature and test ties (kept by all-deterministic trees, alpha >= 1; empty
+    otherwise).
 
     Reference tree (``ref_i``, ``ref_t``; empty: none): the all-deterministic tree on the same
-    rows and features, as ``reference_arrays`` lays it out. Where a deterministic node
+    rows and features, as ``_forest.reference_arrays`` lays it out. Where a deterministic node
     depends only on its rows (every row and feature in, all features candidates, exact
     thresholds), a node reached from the root through deterministic splits only has the rows
     of the reference node at the same place, so it takes that node's test instead of
@@ -300,11 +301,13 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     stack = np.zeros(cap, dtype=np.int64)
     nbuf = np.zeros(cap, dtype=np.int8)
     local = np.zeros(cap, dtype=np.int8)
-    # node of the reference tree (-1: none) and each node's ties, kept only when needed
+    # node of the reference tree (-1: none); each node's ties are kept by all-deterministic
+    # trees only, the ones that can serve as a reference
     has_ref = ref_i.shape[0] > 0
+    keep_ties = alpha >= 1.0
     ref_of = np.full(cap if has_ref else 0, -1, dtype=np.int64)
-    node_tf = np.zeros(cap if alpha > 0.0 else 0, dtype=np.int32)
-    node_tt = np.zeros(cap if alpha > 0.0 else 0, dtype=np.int32)
+    node_tf = np.zeros(cap if keep_ties else 0, dtype=np.int32)
+    node_tt = np.zeros(cap if keep_ties else 0, dtype=np.int32)
     if has_ref:
         ref_of[0] = 0
 
@@ -375,7 +378,7 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
                     beta_from_bits(iparams[P_BETA_BITS]), iparams[P_STOCHASTIC] - 1, min_split,
                     min_leaf, max_depth - depth[node], nominal, n_distinct, uniq, uniq_off, used,
                     vis, nv, rows, s, e, Xv, Rv, node_counts, n_node, state, keys, keys2, hist,
-                    occ, dist_rank, dist_counts, nan_counts, table)
+                    occ, dist_rank, dist_counts, nan_counts, table, all_classes)
             elif det:
                 found, f, sk, t, nanc, tf, tt = deterministic_select(
                     iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm, rows, s,
@@ -408,7 +411,7 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
                 local = enlarge(local, cap)
                 if has_ref:
                     ref_of = enlarge(ref_of, cap)
-                if alpha > 0.0:
+                if keep_ties:
                     node_tf = enlarge(node_tf, cap)
                     node_tt = enlarge(node_tt, cap)
             if sk == KIND_THRESHOLD:
@@ -498,8 +501,9 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
             n_decision += 1
             ties_feature += tf
             ties_test += tt
-            node_tf[node] = tf
-            node_tt[node] = tt
+            if keep_ties:
+                node_tf[node] = tf
+                node_tt[node] = tt
         if use_sorted:
             for b in range(n_kids):
                 ch = n_nodes + b
@@ -535,18 +539,3 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
             node_tf[: min(n_nodes, node_tf.shape[0])].copy(),
             node_tt[: min(n_nodes, node_tt.shape[0])].copy())
 
-
-@njit(**NUMBA_FLAGS)
-def reference_arrays(kind, feature, threshold, child_start, nan_child, node_tf, node_tt):
-    """A grown tree's arrays as ``grow_tree``'s reference: (node, REF_*) int64 and the
-    thresholds."""
-    N = kind.shape[0]
-    ref_i = np.empty((N, 6), dtype=np.int64)
-    for i in range(N):
-        ref_i[i, REF_KIND] = kind[i]
-        ref_i[i, REF_FEATURE] = feature[i]
-        ref_i[i, REF_CHILD] = child_start[i]
-        ref_i[i, REF_NAN] = nan_child[i]
-        ref_i[i, REF_TF] = node_tf[i]
-        ref_i[i, REF_TT] = node_tt[i]
-    return ref_i, threshold.copy()

@@ -56,10 +56,10 @@ def _score(criterion, gain, split_info, avg_gain):
 
 @njit(**NUMBA_FLAGS)
 def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm,
-                          rows, s, e, Xc, R, node_counts, n_node, table, state, keys, keys2,
-                          hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,
-                          cand_si, cand_t, cand_nan, cand_kind, cand_nt, use_sorted, lists,
-                          slot_of, yw, cmap, present):
+                         rows, s, e, Xc, R, node_counts, n_node, table, state, keys, keys2,
+                         hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,
+                         cand_si, cand_t, cand_nan, cand_kind, cand_nt, use_sorted, lists,
+                         slot_of, yw, cmap, present):
     """C4.5/ID3/CART-style choice among up to ``max_features`` available features.
 
     Returns (found, feature, kind, threshold, nan_child, feature ties, test ties). Candidates

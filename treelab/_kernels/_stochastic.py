@@ -154,10 +154,11 @@ def _nominal_candidate(dist_counts, arity, nan_counts, n_node, min_leaf, tmp, ta
 def _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, Xc, R,
                 node_counts, n_node, min_leaf, keys, keys2, hist, occ, dist_rank, dist_counts,
                 nan_counts, left, right, cand_f, cand_kind, cand_t, cand_nan, cand_score,
-                cand_nt, skip_f, table):
-    """Every available feature's candidate test at rows[s:e]; returns their number."""
-    # every class keeps its column: the Laplace correction counts all C classes
-    ident = np.arange(dist_counts.shape[1])
+                cand_nt, skip_f, table, all_classes):
+    """Every available feature's candidate test at rows[s:e]; returns their number.
+
+    ``all_classes`` (0..C-1) keeps every class in its own column: the Laplace correction
+    counts all C classes."""
     nc = 0
     for q in range(nv):
         f = vis[q]
@@ -167,7 +168,7 @@ def _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, 
             if used[f]:
                 continue
             arity = n_distinct[f]
-            summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts, ident)
+            summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts, all_classes)
             score, nb = _nominal_candidate(dist_counts, arity, nan_counts, n_node, min_leaf,
                                            left, table)
             if score == np.inf:
@@ -178,7 +179,7 @@ def _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, 
             cand_nt[nc] = 1
         else:
             k = summarize_continuous(f, rows, s, e, R, n_distinct[f], keys, keys2, hist, occ,
-                                     dist_rank, dist_counts, nan_counts, ident)
+                                     dist_rank, dist_counts, nan_counts, all_classes)
             if k < 2:
                 continue
             score, bi, nan_left, nt = _threshold_candidate(dist_counts, k, nan_counts,
@@ -358,7 +359,8 @@ def _lookahead_scores(nc, cand_f, cand_kind, cand_t, cand_nan, nominal, n_distin
 @njit(**NUMBA_FLAGS)
 def stochastic_select(beta, lookahead, min_split, min_leaf, max_depth_left, nominal, n_distinct,
                       uniq, uniq_off, used, vis, nv, rows, s, e, Xc, R, node_counts, n_node,
-                      state, keys, keys2, hist, occ, dist_rank, dist_counts, nan_counts, table):
+                      state, keys, keys2, hist, occ, dist_rank, dist_counts, nan_counts, table,
+                      all_classes):
     """Stochastic ID3 choice at rows[s:e] (see the module docstring).
 
     ``max_depth_left`` is the depth limit minus the node's depth (lookahead only scores
@@ -378,7 +380,7 @@ def stochastic_select(beta, lookahead, min_split, min_leaf, max_depth_left, nomi
     nc = _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, Xc, R,
                      node_counts, n_node, min_leaf, keys, keys2, hist, occ, dist_rank,
                      dist_counts, nan_counts, left, right, cand_f, cand_kind, cand_t, cand_nan,
-                     cand_score, cand_nt, -1, table)
+                     cand_score, cand_nt, -1, table, all_classes)
     if nc == 0:
         return False, -1, 0, np.nan, 0, 0, 0
     if lookahead > 0:
