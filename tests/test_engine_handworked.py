@@ -243,11 +243,12 @@ def test_threshold_nodes_without_missing_rows_send_missing_to_the_larger_child()
     for est in (treelab.ExtraTrees(n_estimators=5, random_state=0),
                 treelab.VRTrees(alpha=0.5, n_estimators=5, random_state=0)):
         fr = est.set_params(categorical_features=[0]).fit(X, y).forest_
-        off = np.repeat(fr.node_offsets[:-1], np.diff(fr.node_offsets))
+        off = fr.node_offsets[fr.tree_of_node()]
         node = np.flatnonzero(fr.kind == 1)
         left = off[node] + fr.child_start[node]
-        n_left = fr.counts[left].sum(axis=1)
-        n_right = fr.counts[left + 1].sum(axis=1)
+        totals = fr.node_totals()
+        n_left = totals[left]
+        n_right = totals[left + 1]
         np.testing.assert_array_equal(fr.nan_child[node], (n_left < n_right).astype(int))
 
 
