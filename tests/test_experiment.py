@@ -177,6 +177,43 @@ def test_ensemble_error_matches_a_direct_fit(tmp_path):
     assert table.shape == (4, 3) and list(table.columns) == ["alpha=0", "alpha=1", "alpha=nan"]
 
 
+def test_single_model_is_fitted_once_per_ensemble_and_fold(monkeypatch):
+    from treelab.experiment import cells as C
+
+    config = small_config(datasets=[{"name": "wine", "builtin": "wine"}],
+                          ensembles=[{"name": "Agg.", "estimator": "VRTrees",
+                                      "params": {"n_estimators": 5}}],
+                          alphas=[0.0, 0.5, 1.0])
+    # three alphas of fold 1, then fold 0 (other training rows: another single model)
+    todo = [c for c in expand(config) if c.coords["fold"] == 1]
+    todo += [c for c in expand(config) if c.coords["fold"] == 0][:1]
+    assert len(todo) == 4
+    fits = []
+    real_fit = treelab.DecisionTree.fit
+    monkeypatch.setattr(treelab.DecisionTree, "fit",
+                        lambda self, X, y: fits.append(1) or real_fit(self, X, y))
+
+    def without_timing(record):  # as JSON text, where NaN equals NaN
+        return json.loads(json.dumps({**record, "vars": {
+            k: v for k, v in record["vars"].items() if k not in TIMING_VARS}}))
+
+    alone = []
+    for cell in todo:  # each cell fits its own single model
+        C._SINGLES.items.clear()
+        alone.append(without_timing(C.run_cell(cell.spec)))
+    assert len(fits) == 4
+    C._SINGLES.items.clear()
+    shared = [without_timing(C.run_cell(cell.spec)) for cell in todo]
+    assert len(fits) == 6  # one fit serves the three alphas of fold 1
+    assert json.dumps(shared, sort_keys=True) == json.dumps(alone, sort_keys=True)
+    # the single error is the error of C4.5 fitted on the cell's training rows
+    wine = D.load_builtin("wine")
+    split = StratifiedKFold(3, random_state=1).get(wine, 0, 1)
+    tree = treelab.DecisionTree(random_state=0).fit(split.train.X, split.train.y)
+    direct = np.mean(tree.predict(split.test.X) != split.test.y)
+    assert shared[1]["vars"]["single_error"]["data"] == pytest.approx(direct, abs=1e-12)
+
+
 def test_rerun_skips_finished_cells_and_assembles_the_same(tmp_path):
     config = small_config(out=str(tmp_path / "out"),
                           datasets=[{"name": "wine", "builtin": "wine"}])

@@ -17,8 +17,9 @@ vectors w in ``forest_.projections``, so ``apply``, ``member_proba``, ``predict_
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import xarray as xr
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -35,6 +36,9 @@ from treelab._forest_learners import (
 from treelab._kernels import _grow as G
 from treelab.estimators._base import TreeEnsembleClassifier, TreeSpec, spec_iparams
 from treelab.estimators._validation import check_int, check_option, resolve_max_features
+
+if TYPE_CHECKING:
+    import xarray as xr
 
 __all__ = ["CVDT", "MMDT", "BaggedCVDT", "BaggedMMDT", "RotationForest"]
 
@@ -266,6 +270,8 @@ class BaggedCVDT(_RealFeatureLearner):
     def tree_stats(self) -> xr.Dataset:
         """Per-tree statistics (see ``TreeEnsembleClassifier.tree_stats``) plus ``learner``,
         the candidate each tree's cross-validation chose."""
+        import xarray as xr  # only needed here; keeps `import treelab` light
+
         check_is_fitted(self, "learners_")
         ds = super().tree_stats()
         ds["learner"] = xr.Variable(_dims.TREE, self.learners_.astype(str),

@@ -19,6 +19,7 @@ import hashlib
 import itertools
 import json
 import math
+import threading
 import time
 import warnings
 from collections import OrderedDict
@@ -145,25 +146,33 @@ def expand(config: ExperimentConfig) -> list[Cell]:
 # ------------------------------------------------------------------------------ data
 
 class _LRU:
-    """A small per-process cache (data sets and splits are reused by many cells)."""
+    """A small per-process cache (data sets, splits and single models are reused by many
+    cells). Values are made outside the lock: two threads may both make a missing value, and
+    the same key always makes the same value."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self.items: OrderedDict[str, Any] = OrderedDict()
+        self.lock = threading.Lock()
 
     def get(self, key: str, make: Any) -> Any:
-        if key in self.items:
-            self.items.move_to_end(key)
-            return self.items[key]
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
         value = make()
-        self.items[key] = value
-        if len(self.items) > self.size:
-            self.items.popitem(last=False)
+        with self.lock:
+            self.items[key] = value
+            if len(self.items) > self.size:
+                self.items.popitem(last=False)
         return value
 
 
 _DATA = _LRU(8)
 _SPLITS = _LRU(8)
+# cells run fold-innermost (dataset, ensemble, alpha, transforms, repeat, fold), so a single
+# model is wanted again one alpha later: room for every fold of up to six transform values
+_SINGLES = _LRU(64)
 
 
 def _drop_small_classes(data: LabeledData, min_size: int | None) -> LabeledData:
@@ -299,6 +308,8 @@ def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
                                                       np.asarray(est.classes_)):
         proba_true = None  # the training rows missed a class: columns would not line up
     if name == "diagnose":
+        if single is None:
+            single = _shared_single(est, train)
         out = fn(est, test.X, test.y, single=single, true_proba=proba_true,
                  X_train=train.X, y_train=train.y, **options)
     else:
@@ -350,6 +361,36 @@ def _single_for(spec: dict[str, Any], train: LabeledData, seed: int) -> Any:
     if single is False:
         return float("nan")
     return _build(single["estimator"], dict(single.get("params", {})), train, seed, 1)
+
+
+def _shared_single(est: Any, train: LabeledData) -> Any:
+    """The ensemble's single model fitted on the cell's training rows (None without one).
+
+    The cells of one ensemble that differ only in alpha train the same single model: its
+    parameters do not include alpha, the estimator seed leaves alpha out, and the rows are the
+    same. A process fits it once (keyed by its type, parameters and training rows) and reuses
+    it; the warnings of that fit are replayed on every use, so each cell records the same ones
+    whether it fitted the model or not.
+    """
+    if not hasattr(est, "single_model"):
+        return None
+    from joblib import hash as content_hash
+    from sklearn.base import clone
+
+    model = est.single_model()
+    key = content_hash((type(model).__module__, type(model).__qualname__,
+                        model.get_params(deep=False), train.X, train.y))
+
+    def make() -> tuple[Any, list[tuple[Any, type[Warning]]]]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fitted = clone(model).fit(train.X, train.y)
+        return fitted, [(w.message, w.category) for w in caught]
+
+    fitted, caught = _SINGLES.get(key, make)
+    for message, category in caught:
+        warnings.warn(message, category, stacklevel=2)
+    return fitted
 
 
 def _encode_values(da: xr.DataArray) -> dict[str, Any]:
