@@ -75,3 +75,18 @@ def test_object_nominal_columns_in_numpy_and_frames():
     est2 = treelab.DecisionTree(min_samples_split=2).fit(frame, np.arange(20) % 2)
     assert est2.nominal_features_.tolist() == [True, False]
     assert (est2.predict(frame) == np.arange(20) % 2).all()
+
+
+def test_import_treelab_leaves_heavy_optional_modules_alone():
+    """A fresh process that only fits and predicts never pays for xarray's import (the
+    warm-start figure of the engine benchmark); tree_stats imports it when asked."""
+    import subprocess
+    import sys
+
+    code = ("import sys, treelab; "
+            "m = treelab.VRTrees(n_estimators=2, random_state=0).fit([[0.], [1.], [2.], [3.]], "
+            "[0, 1, 0, 1]); m.predict([[1.5]]); print('xarray' in sys.modules); "
+            "m.tree_stats(); print('xarray' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "True"]
