@@ -297,7 +297,9 @@ def _build(estimator: str, params: dict[str, Any], data: LabeledData, seed: int,
 
 
 def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
-             test: LabeledData, single: Any) -> xr.Dataset:
+             test: LabeledData, single: Any, proba: np.ndarray | None = None) -> xr.Dataset:
+    """One measure of a fitted estimator; ``proba`` is its ``predict_proba`` on the test rows
+    when already computed (the cell times one call and hands its result to every measure)."""
     import inspect
 
     import treelab.analysis as analysis
@@ -320,7 +322,8 @@ def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
             out = fn(est.member_predict(test.X), test.y, classes=est.classes_, **options)
         else:
             second = list(inspect.signature(fn).parameters)[1]
-            proba = est.predict_proba(test.X)
+            if proba is None:
+                proba = est.predict_proba(test.X)
             if second == "true_proba":
                 if proba_true is None:
                     return xr.Dataset()
@@ -448,8 +451,9 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1) -> dict[str, Any]:
         n_unseen = int((~seen).sum())
         if n_unseen:  # a class missing from the training rows cannot be scored per tree
             test = test.take(seen)
+        proba = None
         if hasattr(est, "predict_proba"):
-            est.predict_proba(test.X)
+            proba = est.predict_proba(test.X)
         else:
             est.predict(test.X)
         t2 = time.perf_counter()
@@ -457,7 +461,7 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1) -> dict[str, Any]:
         if hasattr(est, "member_proba"):
             single = _single_for(spec, train, est_seed)
             for name, options in spec["measures"].items():
-                ds = _measure(name, dict(options), est, train, test, single)
+                ds = _measure(name, dict(options), est, train, test, single, proba)
                 for var, da in _reduce(ds).items():
                     variables[var if var not in variables else f"{name}_{var}"] = da
         else:  # an estimator without member outputs: its error only
