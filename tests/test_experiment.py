@@ -214,6 +214,25 @@ def test_single_model_is_fitted_once_per_ensemble_and_fold(monkeypatch):
     assert shared[1]["vars"]["single_error"]["data"] == pytest.approx(direct, abs=1e-12)
 
 
+def test_configured_or_switched_off_single_model(tmp_path):
+    config = small_config(
+        out=str(tmp_path / "out"), datasets=[{"name": "wine", "builtin": "wine"}],
+        ensembles=[{"name": "gini", "estimator": "VRTrees", "params": {"n_estimators": 5},
+                    "single": {"estimator": "DecisionTree", "params": {"criterion": "gini"}}},
+                   {"name": "none", "estimator": "VRTrees", "params": {"n_estimators": 5},
+                    "single": False}])
+    ds = run(config, progress=False)
+    assert np.isnan(ds.single_error.sel(ensemble="none")).all()
+    wine = D.load_builtin("wine")
+    split = StratifiedKFold(3, random_state=1).get(wine, 0, 2)
+    seed = cell_seed(1, "estimator", "wine", [], "gini", 0, 2)
+    tree = treelab.DecisionTree(criterion="gini", random_state=seed).fit(split.train.X,
+                                                                        split.train.y)
+    direct = np.mean(tree.predict(split.test.X) != split.test.y)
+    got = ds.single_error.sel(dataset="wine", ensemble="gini", fold=2)
+    np.testing.assert_allclose(got.sel(alpha=[0.0, 1.0]), direct, atol=1e-12)
+
+
 def test_rerun_skips_finished_cells_and_assembles_the_same(tmp_path):
     config = small_config(out=str(tmp_path / "out"),
                           datasets=[{"name": "wine", "builtin": "wine"}])

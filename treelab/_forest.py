@@ -208,7 +208,7 @@ def grow_forest(
     same = draws_nothing(iparams, alphas, row_mode, n_sub, d)
     mixed = (alphas > 0.0) & (alphas < 1.0)
     saving = float(np.sum(alphas[mixed] / (1.0 - alphas[mixed])))
-    use_reference = (mixed.any() and saving >= REFERENCE_MIN_SAVING
+    use_reference = (saving >= REFERENCE_MIN_SAVING
                      and rows_decide(iparams, row_mode, n_sub, d))
     reference = None
     if same.any() or use_reference:

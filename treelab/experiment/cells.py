@@ -310,8 +310,8 @@ def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
                                                       np.asarray(est.classes_)):
         proba_true = None  # the training rows missed a class: columns would not line up
     if name == "diagnose":
-        if single is None:
-            single = _shared_single(est, train)
+        if hasattr(single, "get_params"):  # an unfitted estimator: fitted once, shared
+            single = _fitted_single(single, train)
         out = fn(est, test.X, test.y, single=single, true_proba=proba_true,
                  X_train=train.X, y_train=train.y, **options)
     else:
@@ -357,30 +357,29 @@ def _reduce(ds: xr.Dataset) -> dict[str, xr.DataArray]:
     return kept
 
 
-def _single_for(spec: dict[str, Any], train: LabeledData, seed: int) -> Any:
+def _single_for(spec: dict[str, Any], est: Any, train: LabeledData, seed: int) -> Any:
+    """The cell's single model, unfitted: the configured one, the ensemble's own
+    ``single_model()`` ("auto"; None without one), or NaN when switched off."""
     single = spec["ensemble"]["single"]
-    if single == "auto":
-        return None
     if single is False:
         return float("nan")
+    if single == "auto":
+        return est.single_model() if hasattr(est, "single_model") else None
     return _build(single["estimator"], dict(single.get("params", {})), train, seed, 1)
 
 
-def _shared_single(est: Any, train: LabeledData) -> Any:
-    """The ensemble's single model fitted on the cell's training rows (None without one).
+def _fitted_single(model: Any, train: LabeledData) -> Any:
+    """``model`` fitted on the cell's training rows, shared by the cells that fit the same one.
 
-    The cells of one ensemble that differ only in alpha train the same single model: its
+    The cells of one ensemble that differ only in alpha fit the same single model: its
     parameters do not include alpha, the estimator seed leaves alpha out, and the rows are the
     same. A process fits it once (keyed by its type, parameters and training rows) and reuses
     it; the warnings of that fit are replayed on every use, so each cell records the same ones
     whether it fitted the model or not.
     """
-    if not hasattr(est, "single_model"):
-        return None
     from joblib import hash as content_hash
     from sklearn.base import clone
 
-    model = est.single_model()
     key = content_hash((type(model).__module__, type(model).__qualname__,
                         model.get_params(deep=False), train.X, train.y))
 
@@ -459,7 +458,7 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1) -> dict[str, Any]:
         t2 = time.perf_counter()
         variables: dict[str, xr.DataArray] = {}
         if hasattr(est, "member_proba"):
-            single = _single_for(spec, train, est_seed)
+            single = _single_for(spec, est, train, est_seed)
             for name, options in spec["measures"].items():
                 ds = _measure(name, dict(options), est, train, test, single, proba)
                 for var, da in _reduce(ds).items():
