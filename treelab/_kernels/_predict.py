@@ -79,7 +79,8 @@ def pack_nodes(node_offsets, kind, feature, threshold, child_start, n_children, 
                 feat[i] = OBLIQUE_CODE - feature[i]
             for j in range(first[i], first[i] + n_children[i]):
                 anchor[j] = anchor[i]
-    return first, feat, threshold.copy(), anchor
+    # the thresholds are the forest's own array: nothing writes to them
+    return first, feat, threshold, anchor
 
 
 _LANE_SHIFT = 16
@@ -270,11 +271,13 @@ def combine_forest(X, node_offsets, first, feat, thr, n_children, nan_child, pro
     N = counts.shape[0]
     acc = np.zeros((n, C))
     votes = np.zeros((n, C), dtype=np.int64)
-    # the answer (probabilities or counts, and vote) of each node's answering node, once per
-    # call rather than once per row and tree that reaches it
+    # the answer (probabilities or counts, and vote) of each leaf's answering node, once per
+    # call rather than once per row and tree that reaches it; only leaves are ever looked up
     answer = np.empty((N, C))
     vote = np.zeros(N, dtype=np.int64)
-    for leaf in range(N):
+    for leaf in prange(N):
+        if first[leaf] >= 0:
+            continue
         a = anchor[leaf]
         tot = node_n[a]
         bestp = -1.0
