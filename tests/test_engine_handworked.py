@@ -197,6 +197,27 @@ def test_combinations_match_member_outputs():
         assert vote.predict(Xt[i:i + 1])[0] == vote.classes_[best]
 
 
+
+@pytest.mark.parametrize("options", [{}, {"laplace": True}, {"combine": "vote"},
+                                     {"combine": "sum"}, {"curtail_min": 6}])
+def test_few_and_many_rows_get_the_same_probabilities(options):
+    """A call with more (row, tree) lookups than nodes reads a table of leaf answers, one with
+    fewer computes each answer where it is needed: the two must agree bit for bit, and the
+    few-rows answers must equal the mean of the member outputs."""
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(400, 5))
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] + 0.5 * rng.normal(size=400) > 0.5)
+    Xt = rng.normal(size=(3000, 5))
+    T = 20
+    m = treelab.VRTrees(n_estimators=T, alpha=0.3, random_state=0, **options).fit(X, y)
+    n_nodes = m.forest_.kind.shape[0]
+    assert 2 * T < n_nodes <= 3000 * T  # both ways are taken below
+    many = m.predict_proba(Xt)
+    few = np.vstack([m.predict_proba(Xt[i:i + 2]) for i in range(0, 40, 2)])
+    np.testing.assert_array_equal(many[:40], few)
+    if not options:
+        np.testing.assert_allclose(few, m.member_proba(Xt[:40]).mean(axis=0))
+
 def _entropy(counts):
     p = counts[counts > 0] / counts.sum()
     return float(-(p * np.log2(p)).sum())

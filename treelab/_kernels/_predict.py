@@ -255,6 +255,29 @@ def member_counts(X, node_offsets, first, feat, thr, n_children, nan_child, proj
     return out
 
 
+@njit(**NUMBA_FLAGS)
+def _node_answer(counts, node_n, a, laplace, mode, out):
+    """Node ``a``'s answer in ``out``: its class probabilities (frequencies, or with the Laplace
+    correction when ``laplace``) or, in mode sum, its class counts. Returns its vote: the first
+    class of highest value."""
+    C = counts.shape[1]
+    tot = node_n[a]
+    best = -1.0
+    vote = 0
+    for c in range(C):
+        if mode == MODE_SUM:
+            p = np.float64(counts[a, c])
+        elif laplace:
+            p = (counts[a, c] + 1.0) / (tot + C)
+        else:
+            p = counts[a, c] / tot if tot > 0 else 1.0 / C
+        out[c] = p
+        if p > best:
+            best = p
+            vote = c
+    return vote
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def combine_forest(X, node_offsets, first, feat, thr, n_children, nan_child, proj, codes, anchor,
                    counts, node_n, laplace, mode):
@@ -263,7 +286,7 @@ def combine_forest(X, node_offsets, first, feat, thr, n_children, nan_child, pro
     Returns (acc, votes): ``acc`` holds summed leaf probabilities (modes average and vote; with
     the Laplace correction when ``laplace``) or summed class counts (mode sum); ``votes`` holds
     each class's number of tree votes (mode vote; a tree votes the first class of highest
-    probability).
+    probability). The answer of a leaf comes from its answering node (``anchor``).
     """
     n = X.shape[0]
     T = node_offsets.shape[0] - 1
@@ -271,41 +294,38 @@ def combine_forest(X, node_offsets, first, feat, thr, n_children, nan_child, pro
     N = counts.shape[0]
     acc = np.zeros((n, C))
     votes = np.zeros((n, C), dtype=np.int64)
-    # the answer (probabilities or counts, and vote) of each leaf's answering node, once per
-    # call rather than once per row and tree that reaches it; only leaves are ever looked up
-    answer = np.empty((N, C))
-    vote = np.zeros(N, dtype=np.int64)
-    for leaf in prange(N):
-        if first[leaf] >= 0:
-            continue
-        a = anchor[leaf]
-        tot = node_n[a]
-        bestp = -1.0
-        for c in range(C):
-            if mode == MODE_SUM:
-                p = np.float64(counts[a, c])
-            elif laplace:
-                p = (counts[a, c] + 1.0) / (tot + C)
-            else:
-                p = counts[a, c] / tot if tot > 0 else 1.0 / C
-            answer[leaf, c] = p
-            if p > bestp:
-                bestp = p
-                vote[leaf] = c
+    # with more (row, tree) lookups than nodes, every leaf's answer is computed once into a
+    # table; with fewer (a test fold through a large forest, many classes), each lookup
+    # computes its own: the same arithmetic, so the same sums either way
+    table = n * T >= N
+    answer = np.empty((N if table else 0, C))
+    vote = np.zeros(N if table else 0, dtype=np.int64)
+    if table:
+        for leaf in prange(N):
+            if first[leaf] < 0:
+                vote[leaf] = _node_answer(counts, node_n, anchor[leaf], laplace, mode,
+                                          answer[leaf])
     block = _block_size(n)
     n_blocks = (n + block - 1) // block
     for blk in prange(n_blocks):
         lo = blk * block
         hi = min(n, lo + block)
         leaves = np.empty(hi - lo, dtype=np.int64)
+        own = np.empty(C)
         lanes = codes.shape[0] > 0 and not _has_nan(X, lo, hi)
         for t in range(T):
             _walk(X, lo, hi, node_offsets[t], first, feat, thr, n_children, nan_child, proj,
                   codes, lanes, leaves)
             for i in range(lo, hi):
                 leaf = leaves[i - lo]
-                for c in range(C):
-                    acc[i, c] += answer[leaf, c]
+                if table:
+                    for c in range(C):
+                        acc[i, c] += answer[leaf, c]
+                    v = vote[leaf]
+                else:
+                    v = _node_answer(counts, node_n, anchor[leaf], laplace, mode, own)
+                    for c in range(C):
+                        acc[i, c] += own[c]
                 if mode == MODE_VOTE:
-                    votes[i, vote[leaf]] += 1
+                    votes[i, v] += 1
     return acc, votes
