@@ -175,3 +175,20 @@ def test_dataframe_nominal_columns_and_string_labels(rng):
     df2 = df.copy()
     df2["color"] = pd.Categorical(["purple"] * n)
     assert est.predict_proba(df2).shape == (n, 2)
+
+
+def test_integer_coded_nominal_columns_get_sorted_codes():
+    """An integer-coded nominal column of a numeric array, worked by hand: values {2, 5, 7}
+    become codes 0, 1, 2; missing stays missing; values unseen in training (3, 9, -1) become
+    missing at prediction time; continuous columns pass unchanged."""
+    from treelab.estimators._encode import encode_features
+
+    X = np.array([[7.0, 0.1], [2.0, 0.2], [5.0, 0.3], [np.nan, 0.4], [2.0, 0.5]])
+    est = treelab.DecisionTree(categorical_features=[0])
+    Xv = encode_features(est, X, fit=True)
+    np.testing.assert_array_equal(Xv[:, 0], [2, 0, 1, np.nan, 0])
+    np.testing.assert_array_equal(Xv[:, 1], X[:, 1])
+    assert est.arity_.tolist() == [3, 0]
+    Xp = np.array([[5.0, 0], [3.0, 0], [9.0, 0], [np.nan, 0], [-1.0, 0], [7.0, 0], [2.0, 0]])
+    np.testing.assert_array_equal(encode_features(est, Xp, fit=False)[:, 0],
+                                  [1, np.nan, np.nan, np.nan, np.nan, 2, 0])

@@ -77,6 +77,16 @@ def nominal_mask(X, categorical_features) -> np.ndarray:
 
 def _codes(values, categories) -> np.ndarray:
     """Codes of ``values`` among sorted ``categories``; NaN for missing or unseen values."""
+    cats = np.asarray(categories)
+    if (isinstance(values, np.ndarray) and values.dtype.kind == "f"
+            and cats.dtype.kind in "fiu" and np.all(cats[1:] > cats[:-1])):
+        # integer-coded columns of a numeric array (the usual case, and per call in the
+        # experiment runner): a binary search, several times faster than pandas' indexer
+        cats = cats.astype(np.float64)
+        idx = np.searchsorted(cats, values)
+        found = idx < cats.shape[0]
+        found[found] = cats[idx[found]] == values[found]
+        return np.where(found, idx, np.nan)
     codes = pd.Index(categories).get_indexer(pd.Index(values)).astype(np.float64)
     codes[codes < 0] = np.nan
     return codes
@@ -85,6 +95,8 @@ def _codes(values, categories) -> np.ndarray:
 def _column_categories(col) -> np.ndarray:
     if isinstance(col, pd.Series) and isinstance(col.dtype, pd.CategoricalDtype):
         return np.asarray(col.cat.categories)
+    if isinstance(col, np.ndarray) and col.dtype.kind == "f":
+        return np.unique(col[~np.isnan(col)])
     s = pd.Series(col)
     present = s[s.notna()]
     try:
