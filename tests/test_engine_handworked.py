@@ -197,7 +197,6 @@ def test_combinations_match_member_outputs():
         assert vote.predict(Xt[i:i + 1])[0] == vote.classes_[best]
 
 
-
 @pytest.mark.parametrize("options", [{}, {"laplace": True}, {"combine": "vote"},
                                      {"combine": "sum"}, {"curtail_min": 6}])
 def test_few_and_many_rows_get_the_same_probabilities(options):
@@ -217,6 +216,7 @@ def test_few_and_many_rows_get_the_same_probabilities(options):
     np.testing.assert_array_equal(many[:40], few)
     if not options:
         np.testing.assert_allclose(few, m.member_proba(Xt[:40]).mean(axis=0))
+
 
 def _entropy(counts):
     p = counts[counts > 0] / counts.sum()

@@ -238,7 +238,7 @@ def grow_forest(
         random=rnd,
         depth=depth,
         counts=counts,
-        alpha=np.asarray(alphas, dtype=np.float64),
+        alpha=alphas,
         ties_feature=np.array([tr[9] for tr in trees], dtype=np.int64),
         ties_test=np.array([tr[10] for tr in trees], dtype=np.int64),
         n_decision=np.array([tr[11] for tr in trees], dtype=np.int64),
