@@ -2,6 +2,7 @@
 
 import pickle
 
+import numba
 import numpy as np
 import pytest
 
@@ -172,22 +173,32 @@ def test_prepared_ranks_match_numpy_unique():
         np.testing.assert_array_equal(feats.Xr, X)
 
 
-def test_four_row_walk_finds_the_same_leaves_as_the_one_row_walk():
+def test_lockstep_walk_finds_the_same_leaves_as_the_one_row_walk():
     """The lockstep walk of threshold-only forests (``_leaves_lanes``) against the general
-    one-row walk, on row counts that leave a remainder after the groups of four."""
+    one-row walk, on row counts that leave a remainder after the groups of eight, and on blocks
+    of one and two threads."""
     from treelab._kernels import _predict as P
 
     rng = np.random.default_rng(5)
-    X = rng.normal(size=(1003, 6))
+    X = rng.normal(size=(3003, 6))
     y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
-    est = treelab.RandomForest(n_estimators=7, random_state=0).fit(X, y)
-    args, _, _ = est._kernel_args(1)
-    assert args[-1].shape[0] == est.forest_.kind.shape[0]  # eligible: lanes are used
-    no_lanes = args[:-1] + (np.empty(0, dtype=np.int64),)
-    Xt = rng.normal(size=(1003, 6))
-    np.testing.assert_array_equal(P.apply_forest(Xt, *args), P.apply_forest(Xt, *no_lanes))
-    Xt[::7, 1] = np.nan  # blocks with a missing value fall back to the general walk
-    np.testing.assert_array_equal(P.apply_forest(Xt, *args), P.apply_forest(Xt, *no_lanes))
+    fr = treelab.RandomForest(n_estimators=7, random_state=0).fit(X, y).forest_
+    Xt = rng.normal(size=(3003, 6))
+    lanes = fr.walk_arrays(Xt)
+    assert lanes[-1].shape[0] == fr.kind.shape[0]  # eligible: lanes are used
+    general = fr.walk_arrays(Xt, lanes=False)
+    assert general[-1].shape[0] == 0 and general[1].shape[0] == fr.kind.shape[0]
+    old = numba.get_num_threads()
+    try:
+        for threads in (1, 2):
+            n = min(threads, numba.config.NUMBA_NUM_THREADS)
+            numba.set_num_threads(n)
+            np.testing.assert_array_equal(P.apply_forest(Xt, *lanes, n),
+                                          P.apply_forest(Xt, *general, n))
+    finally:
+        numba.set_num_threads(old)
+    Xt[::7, 1] = np.nan  # rows with a missing value take the general walk
+    assert fr.walk_arrays(Xt)[-1].shape[0] == 0
 
 
 DRAW_FREE = [

@@ -18,9 +18,9 @@ from typing import NamedTuple
 import numpy as np
 
 from treelab._kernels import _grow as G
+from treelab._kernels import _predict as P
 from treelab._kernels._criteria import xlogx_table
 from treelab._kernels._grow import LOCAL_MAX_FEATURES, grow_tree
-from treelab._kernels._predict import node_totals
 from treelab._kernels._presort import rank_sorted
 
 
@@ -52,7 +52,31 @@ class Forest(NamedTuple):
 
     def node_totals(self) -> np.ndarray:
         """Training rows reaching each node (sum of its class counts)."""
-        return node_totals(self.counts)
+        return self.counts.sum(axis=1, dtype=np.int64)
+
+    def walk_arrays(self, X: np.ndarray, lanes: bool = True) -> tuple:
+        """The prediction kernels' node arguments for rows ``X`` (``_predict.apply_forest``):
+        the lockstep walk's codes when the forest and ``X`` allow it (and ``lanes``), else the
+        general walk's arrays. Built per call, an O(nodes) pass: cheaper than keeping a second
+        copy of every forest."""
+        empty = np.empty(0, dtype=np.int64)
+        codes = empty
+        if lanes and not P.has_nan(X):
+            codes = P.lane_codes(self.node_offsets, self.kind, self.feature, self.child_start,
+                                 self.threshold)
+        if codes.shape[0] > 0:
+            first, feat = empty, empty
+        else:
+            first, feat = P.pack_nodes(self.node_offsets, self.kind, self.feature,
+                                       self.child_start)
+        return (self.node_offsets, first, feat, self.threshold, self.n_children, self.nan_child,
+                self.projections, codes)
+
+    def answering_nodes(self, min_n: int) -> np.ndarray:
+        """The node answering for each leaf under curtailment at ``min_n`` training rows;
+        empty when every leaf answers itself (``_predict.answering_nodes``)."""
+        return P.answering_nodes(self.node_offsets, self.kind, self.child_start,
+                                 self.n_children, self.counts, min_n)
 
     def tree_of_node(self) -> np.ndarray:
         """Tree index of every node."""

@@ -292,14 +292,15 @@ def grow_rotation_forest(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: 
 def tree_labels(tree: TreeArrays, X: np.ndarray, min_n: int) -> np.ndarray:
     """Class code each row of X gets from one tree (argmax of the answering node's counts)."""
     offsets = np.array([0, tree.kind.shape[0]], dtype=np.int64)
-    first, feat, thr, anchor = P.pack_nodes(
-        offsets, tree.kind, tree.feature, tree.threshold, tree.child_start, tree.n_children,
-        tree.nan_child, tree.counts.sum(axis=1, dtype=np.int64), min_n)
+    first, feat = P.pack_nodes(offsets, tree.kind, tree.feature, tree.child_start)
+    anchor = P.answering_nodes(offsets, tree.kind, tree.child_start, tree.n_children,
+                               tree.counts, min_n)
     proj = np.ascontiguousarray(tree.projections, dtype=np.float64)
     leaves = np.empty(X.shape[0], dtype=np.int64)
-    P._leaves(X, 0, X.shape[0], 0, first, feat, thr, tree.n_children, tree.nan_child, proj,
-              leaves)
-    return np.argmax(tree.counts[anchor[leaves]], axis=1)
+    P._leaves(X, 0, X.shape[0], 0, first, feat, tree.threshold, tree.n_children,
+              tree.nan_child, proj, leaves)
+    answering = anchor[leaves] if anchor.shape[0] else leaves
+    return np.argmax(tree.counts[answering], axis=1)
 
 
 class CVContext(NamedTuple):

@@ -27,12 +27,11 @@ def c45_added_errors(n: float, e: float, confidence: float = 0.25) -> float:
 
 def tree_leaves(forest: Forest, X: np.ndarray) -> np.ndarray:
     """Tree-local leaf reached by every row of X in the first tree of ``forest``."""
-    first, feat, thr, _ = P.pack_nodes(
-        forest.node_offsets[:2], forest.kind, forest.feature, forest.threshold,
-        forest.child_start, forest.n_children, forest.nan_child, forest.node_totals(), 1)
+    first, feat = P.pack_nodes(forest.node_offsets[:2], forest.kind, forest.feature,
+                               forest.child_start)
     out = np.empty(X.shape[0], dtype=np.int64)
-    P._leaves(np.ascontiguousarray(X, dtype=np.float64), 0, X.shape[0], 0, first, feat, thr,
-              forest.n_children, forest.nan_child, forest.projections, out)
+    P._leaves(np.ascontiguousarray(X, dtype=np.float64), 0, X.shape[0], 0, first, feat,
+              forest.threshold, forest.n_children, forest.nan_child, forest.projections, out)
     return out
 
 

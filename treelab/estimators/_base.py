@@ -229,28 +229,17 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "forest_")
         return encode_features(self, X, fit=False)
 
-    def _kernel_args(self, min_n: int):
-        """Forest arrays re-laid for prediction (an O(nodes) pass, cheaper than caching state
-        on the estimator during predict)."""
-        fr = self.forest_
-        node_n = fr.node_totals()
-        first, feat, thr, anchor = P.pack_nodes(
-            fr.node_offsets, fr.kind, fr.feature, fr.threshold, fr.child_start, fr.n_children,
-            fr.nan_child, node_n, min_n,
-        )
-        args = (fr.node_offsets, first, feat, thr, fr.n_children, fr.nan_child, fr.projections,
-                P.lane_codes(first, feat))
-        return args, anchor, node_n
-
     def _min_n(self) -> int:
         return max(int(getattr(self, "curtail_min", 1)), 1)
 
     def _with_threads(self, func, *args):
+        """``func(*args, n)`` on the estimator's ``n`` threads (a parallel prediction kernel,
+        which cuts the rows into one block a thread)."""
         n = min(self._n_threads(), numba.config.NUMBA_NUM_THREADS)
         old = numba.get_num_threads()
         numba.set_num_threads(n)
         try:
-            return func(*args)
+            return func(*args, n)
         finally:
             numba.set_num_threads(old)
 
@@ -260,10 +249,9 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
     def _combined(self, Xv):
         fr = self.forest_
         mode = {"average": P.MODE_AVERAGE, "vote": P.MODE_VOTE, "sum": P.MODE_SUM}
-        args, anchor, node_n = self._kernel_args(self._min_n())
         acc, votes = self._with_threads(
-            P.combine_forest, Xv, *args, anchor, fr.counts, node_n,
-            bool(getattr(self, "laplace", False)), mode[self._combination()],
+            P.combine_forest, Xv, *fr.walk_arrays(Xv), fr.answering_nodes(self._min_n()),
+            fr.counts, bool(getattr(self, "laplace", False)), mode[self._combination()],
         )
         return acc, votes
 
@@ -335,7 +323,7 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
     def apply(self, X) -> np.ndarray:
         """Tree-local leaf index of every row in every tree, shape (n_samples, n_trees)."""
         Xv = self._encode_predict(X)
-        return self._with_threads(P.apply_forest, Xv, *self._kernel_args(1)[0])
+        return self._with_threads(P.apply_forest, Xv, *self.forest_.walk_arrays(Xv))
 
     def member_counts(self, X, *, curtail: bool = True, _encoded: bool = False) -> np.ndarray:
         """Class counts of the node answering each row in each tree, (tree, sample, class).
@@ -345,9 +333,10 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         ``curtail=False`` it is always the leaf (possibly empty).
         """
         Xv = X if _encoded else self._encode_predict(X)
-        args, anchor, _ = self._kernel_args(self._min_n())
+        fr = self.forest_
         return self._with_threads(
-            P.member_counts, Xv, *args, anchor, self.forest_.counts, not curtail
+            P.member_counts, Xv, *fr.walk_arrays(Xv), fr.answering_nodes(self._min_n()),
+            fr.counts, not curtail,
         )
 
     def member_proba(self, X) -> np.ndarray:
