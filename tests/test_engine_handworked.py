@@ -267,7 +267,7 @@ def test_threshold_nodes_without_missing_rows_send_missing_to_the_larger_child()
         off = fr.node_offsets[fr.tree_of_node()]
         node = np.flatnonzero(fr.kind == 1)
         left = off[node] + fr.child_start[node]
-        totals = fr.node_totals()
+        totals = fr.counts.sum(axis=1)
         n_left = totals[left]
         n_right = totals[left + 1]
         np.testing.assert_array_equal(fr.nan_child[node], (n_left < n_right).astype(int))

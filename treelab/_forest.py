@@ -50,10 +50,6 @@ class Forest(NamedTuple):
     def n_trees(self) -> int:
         return self.node_offsets.shape[0] - 1
 
-    def node_totals(self) -> np.ndarray:
-        """Training rows reaching each node (sum of its class counts)."""
-        return self.counts.sum(axis=1, dtype=np.int64)
-
     def walk_arrays(self, X: np.ndarray, lanes: bool = True) -> tuple:
         """The prediction kernels' node arguments for rows ``X`` (``_predict.apply_forest``):
         the lockstep walk's codes when the forest and ``X`` allow it (and ``lanes``), else the
