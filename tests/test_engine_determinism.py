@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import treelab
-from treelab._forest import Forest
+from treelab.engine.forest import Forest
 
 FACTORIES = [
     lambda nj: treelab.VRTrees(n_estimators=12, alpha=0.5, sampling="bootstrap+subspace",
@@ -74,9 +74,9 @@ def test_presorted_and_per_node_sorting_grow_identical_trees(criterion, alpha, m
     """Presorted lists (mode 1: where they pay off; mode 2: at every node, as rotation trees
     use) grow the same trees as sorting at every node, also where subtrees read localized
     copies of their rows (local=1) while the lists keep training-row indices."""
-    from treelab._forest import prepare_features
-    from treelab._kernels import _grow as G
-    from treelab._kernels._criteria import xlogx_table
+    from treelab.engine.forest import prepare_features
+    from treelab.engine.kernels import _grow as G
+    from treelab.engine.kernels._criteria import xlogx_table
 
     rng = np.random.default_rng(4)
     X = rng.normal(size=(3000, 5))
@@ -122,7 +122,7 @@ def test_localized_subtrees_grow_identical_trees(make, monkeypatch):
     """Growing small subtrees from local copies of their rows (P_LOCAL) changes no tree."""
     import pandas as pd
 
-    from treelab._kernels import _grow as G
+    from treelab.engine.kernels import _grow as G
     from treelab.estimators import _base
 
     rng = np.random.default_rng(7)
@@ -148,7 +148,7 @@ def test_localized_subtrees_grow_identical_trees(make, monkeypatch):
 
 
 def test_prepared_ranks_match_numpy_unique():
-    from treelab._forest import prepare_features
+    from treelab.engine.forest import prepare_features
 
     rng = np.random.default_rng(3)
     X = np.round(rng.normal(size=(500, 4)), 1)
@@ -177,7 +177,7 @@ def test_lockstep_walk_finds_the_same_leaves_as_the_one_row_walk():
     """The lockstep walk of threshold-only forests (``_leaves_lanes``) against the general
     one-row walk, on row counts that leave a remainder after the groups of eight, and on blocks
     of one and two threads."""
-    from treelab._kernels import _predict as P
+    from treelab.engine.kernels import _predict as P
 
     rng = np.random.default_rng(5)
     X = rng.normal(size=(3003, 6))
@@ -212,7 +212,7 @@ DRAW_FREE = [
 
 def count_grown(monkeypatch):
     """Patch the forest driver to count the trees it grows; returns the list it appends to."""
-    import treelab._forest as F
+    import treelab.engine.forest as F
 
     calls = []
     real = F.grow_tree
@@ -227,7 +227,7 @@ def count_grown(monkeypatch):
 
 @pytest.mark.parametrize("make", DRAW_FREE)
 def test_trees_that_draw_nothing_are_grown_once(make, monkeypatch):
-    import treelab._forest as F
+    import treelab.engine.forest as F
 
     X, y = data()
     calls = count_grown(monkeypatch)
@@ -250,7 +250,7 @@ def test_trees_that_draw_nothing_are_grown_once(make, monkeypatch):
     lambda: treelab.ExtraTrees(n_estimators=4, max_features=None, random_state=3),
 ])
 def test_trees_that_draw_are_all_grown(make, monkeypatch):
-    import treelab._forest as F
+    import treelab.engine.forest as F
 
     monkeypatch.setattr(F, "REFERENCE_MIN_SAVING", np.inf)  # no reference tree either
     X, y = data()
@@ -271,7 +271,7 @@ def test_trees_that_draw_are_all_grown(make, monkeypatch):
 def test_reference_tree_changes_no_tree(make, monkeypatch):
     """Trees copying their deterministic top from the all-deterministic reference tree are the
     trees that search every deterministic node themselves."""
-    import treelab._forest as F
+    import treelab.engine.forest as F
 
     X, y = data()
     X = np.hstack([X, X[:, :1]])  # a copy of feature 0: ties between features

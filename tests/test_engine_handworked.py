@@ -274,7 +274,7 @@ def test_threshold_nodes_without_missing_rows_send_missing_to_the_larger_child()
 
 
 def test_class_map_numbers_present_classes_in_order():
-    from treelab._kernels._split import class_map
+    from treelab.engine.kernels._split import class_map
 
     cmap = np.empty(5, dtype=np.int64)
     present = np.empty(5)

@@ -29,7 +29,7 @@ from treelab.experiment import (
     status,
     summary,
 )
-from treelab.experiment.cells import _train_test
+from treelab.experiment.data import train_test
 from treelab.protocols import StratifiedKFold
 
 REPO = Path(__file__).resolve().parents[1]
@@ -103,8 +103,6 @@ def test_from_dict_rejects_unknown_keys():
 
 def test_toml_examples_load_and_roundtrip(tmp_path):
     for path in sorted((REPO / "examples").glob("*.toml")):
-        if "uci =" in path.read_text() and D.find_uci_root(required=False) is None:
-            continue  # needs the shared UCI bundle
         config = load_config(path)
         again = ExperimentConfig.from_dict(config.to_dict())
         assert again.identity() == config.identity()
@@ -136,9 +134,9 @@ def test_class_noise_touches_training_rows_only():
                           datasets=[{"name": "wave", "generator": "waveform",
                                      "n_samples": 600}])
     cell = expand(config)[0]
-    train, test = _train_test(cell.spec)
+    train, test = train_test(cell.spec)
     clean_cell = expand(config.replace(transforms=[]))[0]
-    clean_train, clean_test = _train_test(clean_cell.spec)
+    clean_train, clean_test = train_test(clean_cell.spec)
     np.testing.assert_array_equal(test.y, clean_test.y)
     np.testing.assert_array_equal(train.X, clean_train.X)
     assert np.mean(train.y != clean_train.y) == pytest.approx(0.4, abs=0.07)

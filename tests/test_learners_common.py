@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import treelab
-from treelab._forest import Forest
+from treelab.engine.forest import Forest
 
 FACTORIES = {
     "StochasticID3": lambda nj: treelab.StochasticID3(n_estimators=6, random_state=7, n_jobs=nj),

@@ -5,8 +5,8 @@ import pytest
 from helpers_trees import children, tree_nodes
 
 import treelab
-from treelab._forest_learners import apply_real_map, fit_real_map
-from treelab._kernels._oblique import POWER_ITERATIONS, label_component
+from treelab.engine.kernels._oblique import POWER_ITERATIONS, label_component
+from treelab.engine.oblique import apply_real_map, fit_real_map
 
 
 def diagonal_gaussians(n, seed, sd=0.4):

@@ -6,8 +6,8 @@ from helpers_trees import children, tree_nodes
 from scipy import stats
 
 import treelab
-from treelab._forest import Forest
-from treelab._pruning import c45_added_errors, pessimistic_prune, reduced_error_prune
+from treelab.engine.forest import Forest
+from treelab.engine.pruning import c45_added_errors, pessimistic_prune, reduced_error_prune
 
 
 def noisy(seed, n=600, noise=0.2):

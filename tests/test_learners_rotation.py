@@ -5,8 +5,8 @@ import pytest
 from helpers_trees import tree_nodes
 
 import treelab
-from treelab._forest_learners import gram_schmidt, pca_axes, random_axes
 from treelab.datasets import noisy_function_2d
+from treelab.engine.oblique import gram_schmidt, pca_axes, random_axes
 
 
 @pytest.mark.parametrize("d", [2, 5, 20, 60])

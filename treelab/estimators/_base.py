@@ -20,9 +20,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from treelab import _dims
-from treelab._forest import grow_forest, prepare_features
-from treelab._kernels import _grow as G
-from treelab._kernels import _predict as P
+from treelab.engine.forest import grow_forest, prepare_features
+from treelab.engine.kernels import _grow as G
+from treelab.engine.kernels import _predict as P
 from treelab.estimators._encode import encode_features
 from treelab.estimators._validation import (
     check_bool,
@@ -394,16 +394,6 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             coords={_dims.TREE: tree},
             attrs={"estimator": type(self).__name__},
         )
-
-    def single_model(self):
-        """The single deterministic model of this family (analysis spec 1), unfitted."""
-        from treelab.estimators.ensembles import DecisionTree
-
-        p = self.get_params(deep=False)
-        keep = {k: p[k] for k in ("criterion", "c45", "min_objs", "min_samples_split",
-                                  "min_samples_leaf", "max_depth", "curtail_min", "laplace",
-                                  "categorical_features", "random_state") if k in p}
-        return DecisionTree(**keep)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -18,116 +18,13 @@ from __future__ import annotations
 import numpy as np
 
 from treelab.estimators._base import TreeEnsembleClassifier, TreeSpec
+from treelab.estimators._docstrings import fill_shared_doc, store_params
+from treelab.estimators.tree import C45Baseline, DecisionTree
 
-_SHARED_DOC = """
-    criterion : {"gain_ratio", "entropy", "gini", "parabola"}
-        Deterministic split criterion ("parabola" is Gini up to a constant).
-    c45 : bool
-        C4.5 details (algorithms spec 2.1): a test needs two branches of at least ``min_objs``
-        rows, continuous gains pay the MDL penalty log2(N - 1) / n, and gain ratio is maximised
-        among tests of at least average gain.
-    min_objs : int
-        C4.5's -m.
-    min_samples_split : int
-        n_min: a node with fewer training rows becomes a leaf.
-    min_samples_leaf : int
-        Smallest number of rows in a non-empty child.
-    max_depth : int or None
-        Depth limit (root = 0).
-    curtail_min : int
-        Curtailment at prediction: a leaf with fewer training rows answers with its deepest
-        ancestor holding at least this many (0 or 1: only empty leaves borrow from the parent).
-    laplace : bool
-        Laplace estimate (n_c + 1) / (n + C) instead of the frequency n_c / n.
-    combine : {"average", "vote", "sum", "likelihood", "bayesian"}
-        Combination function (algorithms spec 4).
-    categorical_features : array-like of int, str or bool, optional
-        Integer-coded nominal columns (indices, names or a boolean mask); pandas category,
-        bool and object columns are nominal without it.
-    random_state : int, RandomState or None
-        Seeds one generator per tree; the same value gives bit-identical trees for any n_jobs.
-    n_jobs : int or None
-        Threads for growing trees and for prediction (None = 1, -1 = all cores).
-"""
-
-
-def _store(est, params: dict) -> None:
-    """Store __init__ arguments unchanged (the scikit-learn contract)."""
-    for name, value in params.items():
-        if name not in ("self", "__class__"):
-            setattr(est, name, value)
-
-
-def _doc(cls):
-    cls.__doc__ = cls.__doc__.replace("    %(shared)s\n", _SHARED_DOC.lstrip("\n"))
-    return cls
-
-
-@_doc
-class DecisionTree(TreeEnsembleClassifier):
-    """A single deterministic C4.5/ID3/CART-style tree (a VR-Tree with alpha = 1).
-
-    Defaults follow C4.5 as in the variable-random family: gain ratio with the C4.5 details,
-    n_min = 4, no pruning, curtailment at 2. For a CART-like tree use ``criterion="gini",
-    c45=False, min_samples_split=2, curtail_min=1``.
-
-    Pruned single-tree baselines (algorithms spec 3): ``prune="reduced_error"`` holds out a
-    stratified ``tuning_fraction`` of the rows (``tuning_mask_``), grows on the rest and turns
-    subtrees into leaves bottom-up while the tuning accuracy does not drop (Quinlan 1987);
-    ``prune="pessimistic"`` grows on every row and applies C4.5's error-based pruning at
-    confidence 0.25 (Quinlan 1993; subtree replacement, no subtree raising). See
-    :mod:`treelab._pruning`.
-
-    Parameters
-    ----------
-    max_features : int, float, "sqrt", "log2" or None
-        Candidate features per node (None: all).
-    prune : {None, "reduced_error", "pessimistic"}, default None
-        Post-pruning of the grown tree.
-    tuning_fraction : float in (0, 1), default 1/3
-        Share of the rows of every class held out for reduced-error pruning.
-    %(shared)s
-    """
-
-    def __init__(self, *, criterion="gain_ratio", c45=True, min_objs=2, min_samples_split=4,
-                 min_samples_leaf=1, max_depth=None, max_features=None, curtail_min=2,
-                 laplace=False, categorical_features=None, random_state=None, prune=None,
-                 tuning_fraction=1 / 3):
-        self.criterion = criterion
-        self.c45 = c45
-        self.min_objs = min_objs
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.max_depth = max_depth
-        self.max_features = max_features
-        self.curtail_min = curtail_min
-        self.laplace = laplace
-        self.categorical_features = categorical_features
-        self.random_state = random_state
-        self.prune = prune
-        self.tuning_fraction = tuning_fraction
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        from treelab.estimators.learners import check_prune_params
-
-        check_prune_params(self.prune, self.tuning_fraction)
-
-    def _fit_encoded(self, Xv, y_codes) -> None:
-        if self.prune is None:
-            super()._fit_encoded(Xv, y_codes)
-            return
-        from treelab.estimators.learners import fit_pruned
-
-        fit_pruned(self, Xv, y_codes, super()._fit_encoded)
-
-    def _spec(self, n_features):
-        return TreeSpec(
-            n_trees=1, alphas=np.ones(1), criterion=self.criterion, c45=self.c45,
-            min_objs=self.min_objs, min_samples_split=self.min_samples_split,
-            min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
-            max_features=self.max_features,
-        )
+__all__ = [
+    "BaggedTrees", "Coalescence", "DecisionTree", "DisjointSampleTrees", "ExtraTrees",
+    "MaxDiverseEnsemble", "RandomDecisionTrees", "RandomForest", "VRTrees",
+]
 
 
 def _vr_spec(est, alphas, rows="all", subspace=None):
@@ -140,7 +37,7 @@ def _vr_spec(est, alphas, rows="all", subspace=None):
     )
 
 
-class _VRFamily(TreeEnsembleClassifier):
+class _VRFamily(C45Baseline, TreeEnsembleClassifier):
     """Shared __init__ of the variable-random family."""
 
     def __init__(self, *, n_estimators=100, criterion="gain_ratio", c45=True, min_objs=2,
@@ -163,7 +60,7 @@ class _VRFamily(TreeEnsembleClassifier):
         self.n_jobs = n_jobs
 
 
-@_doc
+@fill_shared_doc
 class VRTrees(_VRFamily):
     """Variable-random trees (Liu, Ting, Yu & Zhou 2008).
 
@@ -208,7 +105,7 @@ class VRTrees(_VRFamily):
         return _vr_spec(self, np.full(self.n_estimators, float(self.alpha)), rows, sub)
 
 
-@_doc
+@fill_shared_doc
 class Coalescence(_VRFamily):
     """Coalescence of VR-Trees (Liu et al. 2008): tree i of N grows with alpha_i = i alpha_max / N.
 
@@ -241,7 +138,7 @@ class Coalescence(_VRFamily):
         return _vr_spec(self, np.arange(N) * float(self.alpha_max) / N)
 
 
-@_doc
+@fill_shared_doc
 class MaxDiverseEnsemble(_VRFamily):
     """Max-Diverse Ensemble (Liu, Ting & Fan 2005): complete-random VR-Trees (alpha = 0).
 
@@ -258,7 +155,7 @@ class MaxDiverseEnsemble(_VRFamily):
         return _vr_spec(self, np.zeros(self.n_estimators))
 
 
-@_doc
+@fill_shared_doc
 class RandomDecisionTrees(_VRFamily):
     """Random Decision Trees (Fan, Wang, Yu & Ma 2003): complete-random trees with uniform
     thresholds, depth limited to the number of features by default (``max_depth=None``).
@@ -290,7 +187,7 @@ class RandomDecisionTrees(_VRFamily):
         return spec
 
 
-class _DeterministicEnsemble(TreeEnsembleClassifier):
+class _DeterministicEnsemble(C45Baseline, TreeEnsembleClassifier):
     """Shared __init__ of ensembles of deterministic (possibly feature-sampling) trees."""
 
     def __init__(self, *, n_estimators=100, criterion="gini", max_features="sqrt", c45=False,
@@ -322,7 +219,7 @@ class _DeterministicEnsemble(TreeEnsembleClassifier):
         )
 
 
-@_doc
+@fill_shared_doc
 class RandomForest(_DeterministicEnsemble):
     """Random forest (Breiman 2001): bagged trees choosing among ``max_features`` random
     features at every node, grown to purity. ``combine="average"`` is RF+, ``"vote"`` RF.
@@ -355,7 +252,7 @@ class RandomForest(_DeterministicEnsemble):
         return self._det_spec("bootstrap" if self.bootstrap else "all")
 
 
-@_doc
+@fill_shared_doc
 class ExtraTrees(_DeterministicEnsemble):
     """Extremely randomised trees (Geurts, Ernst & Wehenkel 2006): at every node
     ``max_features`` features each draw one uniform threshold, and the best by the criterion is
@@ -374,7 +271,7 @@ class ExtraTrees(_DeterministicEnsemble):
         return self._det_spec("all", random_thresholds=True)
 
 
-@_doc
+@fill_shared_doc
 class BaggedTrees(_DeterministicEnsemble):
     """Bagging (Breiman 1996) of deterministic unpruned trees (BT+ with ``combine="average"``,
     BT with ``"vote"``); tree defaults as ``DecisionTree``.
@@ -390,13 +287,13 @@ class BaggedTrees(_DeterministicEnsemble):
                  min_samples_split=4, min_samples_leaf=1, max_depth=None, curtail_min=2,
                  laplace=False, combine="average", categorical_features=None, random_state=None,
                  n_jobs=None):
-        _store(self, locals())
+        store_params(self, locals())
 
     def _spec(self, n_features):
         return self._det_spec("bootstrap")
 
 
-@_doc
+@fill_shared_doc
 class DisjointSampleTrees(_DeterministicEnsemble):
     """Disjoint-sample trees (DST, Fan et al. 2005): the rows are split at random into
     ``n_estimators`` disjoint parts of equal size, one deterministic tree per part.
@@ -412,7 +309,7 @@ class DisjointSampleTrees(_DeterministicEnsemble):
                  min_samples_split=4, min_samples_leaf=1, max_depth=None, curtail_min=2,
                  laplace=False, combine="average", categorical_features=None, random_state=None,
                  n_jobs=None):
-        _store(self, locals())
+        store_params(self, locals())
 
     def _spec(self, n_features):
         return self._det_spec("disjoint")

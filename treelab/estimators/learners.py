@@ -5,21 +5,19 @@
 | StochasticID3 | stochastic ID3 (Laplace entropy, choice set within beta) | aggregating | vote |
 | PERT | perfect random tree (pert split rule, grown to purity) | bagging | averaging |
 
-Oblique and rotation learners are in :mod:`treelab.estimators.oblique`. Pruned single trees are
-``DecisionTree(prune=...)``: the helpers it calls are at the end of this module, the pruning
-itself is :mod:`treelab._pruning`.
+Oblique and rotation learners are in :mod:`treelab.estimators.oblique`; the single deterministic
+tree, pruned or not, is :mod:`treelab.estimators.tree`.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import check_random_state
 
-from treelab._kernels import _grow as G
-from treelab._kernels._stochastic import beta_to_bits
-from treelab._pruning import pessimistic_prune, reduced_error_prune
+from treelab.engine.kernels import _grow as G
+from treelab.engine.kernels._stochastic import beta_to_bits
 from treelab.estimators._base import TreeEnsembleClassifier, TreeSpec
-from treelab.estimators._validation import check_int, check_option, check_real
+from treelab.estimators._validation import check_int, check_real
+from treelab.estimators.tree import C45Baseline
 
 __all__ = ["PERT", "StochasticID3"]
 
@@ -122,7 +120,7 @@ class StochasticID3(TreeEnsembleClassifier):
         return StochasticID3(**p)
 
 
-class PERT(TreeEnsembleClassifier):
+class PERT(C45Baseline, TreeEnsembleClassifier):
     """Perfect random tree ensembles (PERT, Cutler & Zhao 2001; algorithms spec 2.2).
 
     Complete-random trees grown to purity: at each node two rows of different classes are
@@ -184,47 +182,3 @@ class PERT(TreeEnsembleClassifier):
             min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
             random_split="pert", rows="bootstrap" if self.bootstrap else "all",
         )
-
-
-# -- pruned single trees (DecisionTree(prune=...)) ---------------------------------------------
-PRUNE_OPTIONS = ("reduced_error", "pessimistic")
-PESSIMISTIC_CONFIDENCE = 0.25
-
-
-def check_prune_params(prune, tuning_fraction) -> None:
-    """Validate ``DecisionTree``'s pruning parameters (names in the messages)."""
-    if prune is not None:
-        check_option("prune", prune, PRUNE_OPTIONS)
-    check_real("tuning_fraction", tuning_fraction, 0.0, 1.0, low_open=True)
-    if tuning_fraction >= 1.0:
-        raise ValueError(f"tuning_fraction must be in (0, 1), got {tuning_fraction}")
-
-
-def tuning_mask(y_codes: np.ndarray, fraction: float, random_state) -> np.ndarray:
-    """Stratified held-out rows: round(fraction * n_c) rows of every class c drawn at random,
-    but at most n_c - 1 (every class keeps a growing row)."""
-    rng = check_random_state(random_state)
-    mask = np.zeros(y_codes.shape[0], dtype=bool)
-    for c in np.unique(y_codes):
-        idx = np.flatnonzero(y_codes == c)
-        k = min(int(round(fraction * idx.shape[0])), idx.shape[0] - 1)
-        if k > 0:
-            mask[rng.choice(idx, size=k, replace=False)] = True
-    return mask
-
-
-def fit_pruned(est, Xv: np.ndarray, y_codes: np.ndarray, grow) -> None:
-    """Grow and prune ``est.forest_`` (``grow(Xv, y_codes)`` is the unpruned growth).
-
-    ``"pessimistic"``: grow on every row, then C4.5 pessimistic pruning at confidence 0.25.
-    ``"reduced_error"``: hold out a stratified ``tuning_fraction`` of the rows
-    (``tuning_mask_``), grow on the rest, then reduced-error pruning on the held-out rows.
-    """
-    if est.prune == "pessimistic":
-        grow(Xv, y_codes)
-        est.forest_, _ = pessimistic_prune(est.forest_, PESSIMISTIC_CONFIDENCE)
-        return
-    mask = tuning_mask(y_codes, est.tuning_fraction, est.random_state)
-    grow(Xv[~mask], y_codes[~mask])
-    est.forest_, _ = reduced_error_prune(est.forest_, Xv[mask], y_codes[mask], est._min_n())
-    est.tuning_mask_ = mask

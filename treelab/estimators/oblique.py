@@ -24,8 +24,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from treelab import _dims
-from treelab._forest import prepare_features
-from treelab._forest_learners import (
+from treelab.engine.forest import prepare_features
+from treelab.engine.kernels import _grow as G
+from treelab.engine.oblique import (
     CVContext,
     apply_real_map,
     fit_real_map,
@@ -33,9 +34,9 @@ from treelab._forest_learners import (
     grow_mmdt_forest,
     grow_rotation_forest,
 )
-from treelab._kernels import _grow as G
 from treelab.estimators._base import TreeEnsembleClassifier, TreeSpec, spec_iparams
 from treelab.estimators._validation import check_int, check_option, resolve_max_features
+from treelab.estimators.tree import DecisionTree
 
 if TYPE_CHECKING:
     import xarray as xr
@@ -399,8 +400,6 @@ class RotationForest(_RealFeatureLearner):
 
     def single_model(self):
         """The single deterministic tree of the family (unrotated, same criterion), unfitted."""
-        from treelab.estimators.ensembles import DecisionTree
-
         return DecisionTree(criterion=self.criterion, c45=False, min_objs=1,
                             min_samples_split=self.min_samples_split,
                             min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,

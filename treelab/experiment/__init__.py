@@ -16,24 +16,25 @@ Example
 """
 
 from treelab.experiment.backends import default_workers, execute
-from treelab.experiment.cells import TIMING_VARS, Cell, cell_seed, expand, run_cell
-from treelab.experiment.config import (
-    BACKENDS,
+from treelab.experiment.cells import TIMING_VARS, run_cell
+from treelab.experiment.config import BACKENDS, ExperimentConfig, load_config
+from treelab.experiment.demo import DEMO_ALPHAS, DEMO_DATASETS, demo_config
+from treelab.experiment.expand import Cell, expand
+from treelab.experiment.run import ExperimentError, result_attrs, run, status, summary
+from treelab.experiment.schema import (
     TRANSFORMS,
     DatasetSpec,
     EnsembleSpec,
-    ExperimentConfig,
     TransformSpec,
-    load_config,
     resolve_estimator,
 )
-from treelab.experiment.demo import DEMO_ALPHAS, demo_config
-from treelab.experiment.run import ExperimentError, result_attrs, run, status, summary
+from treelab.experiment.seeds import cell_seed
 from treelab.experiment.store import CellStore, StoreLockedError, assemble
 
 __all__ = [
     "BACKENDS",
     "DEMO_ALPHAS",
+    "DEMO_DATASETS",
     "TIMING_VARS",
     "TRANSFORMS",
     "Cell",

@@ -19,7 +19,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, Thr
 from concurrent.futures import wait as wait_futures
 from typing import Any
 
-from treelab.experiment.cells import Cell, run_cell
+from treelab.experiment.cells import run_cell
+from treelab.experiment.expand import Cell
 
 __all__ = ["default_workers", "execute"]
 

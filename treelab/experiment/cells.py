@@ -1,8 +1,8 @@
 """Cells: the independent units of an experiment (one fit and its evaluation each).
 
-:func:`expand` turns a configuration into cells; :func:`run_cell` computes one cell from its
-plain-JSON spec (so it can run in any process or on any dask worker) and returns a record of
-plain values that the store writes as one line.
+:func:`treelab.experiment.expand.expand` turns a configuration into cells; :func:`run_cell`
+computes one cell from its plain-JSON spec (so it can run in any process or on any dask worker)
+and returns a record of plain values that the store writes as one line.
 
 Seeds: every random choice of a cell derives from the configuration's ``seed`` and names, never
 from the order in which cells run: folds from (seed), generated data from (seed, data set),
@@ -15,271 +15,29 @@ comparisons less noisy).
 
 from __future__ import annotations
 
-import hashlib
-import itertools
-import json
-import math
-import threading
 import time
 import warnings
-from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import xarray as xr
 
 from treelab import _dims
-from treelab.datasets import (
-    LabeledData,
-    add_attribute_noise,
-    add_class_noise,
-    add_irrelevant,
-    generate,
-    load_builtin,
-    load_table,
-    load_uci,
-    subsample,
-)
-from treelab.experiment.config import ExperimentConfig, resolve_estimator
-from treelab.protocols import make_protocol
+from treelab.datasets import LabeledData
+from treelab.experiment.data import LRU, train_test
+from treelab.experiment.schema import resolve_estimator
+from treelab.experiment.seeds import cell_seed
 
-__all__ = ["TIMING_VARS", "Cell", "cell_seed", "expand", "run_cell"]
+__all__ = ["TIMING_VARS", "run_cell"]
 
 #: Wall-clock variables: they differ between runs, so result comparisons leave them out.
 TIMING_VARS = ("fit_time", "predict_time", "eval_time")
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=True)
-
-
-def cell_seed(*parts: Any) -> int:
-    """A 32-bit seed derived from JSON-able ``parts`` (stable across processes and runs)."""
-    digest = hashlib.sha256(_canonical(list(parts)).encode()).digest()
-    return int.from_bytes(digest[:4], "little")
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One cell: its position in the grid, its content hash and everything needed to run it.
-
-    Attributes
-    ----------
-    index : int
-        Position in expansion order (the order of the result's coordinates).
-    key : str
-        Hash of ``spec``: finished cells are recognised by it.
-    coords : dict
-        The cell's coordinates (dataset, ensemble, alpha, transform dims, repeat, fold).
-    spec : dict
-        Plain-JSON description passed to :func:`run_cell`.
-    """
-
-    index: int
-    key: str
-    coords: dict[str, Any]
-    spec: dict[str, Any]
-
-
-def _alpha_value(a: float) -> float | None:
-    return None if math.isnan(a) else a
-
-
-def expand(config: ExperimentConfig) -> list[Cell]:
-    """Every cell of ``config``, in grid order.
-
-    Grid order is dataset, ensemble, alpha, transform values (in configuration order), then
-    the protocol's (repeat, fold) pairs.
-
-    Parameters
-    ----------
-    config : ExperimentConfig
-        The experiment.
-
-    Returns
-    -------
-    list of Cell
-    """
-    if not isinstance(config, ExperimentConfig):
-        raise TypeError(f"config must be an ExperimentConfig; got {type(config).__name__}")
-    protocol = make_protocol(dict(config.protocol))
-    transforms = [t.to_dict() for t in config.transforms]
-    cells: list[Cell] = []
-    for ds in config.datasets:
-        n_rows = None
-        if protocol.name == "loo":
-            n_rows = _load_base(ds.to_dict(), config.seed).n_samples
-        pairs = protocol.coords(n_rows)
-        for ens in config.ensembles:
-            for alpha in config.alphas_of(ens):
-                params = dict(ens.params)
-                if not math.isnan(alpha):
-                    params["alpha"] = alpha
-                for values in itertools.product(*(t["values"] for t in transforms)):
-                    applied = [{**t, "value": v} for t, v in zip(transforms, values, strict=True)]
-                    for v in applied:
-                        v.pop("values")
-                    for repeat, fold in pairs:
-                        spec = {
-                            "dataset": ds.to_dict(),
-                            "transforms": applied,
-                            "ensemble": {"name": ens.name, "estimator": ens.estimator,
-                                         "params": params, "single": ens.single},
-                            "alpha": _alpha_value(alpha),
-                            "protocol": dict(config.protocol),
-                            "repeat": repeat,
-                            "fold": fold,
-                            "seed": config.seed,
-                            "measures": config.measures,
-                        }
-                        key = hashlib.sha256(_canonical(spec).encode()).hexdigest()[:32]
-                        spec["root"] = ds.root
-                        coords = {_dims.DATASET: ds.name, _dims.ENSEMBLE: ens.name,
-                                  _dims.ALPHA: alpha}
-                        coords.update({t["dim"]: t["value"] for t in applied})
-                        coords.update({_dims.REPEAT: repeat, _dims.FOLD: fold})
-                        cells.append(Cell(len(cells), key, coords, spec))
-    return cells
-
-
-# ------------------------------------------------------------------------------ data
-
-class _LRU:
-    """A small per-process cache (data sets, splits and single models are reused by many
-    cells). Values are made outside the lock: two threads may both make a missing value, and
-    the same key always makes the same value."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.items: OrderedDict[str, Any] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key: str, make: Any) -> Any:
-        with self.lock:
-            if key in self.items:
-                self.items.move_to_end(key)
-                return self.items[key]
-        value = make()
-        with self.lock:
-            self.items[key] = value
-            if len(self.items) > self.size:
-                self.items.popitem(last=False)
-        return value
-
-
-_DATA = _LRU(8)
-_SPLITS = _LRU(8)
 # cells run fold-innermost (dataset, ensemble, alpha, transforms, repeat, fold), so a single
 # model is wanted again one alpha later: room for every fold of up to six transform values
-_SINGLES = _LRU(64)
+_SINGLES = LRU(64)
 
-
-def _drop_small_classes(data: LabeledData, min_size: int | None) -> LabeledData:
-    if not min_size:
-        return data
-    labels, counts = np.unique(data.y, return_counts=True)
-    keep = np.isin(data.y, labels[counts >= min_size])
-    if keep.all():
-        return data
-    return data.take(keep)
-
-
-def _load_base(ds: dict[str, Any], seed: int, root: str | None = None) -> LabeledData:
-    """The data set of an index protocol, before transforms (cached per process)."""
-
-    def make() -> LabeledData:
-        if "generator" in ds:
-            kwargs = dict(ds.get("params", {}))
-            if ds.get("n_samples") is not None:
-                kwargs["n_samples"] = ds["n_samples"]
-            from treelab.datasets import SIZED_GENERATORS
-
-            if ds["generator"] in SIZED_GENERATORS or "random_state" in _gen_params(ds):
-                kwargs["random_state"] = cell_seed(seed, "data", ds["name"])
-            data = generate(ds["generator"], **kwargs)
-        elif "uci" in ds:
-            data = load_uci(ds["uci"], root=root)
-        elif "builtin" in ds:
-            data = load_builtin(ds["builtin"])
-        else:
-            data = load_table(ds["path"], name=ds["name"], **ds.get("params", {}))
-        return _drop_small_classes(data, ds.get("min_class_size"))
-
-    return _DATA.get(_canonical([ds, seed]), make)
-
-
-def _gen_params(ds: dict[str, Any]) -> set[str]:
-    import inspect
-
-    from treelab.datasets import GENERATORS
-
-    return set(inspect.signature(GENERATORS[ds["generator"]]).parameters)
-
-
-def _source(ds: dict[str, Any]):
-    def draw(n: int, random_state: int) -> LabeledData:
-        return generate(ds["generator"], n_samples=n, random_state=random_state,
-                        **ds.get("params", {}))
-
-    return draw
-
-
-def _irrelevant(data: LabeledData, t: dict[str, Any], seed: int, *keys: Any) -> LabeledData:
-    return add_irrelevant(data, t["value"], kind=t.get("distribution", "gaussian"),
-                          random_state=cell_seed(seed, "irrelevant", *keys, t["value"]))
-
-
-def _train_test(spec: dict[str, Any]) -> tuple[LabeledData, LabeledData]:
-    """The cell's training and test rows, transforms applied."""
-    ds, seed = spec["dataset"], spec["seed"]
-    protocol = make_protocol(dict(spec["protocol"]))
-    repeat, fold = spec["repeat"], spec["fold"]
-    whole = [t for t in spec["transforms"] if t["kind"] == "irrelevant"]
-    if protocol.uses_generator and "generator" in ds:
-        test_fixed = None
-        if ds.get("test"):
-            test_fixed = _DATA.get(_canonical(["test", ds["test"]]), lambda: generate(
-                ds["test"]["generator"], **ds["test"].get("params", {})))
-        split = protocol.get(_source(ds), repeat, fold, test=test_fixed)
-        train, test = split.train, split.test
-        for t in whole:
-            train = _irrelevant(train, t, seed, ds["name"], repeat, "train")
-            test = _irrelevant(test, t, seed, ds["name"], repeat, "test")
-    else:
-        def make_data() -> LabeledData:
-            data = _load_base(ds, seed, spec.get("root"))
-            for t in whole:
-                data = _irrelevant(data, t, seed, ds["name"])
-            return data
-
-        data_key = _canonical([ds, seed, whole])
-        data = _DATA.get(data_key, make_data)
-
-        def make_splits() -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
-            if protocol.name == "bias_variance":
-                return {(s.repeat, s.fold): (s.train_index, s.test_index)
-                        for s in protocol.split(data)}
-            return {(r, f): (tr, te) for r, f, tr, te in protocol.indices(data.y)}
-
-        splits = _SPLITS.get(_canonical([data_key, spec["protocol"]]), make_splits)
-        tr, te = splits[(repeat, fold)]
-        train, test = data.take(tr), data.take(te)
-    for t in spec["transforms"]:
-        if t["kind"] == "irrelevant":
-            continue
-        rs = cell_seed(seed, t["kind"], ds["name"], t["value"], repeat, fold)
-        if t["kind"] == "class_noise":
-            train = add_class_noise(train, t["value"], random_state=rs)
-        elif t["kind"] == "attribute_noise":
-            train = add_attribute_noise(train, t["value"], random_state=rs)
-        elif t["kind"] == "subsample":
-            train = subsample(train, t["value"], stratify=t.get("stratify", True),
-                              random_state=rs)
-    return train, test
-
-
-# ------------------------------------------------------------------------ evaluation
 
 def _build(estimator: str, params: dict[str, Any], data: LabeledData, seed: int,
            n_jobs: int | None) -> Any:
@@ -437,7 +195,7 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1) -> dict[str, Any]:
         # BLAS thread count must not change sums between backends; warnings are returned
         # with the record instead of being printed by (possibly many) workers
         warnings.simplefilter("always")
-        train, test = _train_test(spec)
+        train, test = train_test(spec)
         est_seed = cell_seed(spec["seed"], "estimator", spec["dataset"]["name"],
                              [t["value"] for t in spec["transforms"]], spec["ensemble"]["name"],
                              spec["repeat"], spec["fold"])

@@ -14,8 +14,9 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.experiment.backends import execute
-from treelab.experiment.cells import TIMING_VARS, expand
+from treelab.experiment.cells import TIMING_VARS
 from treelab.experiment.config import BACKENDS, ExperimentConfig, load_config
+from treelab.experiment.expand import expand
 from treelab.experiment.store import CellStore, assemble
 
 __all__ = ["ExperimentError", "result_attrs", "run", "status", "summary"]

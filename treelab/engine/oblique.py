@@ -24,10 +24,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from treelab._forest import FeatureArrays, Forest, grow_forest, run_threads
-from treelab._kernels import _grow as G
-from treelab._kernels import _oblique as O
-from treelab._kernels import _predict as P
+from treelab.engine.forest import FeatureArrays, Forest, grow_forest, run_threads
+from treelab.engine.kernels import _grow as G
+from treelab.engine.kernels import _oblique as O
+from treelab.engine.kernels import _predict as P
 
 KIND_OBLIQUE = O.KIND_OBLIQUE
 _NO_DEPTH_LIMIT = np.iinfo(np.int32).max

@@ -5,9 +5,9 @@
 import numpy as np
 from numba import njit
 
-from treelab._kernels._config import NUMBA_FLAGS
-from treelab._kernels._criteria import GAIN_RATIO, GINI, parent_mass
-from treelab._kernels._params import (
+from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._criteria import GAIN_RATIO, GINI, parent_mass
+from treelab.engine.kernels._params import (
     KIND_LEAF,
     KIND_NOMINAL,
     KIND_THRESHOLD,
@@ -20,9 +20,9 @@ from treelab._kernels._params import (
     RS_PAIR,
     RS_PERT,
 )
-from treelab._kernels._presort import summarize_sorted
-from treelab._kernels._rng import rand_int
-from treelab._kernels._split import (
+from treelab.engine.kernels._presort import summarize_sorted
+from treelab.engine.kernels._rng import rand_int
+from treelab.engine.kernels._split import (
     class_map,
     cls_of,
     continuous_available,

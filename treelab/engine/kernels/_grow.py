@@ -11,8 +11,8 @@ the construction (which rows and features a tree sees).
 import numpy as np
 from numba import njit
 
-from treelab._kernels._config import NUMBA_FLAGS
-from treelab._kernels._params import (  # noqa: F401 (callers read the layout as _grow.P_*)
+from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._params import (  # noqa: F401 (callers read the layout as _grow.P_*)
     KIND_LEAF,
     KIND_NOMINAL,
     KIND_THRESHOLD,
@@ -38,10 +38,10 @@ from treelab._kernels._params import (  # noqa: F401 (callers read the layout as
     RS_PERT,
     RS_UNIFORM,
 )
-from treelab._kernels._presort import build_lists, partition_lists
-from treelab._kernels._rng import new_state, rand_float, rand_int
-from treelab._kernels._select import deterministic_select, random_select
-from treelab._kernels._split import (
+from treelab.engine.kernels._presort import build_lists, partition_lists
+from treelab.engine.kernels._rng import new_state, rand_float, rand_int
+from treelab.engine.kernels._select import deterministic_select, random_select
+from treelab.engine.kernels._split import (
     cls_of,
     partition_nominal,
     partition_threshold,
@@ -49,7 +49,7 @@ from treelab._kernels._split import (
     row_of,
     summarize_nominal,
 )
-from treelab._kernels._stochastic import beta_from_bits, stochastic_select
+from treelab.engine.kernels._stochastic import beta_from_bits, stochastic_select
 
 RANDOM_ATTEMPTS = 10
 # localized subtrees: the blocks of one subtree hold at most LOCAL_BYTES of values and ranks
@@ -64,7 +64,7 @@ LOCAL_MAX_FEATURES = 128
 LOCAL_MAX_FEATURES_RANDOM = 64
 LIST_MIN_DISTINCT = 256
 
-# columns of a reference tree's integer array (grow_tree; built by _forest.reference_arrays)
+# columns of a reference tree's integer array (grow_tree; built by forest.reference_arrays)
 REF_KIND = 0
 REF_FEATURE = 1
 REF_CHILD = 2
@@ -151,7 +151,7 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     otherwise).
 
     Reference tree (``ref_i``, ``ref_t``; empty: none): the all-deterministic tree on the same
-    rows and features, as ``_forest.reference_arrays`` lays it out. Where a deterministic node
+    rows and features, as ``engine.forest.reference_arrays`` lays it out. Where a deterministic node
     depends only on its rows (every row and feature in, all features candidates, exact
     thresholds), a node reached from the root through deterministic splits only has the rows
     of the reference node at the same place, so it takes that node's test instead of

@@ -11,7 +11,7 @@ every list, nodes fall back to per-node sorting.
 import numpy as np
 from numba import njit
 
-from treelab._kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._config import NUMBA_FLAGS
 
 _LOW32 = np.int64(0xFFFFFFFF)
 _LOW16 = np.int64(0xFFFF)

@@ -17,11 +17,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from treelab._kernels import _grow as G
-from treelab._kernels import _predict as P
-from treelab._kernels._criteria import xlogx_table
-from treelab._kernels._grow import LOCAL_MAX_FEATURES, grow_tree
-from treelab._kernels._presort import rank_sorted
+from treelab.engine.kernels import _grow as G
+from treelab.engine.kernels import _predict as P
+from treelab.engine.kernels._criteria import xlogx_table
+from treelab.engine.kernels._grow import LOCAL_MAX_FEATURES, grow_tree
+from treelab.engine.kernels._presort import rank_sorted
 
 
 class Forest(NamedTuple):

@@ -7,7 +7,7 @@ not depend on how trees are spread over threads.
 import numpy as np
 from numba import njit
 
-from treelab._kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._config import NUMBA_FLAGS
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from treelab._forest import Forest
-from treelab._kernels import _predict as P
-from treelab._kernels import _prune as K
+from treelab.engine.forest import Forest
+from treelab.engine.kernels import _predict as P
+from treelab.engine.kernels import _prune as K
 
 __all__ = ["c45_added_errors", "pessimistic_prune", "reduced_error_prune", "tree_leaves"]
 

@@ -27,9 +27,9 @@ branch on equality); prediction sends them the same way.
 import numpy as np
 from numba import njit
 
-from treelab._kernels._config import NUMBA_FLAGS
-from treelab._kernels._rng import rand_float
-from treelab._kernels._split import (
+from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._rng import rand_float
+from treelab.engine.kernels._split import (
     cls_of,
     is_tie,
     midpoint,

@@ -22,9 +22,9 @@ MMDT (Gashler, Giraud-Carrier & Martinez 2008; algorithms spec 2.8), at a node:
 import numpy as np
 from numba import njit
 
-from treelab._kernels._config import NUMBA_FLAGS
-from treelab._kernels._grow import enlarge
-from treelab._kernels._rng import new_state, rand_float
+from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._grow import enlarge
+from treelab.engine.kernels._rng import new_state, rand_float
 
 KIND_LEAF = 0
 KIND_OBLIQUE = 3
@@ -336,7 +336,7 @@ def rank_features(Zc):
     One stable radix sort per axis (this is the presort of a rotation tree). Returns (R int32
     (axis, row) dense ranks, order int32 (axis, row) rows by increasing value, ties in row
     order, n_distinct int64 (axis,), uniq float64 concatenated sorted distinct values,
-    uniq_off int64 (axis + 1,)): the layout of ``treelab._forest.FeatureArrays``.
+    uniq_off int64 (axis + 1,)): the layout of ``treelab.engine.forest.FeatureArrays``.
     """
     K, m = Zc.shape
     R = np.empty((K, m), dtype=np.int32)

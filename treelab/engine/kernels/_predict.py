@@ -34,7 +34,7 @@ the lookup.
 import numpy as np
 from numba import njit, prange
 
-from treelab._kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._config import NUMBA_FLAGS
 
 _MIN_BLOCK = 1024
 

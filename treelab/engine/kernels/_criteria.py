@@ -9,7 +9,7 @@ Criterion codes: 0 = entropy (information gain), 1 = gain ratio (C4.5), 2 = gini
 import numpy as np
 from numba import njit
 
-from treelab._kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._config import NUMBA_FLAGS
 
 ENTROPY = 0
 GAIN_RATIO = 1

@@ -10,15 +10,15 @@ cheaper for that node. Thresholds are midpoints of consecutive distinct values.
 import numpy as np
 from numba import njit
 
-from treelab._kernels._config import NUMBA_FLAGS
-from treelab._kernels._criteria import (
+from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._criteria import (
     GINI,
     binary_gain,
     side_entropy_mass,
     side_gini_mass,
     split_info,
 )
-from treelab._kernels._rng import rand_float, rand_int
+from treelab.engine.kernels._rng import rand_float, rand_int
 
 # Relative tolerance for gain ties (analysis spec 5).
 TIE_RTOL = 1e-12

@@ -18,7 +18,7 @@ descendants and renumbers the rest (siblings stay contiguous, so child blocks su
 import numpy as np
 from numba import njit
 
-from treelab._kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._config import NUMBA_FLAGS
 
 # C4.5's table of confidence levels and normal deviates (AddErrs, Release 8)
 _VAL = np.array([0.0, 0.001, 0.005, 0.01, 0.05, 0.10, 0.20, 0.40, 1.00])

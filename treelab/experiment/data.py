@@ -1,0 +1,157 @@
+"""The rows of a cell: its data set (generated, UCI, scikit-learn's or a file), the protocol's
+split and the swept transforms, cached per process because many cells share them."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+
+from treelab.datasets import (
+    LabeledData,
+    add_attribute_noise,
+    add_class_noise,
+    add_irrelevant,
+    generate,
+    load_builtin,
+    load_table,
+    load_uci,
+    subsample,
+)
+from treelab.experiment.seeds import canonical_json, cell_seed
+from treelab.protocols import make_protocol
+
+__all__ = ["LRU", "load_base", "train_test"]
+
+
+class LRU:
+    """A small per-process cache (data sets, splits and single models are reused by many
+    cells). Values are made outside the lock: two threads may both make a missing value, and
+    the same key always makes the same value."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[str, Any] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: str, make: Any) -> Any:
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+        value = make()
+        with self.lock:
+            self.items[key] = value
+            if len(self.items) > self.size:
+                self.items.popitem(last=False)
+        return value
+
+
+_DATA = LRU(8)
+_SPLITS = LRU(8)
+
+
+def _drop_small_classes(data: LabeledData, min_size: int | None) -> LabeledData:
+    if not min_size:
+        return data
+    labels, counts = np.unique(data.y, return_counts=True)
+    keep = np.isin(data.y, labels[counts >= min_size])
+    if keep.all():
+        return data
+    return data.take(keep)
+
+
+def load_base(ds: dict[str, Any], seed: int, root: str | None = None) -> LabeledData:
+    """The data set of an index protocol, before transforms (cached per process)."""
+
+    def make() -> LabeledData:
+        if "generator" in ds:
+            kwargs = dict(ds.get("params", {}))
+            if ds.get("n_samples") is not None:
+                kwargs["n_samples"] = ds["n_samples"]
+            from treelab.datasets import SIZED_GENERATORS
+
+            if ds["generator"] in SIZED_GENERATORS or "random_state" in _gen_params(ds):
+                kwargs["random_state"] = cell_seed(seed, "data", ds["name"])
+            data = generate(ds["generator"], **kwargs)
+        elif "uci" in ds:
+            data = load_uci(ds["uci"], root=root)
+        elif "builtin" in ds:
+            data = load_builtin(ds["builtin"])
+        else:
+            data = load_table(ds["path"], name=ds["name"], **ds.get("params", {}))
+        return _drop_small_classes(data, ds.get("min_class_size"))
+
+    return _DATA.get(canonical_json([ds, seed]), make)
+
+
+def _gen_params(ds: dict[str, Any]) -> set[str]:
+    import inspect
+
+    from treelab.datasets import GENERATORS
+
+    return set(inspect.signature(GENERATORS[ds["generator"]]).parameters)
+
+
+def _source(ds: dict[str, Any]):
+    def draw(n: int, random_state: int) -> LabeledData:
+        return generate(ds["generator"], n_samples=n, random_state=random_state,
+                        **ds.get("params", {}))
+
+    return draw
+
+
+def _irrelevant(data: LabeledData, t: dict[str, Any], seed: int, *keys: Any) -> LabeledData:
+    return add_irrelevant(data, t["value"], kind=t.get("distribution", "gaussian"),
+                          random_state=cell_seed(seed, "irrelevant", *keys, t["value"]))
+
+
+def train_test(spec: dict[str, Any]) -> tuple[LabeledData, LabeledData]:
+    """The cell's training and test rows, transforms applied."""
+    ds, seed = spec["dataset"], spec["seed"]
+    protocol = make_protocol(dict(spec["protocol"]))
+    repeat, fold = spec["repeat"], spec["fold"]
+    whole = [t for t in spec["transforms"] if t["kind"] == "irrelevant"]
+    if protocol.uses_generator and "generator" in ds:
+        test_fixed = None
+        if ds.get("test"):
+            test_fixed = _DATA.get(canonical_json(["test", ds["test"]]), lambda: generate(
+                ds["test"]["generator"], **ds["test"].get("params", {})))
+        split = protocol.get(_source(ds), repeat, fold, test=test_fixed)
+        train, test = split.train, split.test
+        for t in whole:
+            train = _irrelevant(train, t, seed, ds["name"], repeat, "train")
+            test = _irrelevant(test, t, seed, ds["name"], repeat, "test")
+    else:
+        def make_data() -> LabeledData:
+            data = load_base(ds, seed, spec.get("root"))
+            for t in whole:
+                data = _irrelevant(data, t, seed, ds["name"])
+            return data
+
+        data_key = canonical_json([ds, seed, whole])
+        data = _DATA.get(data_key, make_data)
+
+        def make_splits() -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
+            if protocol.name == "bias_variance":
+                return {(s.repeat, s.fold): (s.train_index, s.test_index)
+                        for s in protocol.split(data)}
+            return {(r, f): (tr, te) for r, f, tr, te in protocol.indices(data.y)}
+
+        splits = _SPLITS.get(canonical_json([data_key, spec["protocol"]]), make_splits)
+        tr, te = splits[(repeat, fold)]
+        train, test = data.take(tr), data.take(te)
+    for t in spec["transforms"]:
+        if t["kind"] == "irrelevant":
+            continue
+        rs = cell_seed(seed, t["kind"], ds["name"], t["value"], repeat, fold)
+        if t["kind"] == "class_noise":
+            train = add_class_noise(train, t["value"], random_state=rs)
+        elif t["kind"] == "attribute_noise":
+            train = add_attribute_noise(train, t["value"], random_state=rs)
+        elif t["kind"] == "subsample":
+            train = subsample(train, t["value"], stratify=t.get("stratify", True),
+                              random_state=rs)
+    return train, test
