@@ -15,7 +15,7 @@ Usage::
     python benchmarks/bench_experiment.py spectrum --out /tmp/bench-spectrum
     python benchmarks/bench_experiment.py dask --out /tmp/bench-dask
 
-Needs the UCI bundle (``TREELAB_DATA`` or ``../shared/data/uci``).
+Reads the UCI bundle that ships with treelab (``data/uci``; ``TREELAB_DATA`` points elsewhere).
 """
 
 from __future__ import annotations

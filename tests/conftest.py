@@ -1,4 +1,3 @@
-import os
 from pathlib import Path
 
 import numpy as np
@@ -7,13 +6,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
-def shared_uci_root() -> Path | None:
-    """The shared UCI bundle: $TREELAB_DATA, or ../shared/data/uci beside the repository."""
-    env = os.environ.get("TREELAB_DATA")
-    for cand in ([Path(env)] if env else []) + [REPO.parent / "shared" / "data" / "uci"]:
-        if (cand / "index.json").is_file():
-            return cand
-    return None
+#: The UCI bundle that ships with treelab (the repository's one copy).
+UCI_ROOT = REPO / "data" / "uci"
 
 
 @pytest.fixture
@@ -23,10 +17,7 @@ def rng():
 
 @pytest.fixture
 def uci_root():
-    root = shared_uci_root()
-    if root is None:
-        pytest.skip("the shared UCI bundle (../shared/data/uci or $TREELAB_DATA) is not present")
-    return root
+    return UCI_ROOT
 
 
 @pytest.fixture(autouse=True)

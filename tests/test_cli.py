@@ -55,8 +55,19 @@ def test_run_reports_configuration_errors(tmp_path, capsys):
     assert "--out" in capsys.readouterr().err
 
 
-def test_list_data(tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("TREELAB_DATA", str(tmp_path / "none"))
+def test_list_data_shows_the_bundle_with_rows_features_classes_and_licence(capsys,
+                                                                         monkeypatch):
+    monkeypatch.delenv("TREELAB_DATA", raising=False)
+    assert main(["list-data"]) == 0
+    printed = capsys.readouterr().out
+    assert "tictactoe" in printed and "not found" not in printed
+    row = next(line for line in printed.splitlines() if line.startswith("heart-statlog "))
+    assert row.split()[1:3] == ["270", "13"] and "CC BY 4.0 (UCI)" in row
+    header = next(line for line in printed.splitlines() if "n_samples" in line)
+    assert "n_classes" in header and "licence" in header
+
+
+def test_list_data_names_a_missing_bundle(tmp_path, capsys):
     assert main(["list-data", "--root", str(tmp_path)]) == 0
     printed = capsys.readouterr().out
     assert "tictactoe" in printed and "wine" in printed and "not found" in printed
@@ -64,17 +75,17 @@ def test_list_data(tmp_path, capsys, monkeypatch):
 
 def test_demo_small_and_resumable(tmp_path, capsys):
     out = tmp_path / "demo"
-    args = ["demo", "--out", str(out), "--trees", "3", "--folds", "2", "--no-uci",
-            "--backend", "serial", "--no-progress"]
+    args = ["demo", "--out", str(out), "--trees", "3", "--folds", "2", "--datasets",
+            "wine,vote", "--backend", "serial", "--no-progress"]
     assert main(args) == 0
     printed = capsys.readouterr().out
     assert "result.nc" in printed and "summary.csv" in printed
     ds = xr.open_dataset(out / "result.nc")
     assert ds.sizes["alpha"] == 11
     assert list(ds.ensemble.values) == ["Agg.", "Bag.", "Subspace"]
-    assert list(ds.dataset.values) == ["waveform", "wine"]
+    assert list(ds.dataset.values) == ["wine", "vote"]
     figures = sorted(p.name for p in (out / "figures").glob("*.png"))
-    assert figures == ["spectrum.png", "strength_correlation_waveform.png",
+    assert figures == ["spectrum.png", "strength_correlation_vote.png",
                        "strength_correlation_wine.png"]
     assert all((out / "figures" / f).stat().st_size > 10_000 for f in figures)
     lines = (out / "cells.jsonl").read_bytes()

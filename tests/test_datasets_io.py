@@ -2,7 +2,6 @@
 
 import gzip
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -14,20 +13,7 @@ from treelab import datasets as D
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _shared_uci():
-    env = os.environ.get(D.DATA_ENV)
-    for candidate in ([Path(env)] if env else []) + [REPO.parent / "shared" / "data" / "uci"]:
-        for folder in (candidate, candidate / "uci"):
-            if (folder / "index.json").is_file():
-                return folder
-    return None
-
-
-UCI = _shared_uci()
-needs_uci = pytest.mark.skipif(
-    UCI is None,
-    reason="shared UCI bundle not found (set TREELAB_DATA or place it at ../shared/data/uci)",
-)
+UCI = REPO / "data" / "uci"
 
 
 # ------------------------------------------------------------------------------- tables
@@ -146,8 +132,7 @@ def test_missing_bundle_error_names_root_and_env(tmp_path, monkeypatch):
         D.list_uci(root=tmp_path)
 
 
-@needs_uci
-def test_shared_bundle_shapes_classes_and_schema():
+def test_bundle_shapes_classes_and_schema():
     index = {e["name"]: e for e in json.loads((UCI / "index.json").read_text())}
     for name in ("iris", "wine", "audiology", "credit-a", "tic-tac-toe", "monk1"):
         entry = index[name]
@@ -165,12 +150,11 @@ def test_shared_bundle_shapes_classes_and_schema():
     assert len(listing) == len(index)
 
 
-@needs_uci
-def test_shared_tictactoe_matches_the_generator():
-    shared = D.load_uci("tic-tac-toe", root=UCI)
+def test_bundled_tictactoe_matches_the_generator():
+    bundled = D.load_uci("tic-tac-toe", root=UCI)
     gen = D.tictactoe()
-    assert shared.n_samples == gen.n_samples
-    assert np.bincount(shared.y.astype(int) - shared.y.min()).tolist() == [332, 626]
+    assert bundled.n_samples == gen.n_samples
+    assert np.bincount(bundled.y.astype(int) - bundled.y.min()).tolist() == [332, 626]
 
 
 def test_load_builtin():

@@ -1,4 +1,4 @@
-"""Accuracy sanity on the shared UCI data: 10-fold CV error of treelab's RandomForest and
+"""Accuracy sanity on the bundled UCI data: 10-fold CV error of treelab's RandomForest and
 VRTrees(alpha=0.5) within 2 points of scikit-learn's RandomForestClassifier.
 
 Errors are averaged over three repetitions of 10-fold CV (different folds and seeds), since one

@@ -17,6 +17,8 @@ __all__ = ["main"]
 
 
 def _parser() -> argparse.ArgumentParser:
+    from treelab.experiment.demo import DEMO_DATASETS
+
     parser = argparse.ArgumentParser(
         prog="treelab",
         description="Tree ensembles across the spectrum of randomness, and their diversity.",
@@ -40,7 +42,8 @@ def _parser() -> argparse.ArgumentParser:
 
     p_list = sub.add_parser("list-data", help="list generators, bundled and UCI data sets")
     p_list.add_argument("--root", type=Path, default=None, metavar="DIR",
-                        help="UCI bundle folder (default: $TREELAB_DATA or ../shared/data/uci)")
+                        help="UCI bundle folder (default: $TREELAB_DATA, else the bundle "
+                             "that ships with treelab)")
 
     p_demo = sub.add_parser(
         "demo", help="the main job: a spectrum-of-randomness experiment (resumable)")
@@ -50,8 +53,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="trees per ensemble (default: 100)")
     p_demo.add_argument("--folds", type=int, default=10, metavar="K",
                         help="cross-validation folds (default: 10)")
-    p_demo.add_argument("--no-uci", action="store_true",
-                        help="use only embedded data even when the UCI bundle is found")
+    p_demo.add_argument("--datasets", default=",".join(DEMO_DATASETS), metavar="NAMES",
+                        help="comma-separated UCI sets of the bundle (default: "
+                             f"{','.join(DEMO_DATASETS)}; see 'treelab list-data')")
     add_backend(p_demo, "local")
     return parser
 
@@ -116,8 +120,9 @@ def _demo(args: argparse.Namespace) -> int:
     from treelab.experiment import run
     from treelab.experiment.demo import demo_config
 
+    names = [n.strip() for n in args.datasets.split(",") if n.strip()]
     config = demo_config(args.out, n_estimators=args.trees, n_splits=args.folds,
-                         use_uci=False if args.no_uci else None)
+                         datasets=names)
     changes = {"backend": "dask" if args.scheduler else args.backend}
     if args.workers is not None:
         changes["n_workers"] = args.workers

@@ -1,7 +1,8 @@
 """Loaders of real data: tabular files, DataFrames, the UCI bundle and scikit-learn's sets.
 
-The UCI bundle is a folder of ``NAME.tsv.gz`` files and an ``index.json`` schema (see the
-bundle's README). Nothing here reaches the network.
+The UCI bundle is a folder of ``NAME.tsv.gz`` files and an ``index.json`` schema (see
+``data/README.md``). It ships with treelab: the repository keeps it in ``data/uci`` and the wheel
+carries it as ``treelab/_data/uci``. Nothing here reaches the network.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ __all__ = [
     "DATA_ENV",
     "UCIDataNotFoundError",
     "find_uci_root",
+    "licence_label",
     "list_uci",
     "load_builtin",
     "load_table",
@@ -31,8 +33,23 @@ __all__ = [
 #: or a folder with a ``uci/`` sub-folder holding it).
 DATA_ENV = "TREELAB_DATA"
 
-#: Where a development checkout finds the project's shared bundle (``<repo>/../shared/data/uci``).
-_CHECKOUT_BUNDLE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "uci"
+#: The bundle inside an installed wheel (``data/uci`` is mapped there at build time).
+_PACKAGED_BUNDLE = Path(__file__).resolve().parents[1] / "_data" / "uci"
+#: The bundle of a source checkout (an editable install imports treelab from the checkout).
+_CHECKOUT_BUNDLE = Path(__file__).resolve().parents[2] / "data" / "uci"
+
+#: Short licence labels of the bundle's ``license_note`` texts (the full text stays in
+#: ``index.json``), matched by the note's opening words.
+_LICENCE_LABELS = (
+    ("Synthetic", "synthetic; PMLB copy (MIT)"),
+    ("UCI Machine Learning Repository data (UCI lists", "CC BY 4.0 (UCI); PMLB copy (MIT)"),
+    ("UCI Machine Learning Repository data (CC BY 4.0 per UCI; cite the original donors), "
+     "taken from the OpenML", "CC BY 4.0 (UCI); OpenML copy (ODC-PDDL)"),
+    ("UCI Machine Learning Repository data (CC BY 4.0 per UCI; cite the original donors), "
+     "taken from a third-party", "CC BY 4.0 (UCI); ARFF copy (no licence of its own)"),
+    ("UCI Machine Learning Repository data (CC BY 4.0 per UCI; cite the original donors); raw",
+     "CC BY 4.0 (UCI); raw UCI file in PMLB (MIT)"),
+)
 
 _BUILTIN = ("iris", "wine", "breast_cancer", "digits")
 
@@ -53,7 +70,8 @@ def find_uci_root(root: str | os.PathLike[str] | None = None, *, required: bool 
     """Locate the UCI bundle.
 
     Looks at ``root`` when given; otherwise at the ``TREELAB_DATA`` environment variable;
-    otherwise at ``../shared/data/uci`` beside a development checkout of treelab.
+    otherwise at the bundle that ships with treelab (``treelab/_data/uci`` in an installed
+    wheel, ``data/uci`` in a source checkout).
 
     Parameters
     ----------
@@ -81,8 +99,8 @@ def find_uci_root(root: str | os.PathLike[str] | None = None, *, required: bool 
             looked.append(f"{DATA_ENV}={env!r}")
         else:
             looked.append(f"{DATA_ENV} (not set)")
-        candidates.append(_CHECKOUT_BUNDLE)
-        looked.append(str(_CHECKOUT_BUNDLE))
+        candidates += [_PACKAGED_BUNDLE, _CHECKOUT_BUNDLE]
+        looked += [str(_PACKAGED_BUNDLE), str(_CHECKOUT_BUNDLE)]
     for candidate in candidates:
         found = _bundle_in(candidate)
         if found is not None:
@@ -103,6 +121,16 @@ def _read_index(folder: Path) -> list[dict[str, Any]]:
     return entries
 
 
+def licence_label(entry: dict[str, Any]) -> str:
+    """A short licence label of one ``index.json`` entry (its ``license_note`` in a few words;
+    the note itself when it matches no known wording)."""
+    note = str(entry.get("license_note", ""))
+    for start, label in _LICENCE_LABELS:
+        if note.startswith(start):
+            return label
+    return note
+
+
 def list_uci(root: str | os.PathLike[str] | None = None) -> pd.DataFrame:
     """List the data sets of the UCI bundle.
 
@@ -115,7 +143,7 @@ def list_uci(root: str | os.PathLike[str] | None = None) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Indexed by name: ``n_samples``, ``n_features``, ``n_continuous``, ``n_nominal``,
-        ``n_classes``, ``description``.
+        ``n_classes``, ``licence`` (see :func:`licence_label`), ``description``.
     """
     folder = find_uci_root(root)
     rows = []
@@ -130,10 +158,13 @@ def list_uci(root: str | os.PathLike[str] | None = None) -> pd.DataFrame:
                 "n_continuous": n_cont,
                 "n_nominal": len(types) - n_cont,
                 "n_classes": e.get("n_classes"),
+                "licence": licence_label(e),
                 "description": e.get("description", ""),
             }
         )
-    return pd.DataFrame(rows).set_index("name").sort_index()
+    columns = ["name", "n_samples", "n_features", "n_continuous", "n_nominal", "n_classes",
+               "licence", "description"]
+    return pd.DataFrame(rows, columns=columns).set_index("name").sort_index()
 
 
 def load_uci(name: str, root: str | os.PathLike[str] | None = None) -> LabeledData:
@@ -149,8 +180,8 @@ def load_uci(name: str, root: str | os.PathLike[str] | None = None) -> LabeledDa
     name : str
         Data set name (or one of its ``aliases``), as listed by :func:`list_uci`.
     root : str or path-like, optional
-        Bundle folder; otherwise ``TREELAB_DATA``, then ``../shared/data/uci`` beside a
-        development checkout.
+        Bundle folder; otherwise ``TREELAB_DATA``, then the bundle that ships with treelab
+        (see :func:`find_uci_root`).
 
     Returns
     -------

@@ -1,20 +1,23 @@
 """The main job: a small, real spectrum-of-randomness experiment (Liu et al. 2008).
 
 Aggregating, Bagging and Subspace VR-Trees (100 trees each) across the 11 alphas 0, 0.1, ...,
-1, evaluated by 10-fold stratified cross-validation on embedded data: Breiman's waveform
-(generated, 300 rows) and scikit-learn's bundled wine data; when the shared UCI bundle is found
-(``TREELAB_DATA`` or ``../shared/data/uci``) its ``heart-statlog`` set (mixed continuous and
-nominal attributes) is added.
+1, evaluated by 10-fold stratified cross-validation on three UCI sets of the bundle that ships
+with treelab, all three in Liu et al.'s study: ``wine`` (continuous attributes, three classes),
+``heart-statlog`` (mixed continuous and nominal attributes) and ``vote`` (nominal attributes
+with missing values coded as a value of their own).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
-from treelab.datasets.loaders import find_uci_root
 from treelab.experiment.config import ExperimentConfig
 
-__all__ = ["DEMO_ALPHAS", "demo_config"]
+__all__ = ["DEMO_ALPHAS", "DEMO_DATASETS", "demo_config"]
+
+#: The UCI sets of the demo (names in the bundle, see ``treelab list-data``).
+DEMO_DATASETS = ("wine", "heart-statlog", "vote")
 
 #: The alpha grid of Liu et al. (2008).
 DEMO_ALPHAS = tuple(round(0.1 * i, 1) for i in range(11))
@@ -32,7 +35,7 @@ def spectrum_ensembles(n_estimators: int) -> list[dict]:
 
 
 def demo_config(out: str | os.PathLike[str] = "treelab-out/demo", *, n_estimators: int = 100,
-                n_splits: int = 10, use_uci: bool | None = None, seed: int = 0
+                n_splits: int = 10, datasets: Sequence[str] = DEMO_DATASETS, seed: int = 0
                 ) -> ExperimentConfig:
     """The demo experiment's configuration.
 
@@ -44,8 +47,8 @@ def demo_config(out: str | os.PathLike[str] = "treelab-out/demo", *, n_estimator
         Trees per ensemble.
     n_splits : int, default 10
         Folds of the stratified cross-validation.
-    use_uci : bool, optional
-        Add the UCI ``heart-statlog`` set; by default exactly when the bundle is found.
+    datasets : sequence of str, default ("wine", "heart-statlog", "vote")
+        Names of UCI sets in the bundle (``TREELAB_DATA`` points at another bundle).
     seed : int, default 0
         Root seed.
 
@@ -53,18 +56,11 @@ def demo_config(out: str | os.PathLike[str] = "treelab-out/demo", *, n_estimator
     -------
     ExperimentConfig
     """
-    datasets: list[dict] = [
-        {"name": "waveform", "generator": "waveform", "n_samples": 300},
-        {"name": "wine", "builtin": "wine"},
-    ]
-    root = find_uci_root(required=False)
-    if use_uci or (use_uci is None and root is not None):
-        if root is None:
-            find_uci_root()  # raises the explanatory error
-        datasets.append({"name": "heart-statlog", "uci": "heart-statlog", "root": str(root)})
+    if isinstance(datasets, str) or not datasets:
+        raise ValueError(f"datasets must be a non-empty list of UCI set names; got {datasets!r}")
     return ExperimentConfig(
         name="treelab demo: spectrum of variable-random trees",
-        datasets=datasets,
+        datasets=[{"name": name, "uci": name} for name in datasets],
         ensembles=spectrum_ensembles(n_estimators),
         alphas=DEMO_ALPHAS,
         protocol={"name": "stratified_kfold", "n_splits": n_splits},
