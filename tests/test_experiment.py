@@ -76,6 +76,21 @@ def strip(ds):
         ({"alphas": [0.5, 2.0]}, ValueError, "alphas"),
         ({"backend": "gpu"}, ValueError, "backend"),
         ({"seed": -1}, TypeError, "seed"),
+        ({"seed": 2**32}, ValueError, "seed"),
+        ({"ensembles": [{"name": "RF", "estimator": "RandomForest",
+                         "params": {"n_estimators": "5"}}]}, TypeError,
+         r"ensembles\['RF'\].params: n_estimators"),
+        ({"ensembles": [{"name": "RF", "estimator": "RandomForest",
+                         "params": {"n_estimators": 0}}]}, ValueError,
+         r"ensembles\['RF'\].params: n_estimators"),
+        ({"ensembles": [{"name": "sk", "estimator": "sklearn.ensemble:RandomForestClassifier",
+                         "params": {"n_estimators": 0}}]}, ValueError,
+         r"ensembles\['sk'\].params: .*n_estimators"),
+        ({"ensembles": [{"estimator": "VRTrees", "single": {
+            "estimator": "DecisionTree", "params": {"min_samples_leaf": 0}}}]}, ValueError,
+         "single.params: min_samples_leaf"),
+        ({"datasets": [{"name": "gone", "path": "/no/such/file.csv"}]}, ValueError,
+         r"datasets\['gone'\].path: no such file"),
         ({"measures": ["not_a_measure"]}, ValueError, "not_a_measure"),
         ({"measures": ["bias_variance"]}, ValueError, "bias_variance"),
         ({"measures": {"diagnose": {"colour": 1}}}, ValueError, "colour"),
@@ -253,7 +268,39 @@ def test_rerun_skips_finished_cells_and_assembles_the_same(tmp_path):
     xr.testing.assert_equal(strip(grown.sel(alpha=[0.0, 1.0, np.nan])), strip(first))
 
 
-def test_sigkill_loses_only_cells_in_flight(tmp_path):
+def _process_table():
+    """``{pid: (parent pid, state)}`` of every process, read from /proc."""
+    table = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()
+        table[int(entry.name)] = (int(fields[1]), fields[0])
+    return table
+
+
+def _descendants(pid):
+    table = _process_table()
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, (ppid, _) in table.items() if ppid in frontier} - found
+        found |= frontier
+    return found
+
+
+def _running(pids):
+    """The pids of ``pids`` that still run (a zombie has exited: it is not counted)."""
+    table = _process_table()
+    return {p for p in pids if p in table and table[p][1] != "Z"}
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+@pytest.mark.parametrize("backend", ["serial", "local"])
+def test_sigkill_loses_only_cells_in_flight(tmp_path, backend):
     out = tmp_path / "killed"
     script = tmp_path / "job.py"
     script.write_text(textwrap.dedent(f"""
@@ -261,19 +308,29 @@ def test_sigkill_loses_only_cells_in_flight(tmp_path):
         sys.path.insert(0, {str(REPO / 'tests')!r})
         from test_experiment import small_config
         from treelab.experiment import run
-        run(small_config(out={str(out)!r}, alphas=[0.0, 0.5, 1.0]), progress=False)
+        if __name__ == "__main__":  # worker processes import this file again
+            run(small_config(out={str(out)!r}, alphas=[0.0, 0.5, 1.0]), progress=False,
+                backend={backend!r}, n_workers=2)
     """))
     proc = subprocess.Popen([sys.executable, str(script)], cwd=REPO)
     cells_file = out / "cells.jsonl"
-    deadline = time.time() + 120
+    deadline = time.time() + 240
     while time.time() < deadline:
         if cells_file.exists() and cells_file.read_bytes().count(b"\n") >= 8:
             break
         if proc.poll() is not None:
             pytest.fail("the run finished before it could be killed")
         time.sleep(0.02)
+    children = _descendants(proc.pid)
+    if backend == "local":  # forkserver, resource tracker and two workers at least
+        assert len(children) >= 3, children
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    # no process the run started outlives it: workers watch their parent
+    deadline = time.time() + 10
+    while _running(children) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not _running(children), f"orphans still running: {sorted(_running(children))}"
     config = small_config(out=str(out), alphas=[0.0, 0.5, 1.0])
     raw = cells_file.read_bytes()
     complete = raw.count(b"\n")
@@ -288,16 +345,16 @@ def test_sigkill_loses_only_cells_in_flight(tmp_path):
 
 def test_failing_cells_raise_or_continue(tmp_path):
     bad = [{"name": "Agg.", "estimator": "VRTrees", "params": {"n_estimators": 3}},
-           {"name": "broken", "estimator": "VRTrees", "params": {"n_estimators": 0}}]
+           {"name": "broken", "estimator": "helpers_faults:FailingClassifier"}]
     config = small_config(out=str(tmp_path / "a"), ensembles=bad, alphas=[0.5],
                           datasets=[{"name": "wine", "builtin": "wine"}])
-    with pytest.raises(ExperimentError, match="n_estimators"):
+    with pytest.raises(ExperimentError, match="always fails"):
         run(config, progress=False)
     assert status(config)["done"] == 3  # the Agg. cells before the failure are kept
     ds = run(config.replace(on_error="continue"), progress=False)
     assert ds.attrs["failed_cells"] == 3
     assert np.all(np.isnan(ds.ensemble_error.sel(ensemble="broken")))
-    assert not np.any(np.isnan(ds.ensemble_error.sel(ensemble="Agg.")))
+    assert not np.any(np.isnan(ds.ensemble_error.sel(ensemble="Agg.", alpha=0.5)))
     assert len(CellStore(tmp_path / "a").errors()) == 3
 
 

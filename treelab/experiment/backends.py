@@ -8,14 +8,29 @@ To keep 2 cores from being oversubscribed, parallel backends run one fit per wor
 ``n_jobs=1`` (numba's own threads off); only the serial backend lets a fit use several threads
 (``n_jobs``). At most ``2 * n_workers`` cells are in flight, so a killed run loses at most
 those.
+
+Local worker processes watch the process that started them through a pipe: when it dies (even
+by SIGKILL) the pipe reaches end-of-file and every worker exits at once, so no orphan keeps
+computing or holding memory. When a worker dies (killed by a signal or the out-of-memory
+killer) the pool is broken: the cells that were in flight are run again one at a time in a new
+pool, so that the cell that kills its worker is the only one reported failed; the run then goes
+on.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import traceback
+from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    BrokenExecutor,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+)
 from concurrent.futures import wait as wait_futures
 from typing import Any
 
@@ -43,7 +58,19 @@ def _safe_run(spec: dict[str, Any], n_jobs: int | None) -> tuple[dict[str, Any] 
         return None, traceback.format_exc()
 
 
-def _worker_init() -> None:
+def _watch_parent(parent: Any) -> None:
+    """Exit this worker when the process that started it is gone (its pipe end closes)."""
+    try:
+        parent.recv_bytes()
+    except (EOFError, OSError):
+        pass
+    os._exit(1)
+
+
+def _worker_init(parent: Any = None) -> None:
+    if parent is not None:
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
+                         name="treelab-parent-watch").start()
     # one thread per worker for every pool a fit or a measure may use
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
@@ -61,46 +88,97 @@ def _serial(cells: Sequence[Cell], n_jobs: int | None) -> Iterator[Outcome]:
         yield cell, result, error
 
 
-def _pool(cells: Sequence[Cell], executor: Any, n_workers: int) -> Iterator[Outcome]:
+#: Reason recorded for a cell whose worker process died.
+WORKER_DIED = ("the worker process running this cell died (killed by a signal or the "
+               "out-of-memory killer); the pool was restarted and the run went on")
+
+
+def _pool(cells: Sequence[Cell], make: Any, n_workers: int) -> Iterator[Outcome]:
+    """Run ``cells`` on the executors ``make()`` returns, at most ``2 * n_workers`` in flight.
+
+    A broken process pool (a worker died) is replaced by a new one. The cells it was running
+    are suspects: they run again one at a time, so a cell that breaks a pool while alone in it
+    is the one that kills its worker, and only that cell is reported failed.
+    """
+    executor = make()
     pending: dict[Future, Cell] = {}
+    suspects: deque[Cell] = deque()
+    isolating = False  # a suspect runs alone in the pool
     todo = iter(cells)
     try:
         while True:
-            while len(pending) < 2 * n_workers:
-                cell = next(todo, None)
+            isolating = isolating and bool(pending or suspects)
+            while len(pending) < (1 if isolating or suspects else 2 * n_workers):
+                isolating = isolating or bool(suspects)
+                cell = suspects.popleft() if suspects else next(todo, None)
                 if cell is None:
                     break
-                pending[executor.submit(_safe_run, cell.spec, 1)] = cell
+                try:
+                    fut = executor.submit(_safe_run, cell.spec, 1)
+                except BrokenExecutor:  # it broke since the last wait: the futures will say
+                    suspects.appendleft(cell)
+                    break
+                pending[fut] = cell
             if not pending:
-                return
+                if not suspects:
+                    return
+                executor = _restart(executor, make)
+                continue
             done, _ = wait_futures(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
+            if any(_broke(fut) for fut in done):
+                wait_futures(pending)  # every other future of a broken pool fails as well
+                done = set(pending)
+            broken: list[Cell] = []
+            for fut in [f for f in pending if f in done]:  # submission order
                 cell = pending.pop(fut)
+                if _broke(fut):
+                    broken.append(cell)
+                    continue
                 try:
                     result, error = fut.result()
-                except Exception:  # the worker itself died
+                except Exception:  # the call failed outside the cell (e.g. pickling)
                     result, error = None, traceback.format_exc()
                 yield cell, result, error
+            if len(broken) == 1:  # alone in the pool: this cell killed its worker
+                yield broken[0], None, WORKER_DIED
+            elif broken:
+                suspects.extend(broken)
+            if broken:
+                executor = _restart(executor, make)
     finally:
         for fut in pending:
             fut.cancel()
+        executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _broke(fut: Future) -> bool:
+    return not fut.cancelled() and isinstance(fut.exception(), BrokenExecutor)
+
+
+def _restart(executor: Any, make: Any) -> Any:
+    executor.shutdown(wait=True, cancel_futures=True)
+    return make()
 
 
 def _local(cells: Sequence[Cell], n_workers: int, threads: bool) -> Iterator[Outcome]:
     if threads:
-        with ThreadPoolExecutor(max_workers=n_workers) as ex:
-            yield from _pool(cells, ex, n_workers)
+        yield from _pool(cells, lambda: ThreadPoolExecutor(max_workers=n_workers), n_workers)
         return
     import multiprocessing
 
     # forkserver/spawn: forking a process that already runs numba/OpenMP threads is unsafe
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     ctx = multiprocessing.get_context(method)
-    ex = ProcessPoolExecutor(max_workers=n_workers, mp_context=ctx, initializer=_worker_init)
+    # the workers hold the reading end; this process alone holds the writing end, so the
+    # workers see end-of-file the moment it dies, however it dies
+    watch, alive = ctx.Pipe(duplex=False)
     try:
-        yield from _pool(cells, ex, n_workers)
+        yield from _pool(cells, lambda: ProcessPoolExecutor(
+            max_workers=n_workers, mp_context=ctx, initializer=_worker_init,
+            initargs=(watch,)), n_workers)
     finally:
-        ex.shutdown(wait=True, cancel_futures=True)
+        alive.close()
+        watch.close()
 
 
 def _dask(cells: Sequence[Cell], n_workers: int, client: Any, scheduler: str | None

@@ -115,6 +115,24 @@ def _reduce(ds: xr.Dataset) -> dict[str, xr.DataArray]:
     return kept
 
 
+def _own_dims(measure: str, variables: dict[str, xr.DataArray], owners: dict[str, str]
+              ) -> dict[str, xr.DataArray]:
+    """Give a measure's dims names of their own: the first configured measure that reports a
+    dim keeps its name, a later measure's dim of the same name becomes ``<measure>_<dim>``
+    (``topk_error`` after ``diagnose`` reports ``topk_error_k``), so two measures never share
+    coordinates that may differ. ``owners`` maps each dim name to the measure that took it."""
+    dims = {d for da in variables.values() for d in da.dims}
+    rename = {}
+    for dim in sorted(dims):
+        if owners.setdefault(dim, measure) != measure:
+            rename[dim] = f"{measure}_{dim}"
+            owners[rename[dim]] = measure
+    if not rename:
+        return variables
+    return {var: da.rename({d: rename[d] for d in da.dims if d in rename})
+            for var, da in variables.items()}
+
+
 def _single_for(spec: dict[str, Any], est: Any, train: LabeledData, seed: int) -> Any:
     """The cell's single model, unfitted: the configured one, the ensemble's own
     ``single_model()`` ("auto"; None without one), or NaN when switched off."""
@@ -217,9 +235,10 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1) -> dict[str, Any]:
         variables: dict[str, xr.DataArray] = {}
         if hasattr(est, "member_proba"):
             single = _single_for(spec, est, train, est_seed)
+            owners: dict[str, str] = {}
             for name, options in spec["measures"].items():
                 ds = _measure(name, dict(options), est, train, test, single, proba)
-                for var, da in _reduce(ds).items():
+                for var, da in _own_dims(name, _reduce(ds), owners).items():
                     variables[var if var not in variables else f"{name}_{var}"] = da
         else:  # an estimator without member outputs: its error only
             err = float(np.mean(est.predict(test.X) != test.y))

@@ -100,6 +100,8 @@ class ExperimentConfig:
         seed = self.seed
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
             raise TypeError(f"seed must be a non-negative integer; got {seed!r}")
+        if seed >= 2**32:  # NumPy and scikit-learn take 32-bit seeds
+            raise ValueError(f"seed must be below 2**32 = {2**32}; got {seed!r}")
         object.__setattr__(self, "seed", int(seed))
         datasets = self.datasets
         if isinstance(datasets, Mapping | str) or not isinstance(datasets, Sequence) \

@@ -6,8 +6,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import numbers
+import warnings
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from treelab import _dims
 from treelab.experiment.config import ExperimentConfig
@@ -15,7 +19,7 @@ from treelab.experiment.data import load_base
 from treelab.experiment.seeds import canonical_json
 from treelab.protocols import make_protocol
 
-__all__ = ["Cell", "expand"]
+__all__ = ["Cell", "check_sizes", "expand"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,42 @@ def _alpha_value(a: float) -> float | None:
     return None if math.isnan(a) else a
 
 
+def check_sizes(y: np.ndarray, protocol: Any, where: str) -> None:
+    """Refuse a data set too small for the protocol's splits, before any cell runs.
+
+    k-fold needs at least k rows, and (stratified) at least one class with k rows, as
+    scikit-learn's splitters do; a holdout needs a row on each side. A class with fewer rows
+    than the folds is allowed (it misses some test folds, as glass does in 10-fold CV) but
+    reported with a warning that names it.
+    """
+    labels, counts = np.unique(np.asarray(y), return_counts=True)
+    n_rows = int(counts.sum())
+    n_splits = getattr(protocol, "n_splits", None)
+    if n_splits is not None:
+        if n_rows < n_splits:
+            raise ValueError(f"{where}: {n_rows} rows cannot make the {n_splits} folds of "
+                             f"protocol {protocol.name!r}; use fewer folds")
+        small = {str(c): int(n) for c, n in zip(labels, counts, strict=True) if n < n_splits}
+        if small and len(small) == len(labels):
+            raise ValueError(f"{where}: every class has fewer rows than the {n_splits} folds "
+                             f"of protocol {protocol.name!r} (rows per class: {small}); use "
+                             "fewer folds")
+        if small:
+            warnings.warn(f"{where}: classes {small} (rows) have fewer rows than the "
+                          f"{n_splits} folds of protocol {protocol.name!r}, so some test folds "
+                          "miss them; set min_class_size to drop them", UserWarning,
+                          stacklevel=3)
+    elif protocol.name == "holdout":
+        size = protocol.test_size
+        n_test = size if isinstance(size, numbers.Integral) else math.ceil(size * n_rows)
+        if n_rows < 2 or not 1 <= n_test < n_rows:
+            raise ValueError(f"{where}: {n_rows} rows cannot be split into a test part of "
+                             f"{protocol.test_size} and a training part")
+    elif n_rows < 2:
+        raise ValueError(f"{where}: {n_rows} rows cannot be split by protocol "
+                         f"{protocol.name!r}")
+
+
 def expand(config: ExperimentConfig) -> list[Cell]:
     """Every cell of ``config``, in grid order.
 
@@ -66,8 +106,10 @@ def expand(config: ExperimentConfig) -> list[Cell]:
     cells: list[Cell] = []
     for ds in config.datasets:
         n_rows = None
-        if protocol.name == "loo":
-            n_rows = load_base(ds.to_dict(), config.seed).n_samples
+        if not protocol.uses_generator:
+            base = load_base(ds.to_dict(), config.seed, ds.root)
+            check_sizes(base.y, protocol, f"datasets[{ds.name!r}]")
+            n_rows = base.n_samples
         pairs = protocol.coords(n_rows)
         for ens in config.ensembles:
             for alpha in config.alphas_of(ens):

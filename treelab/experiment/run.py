@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import logging
 import math
@@ -160,10 +162,17 @@ def run(
     backend = backend or config.backend
     folder = _out(config, out)
     cells = expand(config)
-    with CellStore(folder) as store:
-        (folder / "config.json").write_text(json.dumps(config.to_dict(), indent=2,
-                                                       sort_keys=True))
+    try:
+        store = CellStore(folder)
+        store.open()
+        _replace_text(folder / "config.json",
+                      json.dumps(config.to_dict(), indent=2, sort_keys=True))
+    except OSError as exc:
+        store.close()
+        raise _output_error(exc, folder, "cannot write to the output folder") from exc
+    try:
         done = store.records()
+        _report_rejected(store)
         store.clear_errors()
         todo = [c for c in cells if c.key not in done]
         skipped = len(cells) - len(todo)
@@ -181,7 +190,12 @@ def run(
                     for message in result.get("warnings", ()):
                         warned[message] = warned.get(message, 0) + 1
                     record = {"key": cell.key, "cell": _plain(cell.coords), **result}
-                    store.write(record)
+                    try:
+                        store.write(record)
+                    except OSError as exc:
+                        outcomes.close()
+                        raise _output_error(exc, folder, "cannot append a finished cell to "
+                                            "the cell file in") from exc
                     done[cell.key] = record
                 else:
                     store.write_error({"key": cell.key, "cell": _plain(cell.coords),
@@ -199,12 +213,44 @@ def run(
             bar.close()
             for message, count in warned.items():
                 log.info("%d cells warned: %s", count, message)
+    finally:
+        store.close()
+    if failures and not any(c.key in done for c in cells):
+        raise ExperimentError(_all_failed(failures, len(cells), folder))
     ds = assemble(cells, done, attrs=result_attrs(config))
     if failures:
         ds.attrs["failed_cells"] = len(failures)
     if write_result:
         _write(ds, folder)
     return ds
+
+
+def _report_rejected(store: CellStore) -> None:
+    if not store.rejected:
+        return
+    shown = "; ".join(f"line {n}: {why}" for n, why in store.rejected[:5])
+    more = f" (and {len(store.rejected) - 5} more)" if len(store.rejected) > 5 else ""
+    log.warning("%s: %d lines skipped, their cells are computed again: %s%s",
+                store.folder / "cells.jsonl", len(store.rejected), shown, more)
+
+
+def _all_failed(failures: list[tuple[Any, str]], total: int, folder: Path) -> str:
+    """The message of a run in which no cell finished: the count and the first errors."""
+    lines = [f"every cell failed ({len(failures)} of {total}); no result "
+             f"was written. The errors are in {folder / 'errors.jsonl'}; the first:"]
+    for cell, error in failures[:3]:
+        last = [x for x in error.strip().splitlines() if x.strip()][-1:] or ["(no message)"]
+        lines.append(f"  cell {_plain(cell.coords)}: {last[0].strip()}")
+    return "\n".join(lines)
+
+
+def _output_error(exc: OSError, folder: Path, what: str) -> ExperimentError:
+    reason = exc.strerror or str(exc)
+    if exc.errno == errno.ENOSPC:
+        reason += " (the disk is full: free space and run again; finished cells are kept)"
+    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        reason += " (the folder is read-only: pass another --out/out)"
+    return ExperimentError(f"{what} {folder}: {reason}")
 
 
 def _plain(coords: dict[str, Any]) -> dict[str, Any]:
@@ -216,10 +262,32 @@ def _same(a: float, b: float) -> bool:
 
 
 def _write(ds: xr.Dataset, folder: Path) -> None:
-    tmp = folder / "result.nc.tmp"
-    ds.to_netcdf(tmp)
-    os.replace(tmp, folder / "result.nc")
-    summary(ds).to_csv(folder / "summary.csv")
+    """Write result.nc and summary.csv, each through a temporary file that is renamed into
+    place, so a failed write (full disk, read-only folder) leaves neither a partial file nor a
+    ``.tmp`` behind."""
+    _replace_file(folder / "result.nc", ds.to_netcdf, folder)
+    _replace_file(folder / "summary.csv", summary(ds).to_csv, folder)
+
+
+def _replace_text(path: Path, text: str) -> None:
+    _replace_file(path, lambda tmp: tmp.write_text(text), None)
+
+
+def _replace_file(path: Path, write: Any, folder: Path | None) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        if folder is None:
+            raise
+        raise _output_error(exc, folder, f"cannot write {path.name} to") from exc
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise
 
 
 def summary(ds: xr.Dataset, var: str = "ensemble_error") -> pd.DataFrame:

@@ -30,6 +30,7 @@ __all__ = [
     "check_alphas",
     "check_jsonable",
     "check_name",
+    "check_params",
     "resolve_estimator",
 ]
 
@@ -112,6 +113,24 @@ def resolve_estimator(name: str) -> type:
     return cls
 
 
+def check_params(cls: type, params: Mapping[str, Any], where: str) -> None:
+    """Check estimator parameters with the estimator's own checks, before any cell runs.
+
+    treelab estimators validate in ``_check_params`` and scikit-learn's in ``_validate_params``
+    (both otherwise run only in ``fit``); an error names ``where``.
+    """
+    try:
+        est = cls(**params)
+        if callable(getattr(est, "_check_params", None)):
+            est._check_params()
+        elif hasattr(est, "_parameter_constraints") \
+                and callable(getattr(est, "_validate_params", None)):
+            est._validate_params()
+    except (TypeError, ValueError) as exc:
+        raise (ValueError if isinstance(exc, ValueError) else TypeError)(
+            f"{where}: {exc}") from None
+
+
 @dataclass(frozen=True)
 class DatasetSpec:
     """One data set of an experiment.
@@ -188,6 +207,8 @@ class DatasetSpec:
         elif source == "builtin" and value not in _BUILTIN:
             raise ValueError(f"{where}.builtin must be one of {_BUILTIN}; got {value!r}")
         elif source == "path":
+            if not Path(value).is_file():
+                raise ValueError(f"{where}.path: no such file {value!r}")
             unknown = set(params) - {"target", "nominal", "sep"}
             if unknown:
                 raise ValueError(f"{where}.params: load_table takes target, nominal, sep; got "
@@ -362,6 +383,7 @@ class EnsembleSpec:
         bad = {"random_state", "n_jobs"} & set(params)
         if bad:
             raise ValueError(f"{where}.params must not set {sorted(bad)}: the runner sets them")
+        check_params(est_cls, params, f"{where}.params")
         alphas = spec.get("alphas")
         if alphas is not None:
             if "alpha" not in known:
@@ -372,9 +394,10 @@ class EnsembleSpec:
             if not isinstance(single, Mapping) or "estimator" not in single:
                 raise ValueError(f"{where}.single must be 'auto', false or a table with an "
                                  f"estimator; got {single!r}")
-            resolve_estimator(single["estimator"])
+            single_cls = resolve_estimator(single["estimator"])
             single = check_jsonable({"estimator": single["estimator"],
                                 "params": dict(single.get("params", {}))}, f"{where}.single")
+            check_params(single_cls, single["params"], f"{where}.single.params")
         return cls(name=name, estimator=estimator, params=params, alphas=alphas, single=single)
 
     def has_alpha(self) -> bool:

@@ -12,10 +12,18 @@ A cell's line is written and flushed the moment it finishes, by the one process 
 experiment (workers only compute). A process killed mid-write leaves at most a partial last
 line, which readers ignore and the next writer cuts off, so a run killed at any moment loses
 only the cells in flight. Floats are written with Python's ``repr``, which reads back exactly.
+
+Every record carries ``digest``, the SHA-256 of its canonical JSON without that field (the cell
+key, which is the hash of the cell's configuration, and its values). A reader accepts a line
+only when it is a well-formed record whose digest matches; anything else (text that is not
+JSON, JSON that is not a record, a record edited after it was written, a record written before
+digests existed) is skipped and reported in :attr:`CellStore.rejected`, and its cell counts as
+not finished, so the next run computes it again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -27,6 +35,7 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
+from treelab.experiment.seeds import canonical_json
 
 __all__ = ["CellStore", "StoreLockedError", "assemble"]
 
@@ -52,31 +61,44 @@ class CellStore:
         self.folder = Path(folder)
         self._lock_fh: Any = None
         self._fh: Any = None
+        #: ``(line number, reason)`` of every line of ``cells.jsonl`` that the last
+        #: :meth:`records` call skipped (their cells count as not finished).
+        self.rejected: list[tuple[int, str]] = []
 
     # -- reading ---------------------------------------------------------------------------
-    def _lines(self, name: str) -> Iterator[dict[str, Any]]:
+    def _lines(self, name: str) -> Iterator[tuple[int, Any]]:
         path = self.folder / name
         if not path.is_file():
             return
         with path.open("rb") as fh:
-            for raw in fh:
+            for number, raw in enumerate(fh, start=1):
                 if not raw.endswith(b"\n"):
                     break  # a partial last line: the writer was killed mid-line
                 try:
-                    yield json.loads(raw)
+                    yield number, json.loads(raw)
                 except ValueError:
-                    continue
+                    yield number, _NOT_JSON
 
     def records(self) -> dict[str, dict[str, Any]]:
-        """Finished cells by key (the first record of a key wins)."""
+        """Finished cells by key (the first valid record of a key wins).
+
+        Lines that are not valid records (see the module notes) are skipped and listed in
+        :attr:`rejected`.
+        """
         out: dict[str, dict[str, Any]] = {}
-        for rec in self._lines(_CELLS):
+        self.rejected = []
+        for number, rec in self._lines(_CELLS):
+            problem = check_record(rec)
+            if problem is not None:
+                self.rejected.append((number, problem))
+                continue
             out.setdefault(rec["key"], rec)
         return out
 
     def errors(self) -> list[dict[str, Any]]:
-        """Failed cells recorded so far."""
-        return list(self._lines(_ERRORS))
+        """Failed cells recorded so far (lines that are not such records are left out)."""
+        return [rec for _, rec in self._lines(_ERRORS)
+                if isinstance(rec, dict) and isinstance(rec.get("key"), str)]
 
     # -- writing ---------------------------------------------------------------------------
     def __enter__(self) -> CellStore:
@@ -117,6 +139,9 @@ class CellStore:
         """Append one finished cell and flush it to the operating system at once."""
         if self._fh is None:
             raise RuntimeError("the store is not open")
+        record = json.loads(json.dumps(record, allow_nan=True))  # the values a reader sees
+        record.pop("digest", None)
+        record["digest"] = record_digest(record)
         self._fh.write(json.dumps(record, allow_nan=True, separators=(",", ":")) + "\n")
         self._fh.flush()
 
@@ -130,6 +155,42 @@ class CellStore:
         path = self.folder / _ERRORS
         if path.exists():
             path.unlink()
+
+
+_NOT_JSON = object()
+
+
+def record_digest(record: dict[str, Any]) -> str:
+    """SHA-256 (hex) of a cell record's canonical JSON, its ``digest`` field left out."""
+    body = {k: v for k, v in record.items() if k != "digest"}
+    return hashlib.sha256(canonical_json(body).encode()).hexdigest()
+
+
+def check_record(rec: Any) -> str | None:
+    """Why ``rec`` (a parsed line of ``cells.jsonl``) is not a usable cell record, or None."""
+    if rec is _NOT_JSON:
+        return "not JSON"
+    if not isinstance(rec, dict) or not isinstance(rec.get("key"), str):
+        return "not a cell record (no key)"
+    variables, coords = rec.get("vars"), rec.get("coords", {})
+    if not isinstance(variables, dict) or not isinstance(coords, dict):
+        return "not a cell record (no vars)"
+    for name, var in variables.items():
+        if not isinstance(var, dict) or not isinstance(var.get("dims"), list) \
+                or "data" not in var or any(d not in coords for d in var["dims"]):
+            return f"not a cell record (variable {name!r} is malformed)"
+        try:
+            shape = np.asarray(var["data"], dtype=np.float64).shape
+            expected = tuple(len(coords[d]) for d in var["dims"])
+        except (TypeError, ValueError):
+            shape, expected = (), (-1,)
+        if shape != expected:
+            return f"not a cell record (variable {name!r} does not match its coordinates)"
+    if "digest" not in rec:
+        return "no digest (written by an older treelab; its cell is computed again)"
+    if rec["digest"] != record_digest(rec):
+        return "digest mismatch (the record was changed after it was written)"
+    return None
 
 
 def _cut_partial_line(path: Path) -> None:

@@ -1,0 +1,245 @@
+"""The runner under faults and bad input: clashing measure dims, a damaged cell file, every
+cell failing, a full disk or read-only folder, data too small for the folds, a killed worker."""
+
+import errno
+import json
+import logging
+import math
+
+import numpy as np
+import pytest
+import xarray as xr
+from test_experiment import small_config, strip
+
+import treelab
+from treelab import datasets as D
+from treelab.analysis import topk_error
+from treelab.cli import main
+from treelab.experiment import CellStore, ExperimentError, cell_seed, expand, run, status
+from treelab.experiment.backends import WORKER_DIED
+from treelab.protocols import StratifiedKFold
+
+
+def wine_config(out, **changes):
+    spec = dict(out=str(out), datasets=[{"name": "wine", "builtin": "wine"}],
+                ensembles=[{"name": "Agg.", "estimator": "VRTrees",
+                            "params": {"n_estimators": 5}}],
+                alphas=[0.5])
+    spec.update(changes)
+    return small_config(**spec)
+
+
+# ------------------------------------------------------------ measures sharing a dim name
+
+@pytest.mark.parametrize("diagnose_k", [[1, 2, 3], [1, 2]])
+def test_measures_sharing_a_dim_name_keep_their_own_coordinates(tmp_path, diagnose_k):
+    config = wine_config(tmp_path / "o", measures={"diagnose": {"k": diagnose_k},
+                                                   "topk_error": {"k": [3, 2, 1]}})
+    ds = run(config, progress=False)
+    assert (tmp_path / "o" / "result.nc").is_file()
+    # the first measure keeps the name, the later one gets its own
+    assert ds["k"].values.tolist() == diagnose_k
+    assert ds["topk_error_k"].values.tolist() == [3, 2, 1]
+    assert ds["topk_error_topk_error"].dims[-1] == "topk_error_k"
+    # the same fold by hand: the same rows, the same estimator seed
+    wine = D.load_builtin("wine")
+    split = StratifiedKFold(3, random_state=1).get(wine, 0, 2)
+    seed = cell_seed(1, "estimator", "wine", [], "Agg.", 0, 2)
+    est = treelab.VRTrees(n_estimators=5, alpha=0.5, random_state=seed).fit(split.train.X,
+                                                                          split.train.y)
+    direct = topk_error(est.predict_proba(split.test.X), split.test.y, k=[1, 2, 3],
+                        classes=est.classes_)
+    cell = dict(dataset="wine", ensemble="Agg.", alpha=0.5, repeat=0, fold=2)
+    for k in (1, 2, 3):
+        got = ds["topk_error_topk_error"].sel(**cell, topk_error_k=k).item()
+        assert got == pytest.approx(direct.sel(k=k).item(), abs=1e-12), k
+    for k in diagnose_k:
+        got = ds["topk_error"].sel(**cell, k=k).item()
+        assert got == pytest.approx(direct.sel(k=k).item(), abs=1e-12), k
+    # top-1 error is the plain error: a check that does not go through topk_error at all
+    plain = np.mean(est.predict(split.test.X) != split.test.y)
+    assert ds["topk_error_topk_error"].sel(**cell, topk_error_k=1).item() == \
+        pytest.approx(plain, abs=1e-12)
+
+
+# ---------------------------------------------------------------- a damaged cell file
+
+def test_malformed_lines_are_skipped_and_reported(tmp_path, caplog):
+    config = wine_config(tmp_path / "o")
+    first = run(config, progress=False)
+    cells_file = tmp_path / "o" / "cells.jsonl"
+    with cells_file.open("a") as fh:
+        fh.write('[1, 2]\n{"foo": 1}\n"text"\nnot json\n{"key": "x", "vars": [1]}\n')
+    with caplog.at_level(logging.WARNING, logger="treelab.experiment"):
+        again = run(config, progress=False)
+    xr.testing.assert_identical(first, again)
+    assert "5 lines skipped" in caplog.text and "line 4: not a cell record" in caplog.text
+    assert status(config)["done"] == 3
+
+
+def _rewrite(path, number, change):
+    lines = path.read_text().splitlines(keepends=True)
+    rec = json.loads(lines[number])
+    change(rec)
+    lines[number] = json.dumps(rec) + "\n"
+    path.write_text("".join(lines))
+
+
+def test_tampered_record_is_computed_again(tmp_path):
+    config = wine_config(tmp_path / "o")
+    first = run(config, progress=False)
+    cells_file = tmp_path / "o" / "cells.jsonl"
+    rec = json.loads(cells_file.read_text().splitlines()[1])
+    assert len(rec["digest"]) == 64
+
+    def tamper(rec):
+        rec["vars"]["ensemble_error"]["data"] = 0.987
+
+    _rewrite(cells_file, 1, tamper)
+    store = CellStore(tmp_path / "o")
+    assert len(store.records()) == 2
+    assert store.rejected == [(2, "digest mismatch (the record was changed after it was "
+                                  "written)")]
+    again = run(config, progress=False)
+    assert cells_file.read_text().count("\n") == 4  # the cell was computed again
+    xr.testing.assert_identical(strip(first), strip(again))
+    assert not np.any(again.ensemble_error.values == 0.987)
+
+
+def test_record_without_digest_from_an_older_version_is_computed_again(tmp_path):
+    config = wine_config(tmp_path / "o")
+    first = run(config, progress=False)
+    cells_file = tmp_path / "o" / "cells.jsonl"
+    _rewrite(cells_file, 0, lambda rec: rec.pop("digest"))
+    assert status(config)["done"] == 2  # readable, but not trusted
+    again = run(config, progress=False)
+    assert cells_file.read_text().count("\n") == 4
+    xr.testing.assert_identical(strip(first), strip(again))
+    assert status(config)["done"] == 3
+
+
+# ------------------------------------------------------------------ every cell failing
+
+def test_every_cell_failing_says_so_and_writes_no_result(tmp_path, capsys):
+    ensembles = [{"name": "bad", "estimator": "helpers_faults:FailingClassifier"}]
+    config = wine_config(tmp_path / "o", ensembles=ensembles, on_error="continue")
+    with pytest.raises(ExperimentError, match=r"every cell failed \(3 of 3\)") as info:
+        run(config, progress=False)
+    assert "RuntimeError: this estimator always fails" in str(info.value)
+    folder = tmp_path / "o"
+    assert not (folder / "result.nc").exists() and not (folder / "summary.csv").exists()
+    assert len(CellStore(folder).errors()) == 3
+    # the command line: exit status 1 and the same message
+    toml = tmp_path / "bad.toml"
+    toml.write_text('on_error = "continue"\nout = "cli"\n[protocol]\nname = "stratified_kfold"\n'
+                    'n_splits = 3\n[[datasets]]\nbuiltin = "wine"\n[[ensembles]]\n'
+                    'estimator = "helpers_faults:FailingClassifier"\n')
+    assert main(["run", str(toml), "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert "every cell failed (3 of 3)" in err and "always fails" in err
+    assert not (tmp_path / "cli" / "result.nc").exists()
+
+
+# ------------------------------------------------------- full disk, read-only folder
+
+def test_full_disk_gives_a_clear_message_and_leaves_no_partial_result(tmp_path, monkeypatch):
+    config = wine_config(tmp_path / "o")
+
+    def full_disk(self, path, *args, **kwargs):
+        with open(path, "wb") as fh:
+            fh.write(b"CDF\x01 partial")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(xr.Dataset, "to_netcdf", full_disk)
+    with pytest.raises(ExperimentError, match="result.nc .*disk is full"):
+        run(config, progress=False)
+    names = sorted(p.name for p in (tmp_path / "o").iterdir())
+    assert names == [".lock", "cells.jsonl", "config.json"]
+    monkeypatch.undo()
+    assert status(config)["done"] == 3  # the finished cells are kept
+    run(config, progress=False)
+    assert (tmp_path / "o" / "result.nc").is_file()
+
+
+def test_read_only_folder_gives_a_clear_message(tmp_path, monkeypatch, capsys):
+    def read_only(self):
+        raise OSError(errno.EROFS, "Read-only file system", str(self.folder / ".lock"))
+
+    monkeypatch.setattr(CellStore, "open", read_only)
+    with pytest.raises(ExperimentError, match="output folder .*read-only"):
+        run(wine_config(tmp_path / "o"), progress=False)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "geteuid") or __import__("os").geteuid() == 0,
+                    reason="root writes to read-only folders")
+def test_read_only_folder_by_permissions(tmp_path):
+    folder = tmp_path / "o"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        with pytest.raises(ExperimentError, match="read-only"):
+            run(wine_config(folder), progress=False)
+        assert not list(folder.iterdir())
+    finally:
+        folder.chmod(0o755)
+
+
+# ----------------------------------------------------------- data too small for the folds
+
+def _table(path, counts):
+    rng = np.random.default_rng(0)
+    rows = ["x1,x2,y"]
+    for label, n in counts.items():
+        rows += [f"{rng.normal():.3f},{rng.normal():.3f},{label}" for _ in range(n)]
+    path.write_text("\n".join(rows) + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize(("counts", "folds", "message"), [
+    ({"a": 4, "b": 4}, 10, r"datasets\['tiny'\]: 8 rows cannot make the 10 folds"),
+    ({"a": 3, "b": 3, "c": 4}, 5, r"datasets\['tiny'\]: every class has fewer rows"),
+])
+def test_data_too_small_for_the_folds_is_refused_before_any_cell(tmp_path, counts, folds,
+                                                                 message):
+    path = _table(tmp_path / "tiny.csv", counts)
+    config = wine_config(tmp_path / "o", datasets=[{"name": "tiny", "path": path}],
+                         protocol={"name": "stratified_kfold", "n_splits": folds})
+    with pytest.raises(ValueError, match=message):
+        run(config, progress=False)
+    assert not (tmp_path / "o").exists()  # refused before anything was written
+
+
+def test_class_smaller_than_the_folds_is_named_in_a_warning(tmp_path):
+    path = _table(tmp_path / "small.csv", {"a": 30, "b": 30, "c": 3})
+    config = wine_config(tmp_path / "o", datasets=[{"name": "small", "path": path}],
+                         protocol={"name": "stratified_kfold", "n_splits": 10})
+    with pytest.warns(UserWarning, match=r"datasets\['small'\]: classes \{'c': 3\}"):
+        expand(config)
+    toml_like = config.replace(datasets=[{"name": "small", "path": path,
+                                          "min_class_size": 10}])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(expand(toml_like)) == 10
+
+
+# ------------------------------------------------------------------- a killed worker
+
+def test_killed_worker_is_recorded_and_the_run_goes_on(tmp_path):
+    ok = {"name": "Agg.", "estimator": "VRTrees", "params": {"n_estimators": 3}}
+    killer = {"name": "killer", "estimator": "helpers_faults:KillingClassifier"}
+    config = wine_config(tmp_path / "o", ensembles=[ok, killer], on_error="continue")
+    ds = run(config, backend="local", n_workers=2, progress=False)
+    # exactly the cells that kill their worker failed, with the reason
+    assert ds.attrs["failed_cells"] == 3
+    errors = CellStore(tmp_path / "o").errors()
+    assert sorted(e["cell"]["ensemble"] for e in errors) == ["killer"] * 3
+    assert all(e["error"] == WORKER_DIED for e in errors)
+    assert np.all(np.isnan(ds.ensemble_error.sel(ensemble="killer")))
+    # the other cells finished, with the values an undisturbed run gives
+    alone = run(wine_config(tmp_path / "alone", ensembles=[ok]), progress=False)
+    for var in ("ensemble_error", "phi_e", "strength"):
+        np.testing.assert_array_equal(ds[var].sel(ensemble="Agg.", alpha=0.5).values,
+                                      alone[var].sel(ensemble="Agg.", alpha=0.5).values)
+    assert not math.isnan(float(ds.ensemble_error.sel(ensemble="Agg.", alpha=0.5).mean()))
