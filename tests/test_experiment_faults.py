@@ -142,7 +142,8 @@ def test_every_cell_failing_says_so_and_writes_no_result(tmp_path, capsys):
 
 # ------------------------------------------------------- full disk, read-only folder
 
-def test_full_disk_gives_a_clear_message_and_leaves_no_partial_result(tmp_path, monkeypatch):
+def test_full_disk_gives_a_clear_message_and_leaves_no_partial_result(tmp_path, monkeypatch,
+                                                                      capsys):
     config = wine_config(tmp_path / "o")
 
     def full_disk(self, path, *args, **kwargs):
@@ -155,13 +156,22 @@ def test_full_disk_gives_a_clear_message_and_leaves_no_partial_result(tmp_path, 
         run(config, progress=False)
     names = sorted(p.name for p in (tmp_path / "o").iterdir())
     assert names == [".lock", "cells.jsonl", "config.json"]
+    # the command line: exit status 1, the message on stderr
+    toml = tmp_path / "c.toml"
+    toml.write_text('out = "o"\nalphas = [0.5]\nseed = 1\n[protocol]\nname = "stratified_kfold"'
+                    '\nn_splits = 3\n[[datasets]]\nname = "wine"\nbuiltin = "wine"\n'
+                    '[[ensembles]]\nname = "Agg."\nestimator = "VRTrees"\n'
+                    '[ensembles.params]\nn_estimators = 5\n')
+    assert main(["run", str(toml), "--no-progress"]) == 1
+    assert "disk is full" in capsys.readouterr().err
+    assert not (tmp_path / "o" / "result.nc.tmp").exists()
     monkeypatch.undo()
     assert status(config)["done"] == 3  # the finished cells are kept
     run(config, progress=False)
     assert (tmp_path / "o" / "result.nc").is_file()
 
 
-def test_read_only_folder_gives_a_clear_message(tmp_path, monkeypatch, capsys):
+def test_read_only_folder_gives_a_clear_message(tmp_path, monkeypatch):
     def read_only(self):
         raise OSError(errno.EROFS, "Read-only file system", str(self.folder / ".lock"))
 
@@ -207,6 +217,13 @@ def test_data_too_small_for_the_folds_is_refused_before_any_cell(tmp_path, count
     with pytest.raises(ValueError, match=message):
         run(config, progress=False)
     assert not (tmp_path / "o").exists()  # refused before anything was written
+    # the command line reports it as a configuration error
+    toml = tmp_path / "tiny.toml"
+    toml.write_text(f'out = "cli"\n[protocol]\nname = "stratified_kfold"\nn_splits = {folds}\n'
+                    f'[[datasets]]\nname = "tiny"\npath = "{path}"\n[[ensembles]]\n'
+                    'estimator = "RandomForest"\n')
+    assert main(["run", str(toml), "--no-progress"]) == 2
+    assert not (tmp_path / "cli").exists()
 
 
 def test_class_smaller_than_the_folds_is_named_in_a_warning(tmp_path):
@@ -229,7 +246,8 @@ def test_class_smaller_than_the_folds_is_named_in_a_warning(tmp_path):
 def test_killed_worker_is_recorded_and_the_run_goes_on(tmp_path):
     ok = {"name": "Agg.", "estimator": "VRTrees", "params": {"n_estimators": 3}}
     killer = {"name": "killer", "estimator": "helpers_faults:KillingClassifier"}
-    config = wine_config(tmp_path / "o", ensembles=[ok, killer], on_error="continue")
+    # the killer first: the cells after it are submitted to a pool that broke
+    config = wine_config(tmp_path / "o", ensembles=[killer, ok], on_error="continue")
     ds = run(config, backend="local", n_workers=2, progress=False)
     # exactly the cells that kill their worker failed, with the reason
     assert ds.attrs["failed_cells"] == 3

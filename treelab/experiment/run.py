@@ -27,7 +27,8 @@ log = logging.getLogger("treelab.experiment")
 
 
 class ExperimentError(RuntimeError):
-    """A cell failed (its traceback is in the message; finished cells stay on disk)."""
+    """A cell failed, every cell failed, or the output folder cannot be written (the message
+    says which, with the errors; finished cells stay on disk)."""
 
 
 def _out(config: ExperimentConfig, out: str | os.PathLike[str] | None) -> Path:
@@ -135,7 +136,8 @@ def run(
     -------
     xarray.Dataset
         Dims ``dataset``, ``ensemble``, ``alpha``, one per swept transform, ``repeat``, ``fold``
-        and the measures' own (``threshold``, ``k``). Variables: everything
+        and the measures' own (``threshold``, ``k``; a dim name that an earlier measure of
+        ``measures`` already reports becomes ``<measure>_<dim>``). Variables: everything
         :func:`treelab.analysis.diagnose` reports per cell (``ensemble_error``,
         ``mean_member_error``, ``single_error``, ``error_ratio``, ``phi_e``, ``phi_star``,
         ``strength``, ``correlation``, ``breiman_bound``, ``thresholded_mse``, ``topk_error``,
@@ -147,9 +149,13 @@ def run(
 
     Raises
     ------
+    ValueError, TypeError
+        Bad arguments, or data sets too small for the protocol's folds (before any cell runs).
     ExperimentError
         When a cell fails and ``config.on_error == "raise"`` (after the cells that finished are
-        written).
+        written); when every cell of the experiment failed (with the first errors; no
+        ``result.nc`` or ``summary.csv`` is written); when the output folder cannot be written
+        (read-only, full disk: no partial file is left behind).
     """
     config = load_config(config)
     if backend is not None and backend not in BACKENDS:

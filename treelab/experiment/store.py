@@ -3,7 +3,7 @@
 Layout of an output folder::
 
     OUT/config.json    the configuration (JSON) of the last run
-    OUT/cells.jsonl    one line per finished cell: {"key", "coords", "vars", ...}
+    OUT/cells.jsonl    one line per finished cell: {"key", "coords", "vars", ..., "digest"}
     OUT/errors.jsonl   failed cells (with the error), retried by the next run
     OUT/result.nc      the assembled Dataset (netCDF)
     OUT/summary.csv    mean ensemble error per data set, ensemble and alpha
