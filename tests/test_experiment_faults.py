@@ -171,6 +171,26 @@ def test_full_disk_gives_a_clear_message_and_leaves_no_partial_result(tmp_path, 
     assert (tmp_path / "o" / "result.nc").is_file()
 
 
+def test_full_disk_while_appending_a_cell_stops_cleanly_and_resumes(tmp_path, monkeypatch):
+    config = wine_config(tmp_path / "o")
+    real_write, calls = CellStore.write, []
+
+    def write(self, record):
+        calls.append(1)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_write(self, record)
+
+    monkeypatch.setattr(CellStore, "write", write)
+    with pytest.raises(ExperimentError, match="cannot append .*disk is full"):
+        run(config, progress=False)
+    monkeypatch.undo()
+    assert status(config)["done"] == 1
+    assert not (tmp_path / "o" / "result.nc").exists()
+    run(config, progress=False)
+    assert status(config)["done"] == 3
+
+
 def test_read_only_folder_gives_a_clear_message(tmp_path, monkeypatch):
     def read_only(self):
         raise OSError(errno.EROFS, "Read-only file system", str(self.folder / ".lock"))
@@ -205,23 +225,29 @@ def _table(path, counts):
     return str(path)
 
 
-@pytest.mark.parametrize(("counts", "folds", "message"), [
-    ({"a": 4, "b": 4}, 10, r"datasets\['tiny'\]: 8 rows cannot make the 10 folds"),
-    ({"a": 3, "b": 3, "c": 4}, 5, r"datasets\['tiny'\]: every class has fewer rows"),
+@pytest.mark.parametrize(("counts", "protocol", "message"), [
+    ({"a": 4, "b": 4}, {"name": "stratified_kfold", "n_splits": 10},
+     r"datasets\['tiny'\]: 8 rows cannot make the 10 folds"),
+    ({"a": 3, "b": 3, "c": 4}, {"name": "stratified_kfold", "n_splits": 5},
+     r"datasets\['tiny'\]: every class has fewer rows"),
+    ({"a": 3, "b": 3, "c": 3}, {"name": "holdout", "n_repeats": 2, "test_size": 2},
+     r"datasets\['tiny'\]: protocol 'holdout' cannot split its 9 rows .*test_size"),
+    ({"a": 5, "b": 5}, {"name": "bias_variance", "n_sets": 2, "n_train": 50, "n_test": 0.3},
+     r"datasets\['tiny'\]: protocol 'bias_variance' cannot split .*n_train=50"),
 ])
-def test_data_too_small_for_the_folds_is_refused_before_any_cell(tmp_path, counts, folds,
-                                                                 message):
+def test_data_too_small_for_the_protocol_is_refused_before_any_cell(tmp_path, counts, protocol,
+                                                                    message):
     path = _table(tmp_path / "tiny.csv", counts)
     config = wine_config(tmp_path / "o", datasets=[{"name": "tiny", "path": path}],
-                         protocol={"name": "stratified_kfold", "n_splits": folds})
+                         protocol=protocol)
     with pytest.raises(ValueError, match=message):
         run(config, progress=False)
     assert not (tmp_path / "o").exists()  # refused before anything was written
     # the command line reports it as a configuration error
     toml = tmp_path / "tiny.toml"
-    toml.write_text(f'out = "cli"\n[protocol]\nname = "stratified_kfold"\nn_splits = {folds}\n'
-                    f'[[datasets]]\nname = "tiny"\npath = "{path}"\n[[ensembles]]\n'
-                    'estimator = "RandomForest"\n')
+    table = "".join(f"{k} = {json.dumps(v)}\n" for k, v in protocol.items())
+    toml.write_text(f'out = "cli"\n[protocol]\n{table}[[datasets]]\nname = "tiny"\n'
+                    f'path = "{path}"\n[[ensembles]]\nestimator = "RandomForest"\n')
     assert main(["run", str(toml), "--no-progress"]) == 2
     assert not (tmp_path / "cli").exists()
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from treelab import _dims
+from treelab.datasets import LabeledData
 from treelab.experiment.config import ExperimentConfig
 from treelab.experiment.data import load_base
 from treelab.experiment.seeds import canonical_json
@@ -48,23 +48,25 @@ def _alpha_value(a: float) -> float | None:
     return None if math.isnan(a) else a
 
 
-def check_sizes(y: np.ndarray, protocol: Any, where: str) -> None:
+def check_sizes(data: LabeledData, protocol: Any, where: str) -> None:
     """Refuse a data set too small for the protocol's splits, before any cell runs.
 
     k-fold needs at least k rows, and (stratified) at least one class with k rows, as
-    scikit-learn's splitters do; a holdout needs a row on each side. A class with fewer rows
-    than the folds is allowed (it misses some test folds, as glass does in 10-fold CV) but
-    reported with a warning that names it.
+    scikit-learn's splitters do; every other protocol must be able to make its first split
+    (the protocol's own checks, e.g. a stratified holdout needs a test row per class). A class
+    with fewer rows than the folds is allowed (it misses some test folds, as glass does in
+    10-fold CV) but reported with a warning that names it.
     """
-    labels, counts = np.unique(np.asarray(y), return_counts=True)
+    labels, counts = np.unique(np.asarray(data.y), return_counts=True)
     n_rows = int(counts.sum())
+    rows = {str(c): int(n) for c, n in zip(labels, counts, strict=True)}
     n_splits = getattr(protocol, "n_splits", None)
     if n_splits is not None:
         if n_rows < n_splits:
             raise ValueError(f"{where}: {n_rows} rows cannot make the {n_splits} folds of "
                              f"protocol {protocol.name!r}; use fewer folds")
-        small = {str(c): int(n) for c, n in zip(labels, counts, strict=True) if n < n_splits}
-        if small and len(small) == len(labels):
+        small = {c: n for c, n in rows.items() if n < n_splits}
+        if small and len(small) == len(rows):
             raise ValueError(f"{where}: every class has fewer rows than the {n_splits} folds "
                              f"of protocol {protocol.name!r} (rows per class: {small}); use "
                              "fewer folds")
@@ -73,15 +75,17 @@ def check_sizes(y: np.ndarray, protocol: Any, where: str) -> None:
                           f"{n_splits} folds of protocol {protocol.name!r}, so some test folds "
                           "miss them; set min_class_size to drop them", UserWarning,
                           stacklevel=3)
-    elif protocol.name == "holdout":
-        size = protocol.test_size
-        n_test = size if isinstance(size, numbers.Integral) else math.ceil(size * n_rows)
-        if n_rows < 2 or not 1 <= n_test < n_rows:
-            raise ValueError(f"{where}: {n_rows} rows cannot be split into a test part of "
-                             f"{protocol.test_size} and a training part")
-    elif n_rows < 2:
-        raise ValueError(f"{where}: {n_rows} rows cannot be split by protocol "
-                         f"{protocol.name!r}")
+        return
+    try:
+        if n_rows < 2:
+            raise ValueError("a split needs at least 2 rows")
+        if protocol.uses_generator:  # a draw protocol on a pool (bias_variance)
+            next(iter(protocol.split(data)))
+        else:
+            next(iter(protocol.indices(data.y)))
+    except ValueError as exc:
+        raise ValueError(f"{where}: protocol {protocol.name!r} cannot split its {n_rows} rows "
+                         f"(rows per class: {rows}): {exc}") from None
 
 
 def expand(config: ExperimentConfig) -> list[Cell]:
@@ -106,9 +110,9 @@ def expand(config: ExperimentConfig) -> list[Cell]:
     cells: list[Cell] = []
     for ds in config.datasets:
         n_rows = None
-        if not protocol.uses_generator:
+        if not protocol.uses_generator or ds.source != "generator":  # rows of a data set
             base = load_base(ds.to_dict(), config.seed, ds.root)
-            check_sizes(base.y, protocol, f"datasets[{ds.name!r}]")
+            check_sizes(base, protocol, f"datasets[{ds.name!r}]")
             n_rows = base.n_samples
         pairs = protocol.coords(n_rows)
         for ens in config.ensembles:

@@ -196,16 +196,11 @@ def run(
                     for message in result.get("warnings", ()):
                         warned[message] = warned.get(message, 0) + 1
                     record = {"key": cell.key, "cell": _plain(cell.coords), **result}
-                    try:
-                        store.write(record)
-                    except OSError as exc:
-                        outcomes.close()
-                        raise _output_error(exc, folder, "cannot append a finished cell to "
-                                            "the cell file in") from exc
+                    _append(store.write, record, outcomes, folder)
                     done[cell.key] = record
                 else:
-                    store.write_error({"key": cell.key, "cell": _plain(cell.coords),
-                                       "error": error})
+                    _append(store.write_error, {"key": cell.key, "cell": _plain(cell.coords),
+                                                "error": error}, outcomes, folder)
                     failures.append((cell, error or ""))
                     log.warning("cell %s failed", _plain(cell.coords))
                     if config.on_error == "raise":
@@ -229,6 +224,16 @@ def run(
     if write_result:
         _write(ds, folder)
     return ds
+
+
+def _append(write: Any, record: dict[str, Any], outcomes: Any, folder: Path) -> None:
+    """Append a cell's line; a write that fails (full disk) stops the run with a clear
+    message (the next run cuts a partial last line and resumes)."""
+    try:
+        write(record)
+    except OSError as exc:
+        outcomes.close()
+        raise _output_error(exc, folder, "cannot append a cell to the files in") from exc
 
 
 def _report_rejected(store: CellStore) -> None:
