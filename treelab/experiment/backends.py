@@ -89,8 +89,8 @@ def _serial(cells: Sequence[Cell], n_jobs: int | None) -> Iterator[Outcome]:
 
 
 #: Reason recorded for a cell whose worker process died.
-WORKER_DIED = ("the worker process running this cell died (killed by a signal or the "
-               "out-of-memory killer); the pool was restarted and the run went on")
+WORKER_DIED = ("the worker process running this cell died (killed by a signal or by the "
+               "out-of-memory killer) when it ran alone in the pool")
 
 
 def _pool(cells: Sequence[Cell], make: Any, n_workers: int) -> Iterator[Outcome]:

@@ -168,15 +168,7 @@ def run(
     backend = backend or config.backend
     folder = _out(config, out)
     cells = expand(config)
-    try:
-        store = CellStore(folder)
-        store.open()
-        _replace_text(folder / "config.json",
-                      json.dumps(config.to_dict(), indent=2, sort_keys=True))
-    except OSError as exc:
-        store.close()
-        raise _output_error(exc, folder, "cannot write to the output folder") from exc
-    try:
+    with _open_store(folder, config) as store:
         done = store.records()
         _report_rejected(store)
         store.clear_errors()
@@ -214,8 +206,6 @@ def run(
             bar.close()
             for message, count in warned.items():
                 log.info("%d cells warned: %s", count, message)
-    finally:
-        store.close()
     if failures and not any(c.key in done for c in cells):
         raise ExperimentError(_all_failed(failures, len(cells), folder))
     ds = assemble(cells, done, attrs=result_attrs(config))
@@ -224,6 +214,20 @@ def run(
     if write_result:
         _write(ds, folder)
     return ds
+
+
+def _open_store(folder: Path, config: ExperimentConfig) -> CellStore:
+    """The folder's store, opened, with the configuration written next to it; a folder that
+    cannot be written (read-only, full disk) gives a clear message before any cell runs."""
+    store = CellStore(folder)
+    try:
+        store.open()
+        _replace_text(folder / "config.json",
+                      json.dumps(config.to_dict(), indent=2, sort_keys=True))
+    except OSError as exc:
+        store.close()
+        raise _output_error(exc, folder, "cannot write to the output folder") from exc
+    return store
 
 
 def _append(write: Any, record: dict[str, Any], outcomes: Any, folder: Path) -> None:

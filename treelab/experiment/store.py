@@ -102,7 +102,8 @@ class CellStore:
 
     # -- writing ---------------------------------------------------------------------------
     def __enter__(self) -> CellStore:
-        self.open()
+        if self._fh is None:  # not opened yet
+            self.open()
         return self
 
     def __exit__(self, *exc: object) -> None:
