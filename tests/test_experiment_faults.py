@@ -85,7 +85,7 @@ def _rewrite(path, number, change):
     path.write_text("".join(lines))
 
 
-def test_tampered_record_is_computed_again(tmp_path):
+def test_tampered_record_is_computed_again(tmp_path, caplog):
     config = wine_config(tmp_path / "o")
     first = run(config, progress=False)
     cells_file = tmp_path / "o" / "cells.jsonl"
@@ -99,8 +99,15 @@ def test_tampered_record_is_computed_again(tmp_path):
     store = CellStore(tmp_path / "o")
     assert len(store.records()) == 2
     assert store.rejected == [(2, "digest mismatch (the record was changed after it was "
-                                  "written)")]
-    again = run(config, progress=False)
+                                  "written)", rec["key"])]
+    with caplog.at_level(logging.WARNING, logger="treelab.experiment"):
+        again = run(config, progress=False)
+    assert "1 lines skipped, their cells are computed again: line 2: digest mismatch" \
+        in caplog.text
+    caplog.clear()  # the next run finds the cell computed again: nothing left to warn about
+    with caplog.at_level(logging.WARNING, logger="treelab.experiment"):
+        run(config, progress=False)
+    assert "skipped" not in caplog.text
     assert cells_file.read_text().count("\n") == 4  # the cell was computed again
     xr.testing.assert_identical(strip(first), strip(again))
     assert not np.any(again.ensemble_error.values == 0.987)

@@ -170,7 +170,7 @@ def run(
     cells = expand(config)
     with _open_store(folder, config) as store:
         done = store.records()
-        _report_rejected(store)
+        _report_rejected(store, done)
         store.clear_errors()
         todo = [c for c in cells if c.key not in done]
         skipped = len(cells) - len(todo)
@@ -240,13 +240,20 @@ def _append(write: Any, record: dict[str, Any], outcomes: Any, folder: Path) -> 
         raise _output_error(exc, folder, "cannot append a cell to the files in") from exc
 
 
-def _report_rejected(store: CellStore) -> None:
-    if not store.rejected:
+def _report_rejected(store: CellStore, done: dict[str, Any]) -> None:
+    """Warn about the lines of the cell file that were skipped; lines that a later valid
+    record of the same cell replaces (computed again by an earlier run) are only counted."""
+    path = store.folder / "cells.jsonl"
+    open_ = [r for r in store.rejected if r[2] is None or r[2] not in done]
+    replaced = len(store.rejected) - len(open_)
+    if replaced:
+        log.info("%s: %d skipped lines are replaced by later records", path, replaced)
+    if not open_:
         return
-    shown = "; ".join(f"line {n}: {why}" for n, why in store.rejected[:5])
-    more = f" (and {len(store.rejected) - 5} more)" if len(store.rejected) > 5 else ""
-    log.warning("%s: %d lines skipped, their cells are computed again: %s%s",
-                store.folder / "cells.jsonl", len(store.rejected), shown, more)
+    shown = "; ".join(f"line {n}: {why}" for n, why, _ in open_[:5])
+    more = f" (and {len(open_) - 5} more)" if len(open_) > 5 else ""
+    log.warning("%s: %d lines skipped, their cells are computed again: %s%s", path,
+                len(open_), shown, more)
 
 
 def _all_failed(failures: list[tuple[Any, str]], total: int, folder: Path) -> str:

@@ -61,9 +61,9 @@ class CellStore:
         self.folder = Path(folder)
         self._lock_fh: Any = None
         self._fh: Any = None
-        #: ``(line number, reason)`` of every line of ``cells.jsonl`` that the last
-        #: :meth:`records` call skipped (their cells count as not finished).
-        self.rejected: list[tuple[int, str]] = []
+        #: ``(line number, reason, key or None)`` of every line of ``cells.jsonl`` that the
+        #: last :meth:`records` call skipped.
+        self.rejected: list[tuple[int, str, str | None]] = []
 
     # -- reading ---------------------------------------------------------------------------
     def _lines(self, name: str) -> Iterator[tuple[int, Any]]:
@@ -90,7 +90,8 @@ class CellStore:
         for number, rec in self._lines(_CELLS):
             problem = check_record(rec)
             if problem is not None:
-                self.rejected.append((number, problem))
+                key = rec.get("key") if isinstance(rec, dict) else None
+                self.rejected.append((number, problem, key if isinstance(key, str) else None))
                 continue
             out.setdefault(rec["key"], rec)
         return out
