@@ -81,7 +81,7 @@ def _rewrite(path, number, change):
     lines = path.read_text().splitlines(keepends=True)
     rec = json.loads(lines[number])
     change(rec)
-    lines[number] = json.dumps(rec) + "\n"
+    lines[number] = json.dumps(rec, separators=(",", ":")) + "\n"
     path.write_text("".join(lines))
 
 
@@ -96,19 +96,26 @@ def test_tampered_record_is_computed_again(tmp_path, caplog):
         rec["vars"]["ensemble_error"]["data"] = 0.987
 
     _rewrite(cells_file, 1, tamper)
+    # a record written again in another layout fails its digest as well
+    _rewrite(cells_file, 2, lambda rec: None)
+    lines = cells_file.read_text().splitlines(keepends=True)
+    lines[2] = json.dumps(json.loads(lines[2]), indent=1).replace("\n", "") + "\n"
+    cells_file.write_text("".join(lines))
     store = CellStore(tmp_path / "o")
-    assert len(store.records()) == 2
-    assert store.rejected == [(2, "digest mismatch (the record was changed after it was "
-                                  "written)", rec["key"])]
+    assert len(store.records()) == 1
+    third = json.loads(lines[2])["key"]
+    assert store.rejected == [
+        (2, "digest mismatch (the record was changed after it was written)", rec["key"]),
+        (3, "digest mismatch (the record was changed after it was written)", third)]
     with caplog.at_level(logging.WARNING, logger="treelab.experiment"):
         again = run(config, progress=False)
-    assert "1 lines skipped, their cells are computed again: line 2: digest mismatch" \
+    assert "2 lines skipped, their cells are computed again: line 2: digest mismatch" \
         in caplog.text
     caplog.clear()  # the next run finds the cell computed again: nothing left to warn about
     with caplog.at_level(logging.WARNING, logger="treelab.experiment"):
         run(config, progress=False)
     assert "skipped" not in caplog.text
-    assert cells_file.read_text().count("\n") == 4  # the cell was computed again
+    assert cells_file.read_text().count("\n") == 5  # the two cells were computed again
     xr.testing.assert_identical(strip(first), strip(again))
     assert not np.any(again.ensemble_error.values == 0.987)
 
