@@ -2,11 +2,12 @@
 
 Measures follow the treelab analysis specification (errors and error ratio, error correlation
 phi_e and phi*, error arrangements, strength and correlation, probability quality, bias and
-variance, gain ties). Every function takes NumPy arrays or DataArrays with the dims of
-:mod:`treelab._dims`; :func:`diagnose` runs them all on a fitted ensemble.
+variance, gain ties, sample density). Every function takes NumPy arrays or DataArrays with
+the dims of :mod:`treelab._dims`; :func:`diagnose` runs them all on a fitted ensemble.
 """
 
 from treelab.analysis.bias_variance import bias_variance
+from treelab.analysis.characteristics import sample_density
 from treelab.analysis.diagnose import diagnose
 from treelab.analysis.diversity import error_arrangement, error_correlation, error_ratio, errors
 from treelab.analysis.probability import (
@@ -31,6 +32,7 @@ __all__ = [
     "gain_ties",
     "gain_ties_from_counts",
     "reliability",
+    "sample_density",
     "strength_correlation",
     "thresholded_mse",
     "topk_error",
