@@ -214,7 +214,7 @@ def diagnose(
     )
     variables.update(correlation_vars(labels, y_codes, n_classes, votes))
     variables.update(strength_vars(labels, y_codes, n_classes, votes))
-    variables.update(arrangement_vars(labels, y_codes, n_classes, votes))
+    variables.update(arrangement_vars(labels, y_codes, n_classes, votes, summed))
     mse, names = thresholded_var(proba, y_codes, thresholds)
     variables["thresholded_mse"] = mse
     variables["topk_error"] = topk_var(proba, y_codes, ks)

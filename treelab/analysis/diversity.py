@@ -26,6 +26,7 @@ from treelab.analysis._dataset import (
     to_dataset,
     vote_counts,
 )
+from treelab.combine import vote_tiebreak
 
 __all__ = [
     "error_arrangement",
@@ -312,13 +313,24 @@ def error_arrangement(
 
 
 def arrangement_vars(
-    labels: np.ndarray, y: np.ndarray, n_classes: int, votes: np.ndarray | None = None
+    labels: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    votes: np.ndarray | None = None,
+    summed: np.ndarray | None = None,
 ) -> dict[str, Var]:
-    """Variables of :func:`error_arrangement` (without ``member_error``) from checked codes."""
+    """Variables of :func:`error_arrangement` (without ``member_error``) from checked codes.
+
+    ``summed`` (sample, class), the summed member probabilities, breaks vote ties as the
+    estimator does; without it the members count as one-hot (ties to the lower class index).
+    """
     k = np.count_nonzero(labels != y[None, :], axis=1)
     n_samples = labels.shape[1]
     votes = vote_counts(labels, n_classes) if votes is None else votes
-    observed = np.mean(_vote_labels(votes) != y)
+    if summed is None:
+        observed = np.mean(_vote_labels(votes) != y)
+    else:
+        observed = np.mean(vote_tiebreak(votes, summed, labels.shape[0]) != y)
     pmf = _poisson_binomial_pmf(k / n_samples)
     independent = float(min(1.0, pmf[k.size // 2 + 1 :].sum()))
     optimal = _optimal_lost_rows(k, n_samples) / n_samples
