@@ -374,3 +374,58 @@ if st is not None:
         n = draw(st.integers(1, max_samples))
         counts = draw(hnp.arrays(np.int64, (T, n, C), elements=st.integers(0, 6)))
         return counts.astype(np.float64)
+
+
+# ------------------------------------------------------- independent voting error, any C
+
+
+def member_vote_model(L, y, C):
+    """P(member t votes l | true class k) under the independence model of error_arrangement:
+    correct with 1 - e_t (e_t over all rows); a wrong vote splits as t's wrong votes on rows
+    of class k, else as its wrong votes of other classes l != k, else uniformly over l != k."""
+    T, n = len(L), len(y)
+    model = [[[0.0] * C for _ in range(C)] for _ in range(T)]
+    for t in range(T):
+        e = sum(1 for i in range(n) if L[t][i] != y[i]) / n
+        for k in range(C):
+            on_k = [0] * C
+            anywhere = [0] * C
+            for i in range(n):
+                if L[t][i] != y[i]:
+                    anywhere[L[t][i]] += 1
+                    if y[i] == k:
+                        on_k[L[t][i]] += 1
+            anywhere[k] = 0
+            split = on_k if sum(on_k) else anywhere
+            if sum(split) == 0:
+                split = [0 if l == k else 1 for l in range(C)]
+            model[t][k][k] = 1.0 - e
+            for l in range(C):
+                if l != k and sum(split):
+                    model[t][k][l] += e * split[l] / sum(split)
+    return model
+
+
+def independent_vote_error_bruteforce(L, y, C):
+    """Sum over every combination of member votes: the true class must win (most votes; a tie
+    goes to the lower class index), weighted by p(y = k) from the rows."""
+    T, n = len(L), len(y)
+    model = member_vote_model(L, y, C)
+    total = 0.0
+    for k in range(C):
+        share = sum(1 for v in y if v == k) / n
+        if share == 0:
+            continue
+        lost = 0.0
+        for combo in itertools.product(range(C), repeat=T):
+            p = 1.0
+            for t, c in enumerate(combo):
+                p *= model[t][k][c]
+            if p == 0.0:
+                continue
+            votes = [combo.count(c) for c in range(C)]
+            winner = max(range(C), key=lambda c: (votes[c], -c))
+            if winner != k:
+                lost += p
+        total += share * lost
+    return total
