@@ -429,3 +429,25 @@ def independent_vote_error_bruteforce(L, y, C):
                 lost += p
         total += share * lost
     return total
+
+
+def thresholded_mse_any_c(P, y, name_or_v):
+    """Thresholded MSE where "bayes" is the 0-1 decision for any number of classes: v = 0.5
+    for two classes, else the largest probability of another class."""
+    if name_or_v != "bayes" or len(P[0]) <= 2:
+        return thresholded_mse(P, y, name_or_v)
+    total = 0.0
+    for i in range(len(y)):
+        v = max(P[i][c] for c in range(len(P[i])) if c != y[i])
+        total += thresholded_se(P[i], y[i], v)
+    return total / len(y)
+
+
+def cost_thresholds(y, benefit, cost, positive):
+    """Threshold of the true class: c / a for positive rows, 1 - c / a for the others."""
+    out = []
+    for yi, a, c in zip(y, benefit, cost, strict=True):
+        r = c / a if a > 0 else float("inf")
+        v = r if yi == positive else 1.0 - r
+        out.append(min(1.0, max(0.0, v)))
+    return out

@@ -12,6 +12,7 @@ from treelab.analysis.diagnose import diagnose
 from treelab.analysis.diversity import error_arrangement, error_correlation, error_ratio, errors
 from treelab.analysis.probability import (
     cost_sensitive_profit,
+    cost_thresholds,
     exact_mse,
     reliability,
     thresholded_mse,
@@ -23,6 +24,7 @@ from treelab.analysis.ties import gain_ties, gain_ties_from_counts
 __all__ = [
     "bias_variance",
     "cost_sensitive_profit",
+    "cost_thresholds",
     "diagnose",
     "error_arrangement",
     "error_correlation",

@@ -32,6 +32,7 @@ from treelab import _dims
 __all__ = [
     "Var",
     "as_array",
+    "check_classes",
     "check_proba",
     "class_coord",
     "encode_labels",
@@ -209,11 +210,14 @@ def to_dataarray(
 # --------------------------------------------------------------------------- input checks
 
 
-def as_array(value: Any, name: str, dims: tuple[str, ...]) -> tuple[np.ndarray, dict]:
+def as_array(
+    value: Any, name: str, dims: tuple[str, ...], *, labels: bool = False
+) -> tuple[np.ndarray, dict]:
     """Turn a NumPy array or a DataArray with the expected dims into an ndarray.
 
     Returns the array in ``dims`` order and the coordinates the DataArray carried for those dims.
     Raises ``ValueError`` naming ``name`` when the number of dims or their names do not match.
+    ``labels=True`` accepts class labels of any dtype (strings, objects), else numbers only.
     """
     coords: dict[str, np.ndarray] = {}
     if isinstance(value, xr.Dataset):
@@ -235,7 +239,7 @@ def as_array(value: Any, name: str, dims: tuple[str, ...]) -> tuple[np.ndarray, 
             raise ValueError(
                 f"{name} must be {len(dims)}-d with dims {dims}, got shape {arr.shape}"
             )
-    if arr.dtype == object:
+    if arr.dtype == object and not labels:
         raise TypeError(f"{name} must hold numbers, got dtype object")
     return arr, coords
 
@@ -245,7 +249,7 @@ def encode_labels(
 ) -> np.ndarray:
     """Check integer class codes, or map original labels onto codes with ``classes``."""
     if classes is not None:
-        classes = np.asarray(classes)
+        classes = check_classes(classes)
         sorter = np.argsort(classes, kind="stable")
         pos = np.searchsorted(classes, arr, sorter=sorter).clip(0, len(classes) - 1)
         codes = sorter[pos]
@@ -267,10 +271,24 @@ def encode_labels(
     return arr
 
 
+def check_classes(classes: Any) -> np.ndarray:
+    """``classes`` as a 1-d array of distinct labels (``ValueError`` naming it otherwise)."""
+    arr = np.asarray(classes)
+    if arr.ndim != 1:
+        raise ValueError(f"classes must be 1-d, got shape {arr.shape}")
+    try:
+        distinct = np.unique(arr).size
+    except TypeError as exc:  # labels of types that do not compare
+        raise TypeError(f"classes must hold labels of one comparable type: {exc}") from exc
+    if distinct != arr.size:
+        raise ValueError(f"classes holds duplicate labels: {arr.tolist()}")
+    return arr
+
+
 def n_classes_of(*codes: np.ndarray, classes: Any = None, n_classes: int | None = None) -> int:
     """Number of classes: ``len(classes)``, else ``n_classes``, else the largest code + 1."""
     if classes is not None:
-        n = len(classes)
+        n = len(check_classes(classes))
         if n_classes is not None and n_classes != n:
             raise ValueError(f"n_classes={n_classes} disagrees with len(classes)={n}")
         return n
@@ -281,8 +299,13 @@ def n_classes_of(*codes: np.ndarray, classes: Any = None, n_classes: int | None 
     return int(max((c.max() for c in codes if c.size), default=0)) + 1
 
 
-def check_proba(arr: np.ndarray, name: str) -> np.ndarray:
-    """Check a finite, non-negative probability array (values in [0, 1])."""
+#: How far a probability row may sum from 1.
+SUM_TOLERANCE = 1e-6
+
+
+def check_proba(arr: np.ndarray, name: str, *, rows_sum_to_one: bool = True) -> np.ndarray:
+    """Check a finite probability array (values in [0, 1]) whose rows along the last axis
+    (the classes) sum to 1 within 1e-6 (unless ``rows_sum_to_one=False``)."""
     if arr.dtype.kind not in "fiu":
         raise TypeError(f"{name} must hold numbers, got {arr.dtype}")
     arr = arr.astype(np.float64, copy=False)
@@ -290,6 +313,14 @@ def check_proba(arr: np.ndarray, name: str) -> np.ndarray:
         raise ValueError(f"{name} holds NaN or infinite values")
     if arr.size and (arr.min() < 0 or arr.max() > 1 + 1e-9):
         raise ValueError(f"{name} must hold probabilities in [0, 1]")
+    if rows_sum_to_one and arr.size:
+        gap = np.abs(arr.sum(axis=-1) - 1.0)
+        if gap.max() > SUM_TOLERANCE:
+            where = np.unravel_index(int(np.argmax(gap)), gap.shape)
+            raise ValueError(
+                f"{name} rows must sum to 1 (within {SUM_TOLERANCE:g}); row {list(where)} sums "
+                f"to {float(arr[where].sum()):.9g}"
+            )
     return arr
 
 
@@ -311,8 +342,10 @@ def member_inputs(
     member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
 ) -> MemberInputs:
     """Validate ``member_labels`` (tree, sample) against ``y`` (sample,) and encode both."""
-    labels, coords = as_array(member_labels, "member_labels", (_dims.TREE, _dims.SAMPLE))
-    y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,))
+    labels, coords = as_array(
+        member_labels, "member_labels", (_dims.TREE, _dims.SAMPLE), labels=True
+    )
+    y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,), labels=True)
     if labels.shape[1] != y_arr.shape[0]:
         raise ValueError(f"member_labels has {labels.shape[1]} samples but y has {y_arr.shape[0]}")
     if labels.shape[0] < 1 or labels.shape[1] < 1:

@@ -60,7 +60,7 @@ def bias_variance(probas: Any, target: Any) -> xr.Dataset:
     if n_repeat < 1:
         raise ValueError("probas needs at least one repeat")
     if np.ndim(target) == 1:
-        labels, t_coords = as_array(target, "target", (_dims.SAMPLE,))
+        labels, t_coords = as_array(target, "target", (_dims.SAMPLE,), labels=True)
         codes = encode_labels(labels, "target", n_classes=n_classes)
         tau = np.zeros((labels.shape[0], n_classes))
         tau[np.arange(labels.shape[0]), codes] = 1.0

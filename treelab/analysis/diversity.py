@@ -121,7 +121,7 @@ def errors(
         ens = _vote_labels(vote_counts(inp.labels, inp.n_classes))
         how = "uniform voting (ties to the lower class index)"
     else:
-        ens, _ = as_array(ensemble_labels, "ensemble_labels", (_dims.SAMPLE,))
+        ens, _ = as_array(ensemble_labels, "ensemble_labels", (_dims.SAMPLE,), labels=True)
         if ens.shape != inp.y.shape:
             raise ValueError(f"ensemble_labels has shape {ens.shape}, y has {inp.y.shape}")
         ens = encode_labels(ens, "ensemble_labels", classes=classes, n_classes=inp.n_classes)

@@ -13,6 +13,7 @@ variable-random family curtails at 2 by default, so no single-row leaf answers 0
 
 from __future__ import annotations
 
+import numbers
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -35,6 +36,7 @@ from treelab.analysis._dataset import (
 
 __all__ = [
     "cost_sensitive_profit",
+    "cost_thresholds",
     "exact_mse",
     "reliability",
     "thresholded_mse",
@@ -47,7 +49,7 @@ _TOP = re.compile(r"^top([1-9][0-9]*)$")
 def _proba_and_labels(proba: Any, y: Any, classes: Any) -> tuple[np.ndarray, np.ndarray, dict]:
     p, coords = as_array(proba, "proba", (_dims.SAMPLE, _dims.CLASS))
     p = check_proba(p, "proba")
-    y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,))
+    y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,), labels=True)
     if y_arr.shape[0] != p.shape[0]:
         raise ValueError(f"proba has {p.shape[0]} samples but y has {y_arr.shape[0]}")
     if p.shape[1] < 1:
@@ -61,11 +63,30 @@ def _proba_and_labels(proba: Any, y: Any, classes: Any) -> tuple[np.ndarray, np.
     return p, codes, coords
 
 
-def _thresholds(thresholds: Any, sorted_desc: np.ndarray) -> list[tuple[str, np.ndarray]]:
-    """Resolve threshold specs into (name, per-row v) pairs."""
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real | np.integer | np.floating) and not isinstance(
+        value, bool | np.bool_
+    )
+
+
+def _thresholds(
+    thresholds: Any, sorted_desc: np.ndarray, other_max: np.ndarray | None = None
+) -> list[tuple[str, np.ndarray]]:
+    """Resolve threshold specs into (name, per-row v) pairs (``other_max``: the largest
+    other-class probability of each row, for ``"bayes"`` with more than two classes)."""
     n, n_classes = sorted_desc.shape
     if isinstance(thresholds, str):
         thresholds = (thresholds,)
+    if _is_number(thresholds):
+        thresholds = {repr(float(thresholds)): thresholds}
+    elif (
+        isinstance(thresholds, list | tuple)
+        and thresholds
+        and all(_is_number(t) for t in thresholds)
+    ):
+        # a plain list of numbers is one threshold per row (several constant thresholds are
+        # given as a mapping, or mixed with names)
+        thresholds = {"custom": np.asarray(thresholds, dtype=np.float64)}
     if isinstance(thresholds, Mapping):
         items = [(str(k), v) for k, v in thresholds.items()]
     elif (
@@ -98,7 +119,10 @@ def _thresholds(thresholds: Any, sorted_desc: np.ndarray) -> list[tuple[str, np.
             if spec == "1.0":
                 v = np.ones(n)
             elif spec == "bayes":
-                v = np.full(n, 0.5)
+                if n_classes <= 2 or other_max is None:
+                    v = np.full(n, 0.5)
+                else:  # the 0-1 decision: the true class must reach every other class
+                    v = other_max
             elif match:
                 k = int(match.group(1))
                 v = sorted_desc[:, k - 1] if k <= n_classes else np.zeros(n)
@@ -123,6 +147,76 @@ def _thresholds(thresholds: Any, sorted_desc: np.ndarray) -> list[tuple[str, np.
     return out
 
 
+def _amounts(n: int, **values: Any) -> dict[str, np.ndarray]:
+    """Numbers or per-row arrays (sample,) as float arrays, checked and named."""
+    out = {}
+    for name, value in values.items():
+        arr = np.asarray(value.values if isinstance(value, xr.DataArray) else value)
+        if arr.dtype.kind not in "fiu":
+            raise TypeError(f"{name} must be numeric, got {arr.dtype}")
+        if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
+            raise ValueError(f"{name} must be a number or have shape ({n},), got {arr.shape}")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must be finite")
+        out[name] = np.broadcast_to(arr.astype(np.float64), (n,))
+    return out
+
+
+def cost_thresholds(
+    y: Any, *, benefit: Any, cost: Any, positive: Any = 1, classes: Any = None
+) -> np.ndarray:
+    """Per-row thresholds of the true class for cost-sensitive decisions (Fan et al. 2005).
+
+    Acting on a row (solicit, challenge) with amount a at cost c pays when
+    P(positive | x) a > c, i.e. the positive decision needs P(positive | x) > c / a and the
+    negative one P(negative | x) >= 1 - c / a. The thresholded MSE scores the probability of
+    the row's *true* class against the threshold for that class:
+
+        v_i = c_i / a_i       for a positive row,
+        v_i = 1 - c_i / a_i   for a negative row,
+
+    clipped to [0, 1] (c > a: acting never pays, the negative decision is always right;
+    a <= 0 is treated the same way). Pass the result as ``thresholds=`` (or
+    ``thresholds={"cost": ...}`` to name it) to :func:`thresholded_mse` or ``diagnose``.
+
+    Parameters
+    ----------
+    y : array-like or DataArray, (sample,)
+        True labels (class codes, or original labels with ``classes=``).
+    benefit : float or array-like, (sample,)
+        The amount a of each row (donation, transaction amount).
+    cost : float or array-like, (sample,)
+        The cost c of acting on a row.
+    positive : int or label, default 1
+        The positive class (code, or original label with ``classes=``).
+    classes : array-like, optional
+        Original labels; ``y`` and ``positive`` then hold original labels.
+
+    Returns
+    -------
+    numpy.ndarray of float64, (sample,)
+
+    Examples
+    --------
+    >>> cost_thresholds([1, 0], benefit=[100.0, 100.0], cost=90.0)
+    array([0.9, 0.1])
+    """
+    y_arr, _ = as_array(y, "y", (_dims.SAMPLE,), labels=True)
+    n = y_arr.shape[0]
+    values = _amounts(n, benefit=benefit, cost=cost)
+    a, c = values["benefit"], values["cost"]
+    if classes is None:
+        is_pos = y_arr == positive
+    else:
+        codes = encode_labels(y_arr, "y", classes=classes)
+        pos = encode_labels(np.asarray([positive]), "positive", classes=classes)[0]
+        is_pos = codes == pos
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # huge c / tiny a: inf
+        ratio = np.where(a > 0, c / np.where(a > 0, a, 1.0), np.inf)
+    v = np.where(is_pos, ratio, 1.0 - ratio)
+    return np.clip(v, 0.0, 1.0)
+
+
 def thresholded_mse(
     proba: Any,
     y: Any,
@@ -142,9 +236,16 @@ def thresholded_mse(
     * ``"1.0"``: v = 1, giving (1 - P_hat(t | x))^2;
     * ``"topK"`` (``"top1"``, ``"top2"``, ...): v = the K-th highest predicted probability of the
       row, so ISE is 0 exactly when P_hat(t) reaches it (t among the top K); K > C gives 0;
-    * ``"bayes"``: v = 0.5 (binary 0-1 loss);
-    * a number (constant v) or a per-row array (sample,), e.g. cost / amount for cost-sensitive
-      decisions; a mapping ``{name: spec}`` names them.
+    * ``"bayes"``, the 0-1 loss decision: v = 0.5 for two classes; for more classes
+      v = the largest probability of another class, max_{c != t} P_hat(c | x), so ISE is 0
+      exactly when the true class is (one of) the most probable;
+    * a number (``thresholds=0.5``: constant v), or per-row thresholds (sample,) as an array,
+      a DataArray or a plain list of numbers; a mapping ``{name: spec}`` names them, and a
+      sequence may mix names, numbers (constants) and arrays.
+
+    The threshold is the one for the row's *true* class. For cost-sensitive decisions (act on
+    a row with amount a at cost c) that is v = c / a for a positive row and v = 1 - c / a for a
+    negative row: :func:`cost_thresholds` builds them from the labels.
 
     Parameters
     ----------
@@ -152,7 +253,7 @@ def thresholded_mse(
         Predicted class probabilities.
     y : array-like or DataArray, (sample,)
         True class codes.
-    thresholds : str, number, array or sequence/mapping of them
+    thresholds : str, number, array, list of numbers, or sequence/mapping of them
         Thresholds to evaluate.
     classes : array-like, optional
         Original labels of the columns; ``y`` then holds original labels.
@@ -173,6 +274,8 @@ def thresholded_mse(
     >>> proba = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3]])
     >>> thresholded_mse(proba, [1, 1], thresholds=("1.0", "top1", "top2")).values.round(4)
     array([0.37 , 0.125, 0.   ])
+    >>> thresholded_mse(proba, [1, 1], thresholds=0.5).values.round(4)
+    array([0.08])
     """
     p, codes, _ = _proba_and_labels(proba, y, classes)
     var, names = thresholded_var(p, codes, thresholds)
@@ -188,10 +291,14 @@ def thresholded_mse(
 
 def thresholded_var(p: np.ndarray, codes: np.ndarray, thresholds: Any) -> tuple[Var, list[str]]:
     """The ``thresholded_mse`` variable and threshold names from checked inputs."""
-    p_true = p[np.arange(p.shape[0]), codes]
+    rows = np.arange(p.shape[0])
+    p_true = p[rows, codes]
     sorted_desc = -np.sort(-p, axis=1)
+    others = p.copy()
+    others[rows, codes] = -np.inf
+    other_max = np.maximum(others.max(axis=1), 0.0) if p.shape[1] > 1 else np.zeros(p.shape[0])
     names, values = [], []
-    for name, v in _thresholds(thresholds, sorted_desc):
+    for name, v in _thresholds(thresholds, sorted_desc, other_max):
         clipped = np.ones_like(p_true)
         below = p_true < v
         clipped[below] = p_true[below] / v[below]
