@@ -36,6 +36,7 @@ __all__ = [
     "check_proba",
     "class_coord",
     "encode_labels",
+    "encode_unseen",
     "make_attrs",
     "member_inputs",
     "merge_results",
@@ -244,6 +245,23 @@ def as_array(
     return arr, coords
 
 
+def encode_unseen(arr: np.ndarray, name: str, classes: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Map true labels onto codes with ``classes``; a label not in ``classes`` (a class the
+    model never saw) gets code C + j, j its position among the sorted unseen labels.
+
+    Returns the codes and the unseen labels (empty when every label is known).
+    """
+    classes = check_classes(classes)
+    known = np.isin(arr, classes)
+    if known.all():
+        return encode_labels(arr, name, classes=classes), classes[:0]
+    unseen = np.unique(arr[~known])
+    codes = np.empty(arr.shape, dtype=np.int64)
+    codes[known] = encode_labels(arr[known], name, classes=classes)
+    codes[~known] = len(classes) + np.searchsorted(unseen, arr[~known])
+    return codes, unseen
+
+
 def encode_labels(
     arr: np.ndarray, name: str, *, classes: Any = None, n_classes: int | None = None
 ) -> np.ndarray:
@@ -330,12 +348,14 @@ def class_coord(n_classes: int, classes: Any = None) -> np.ndarray:
 
 
 class MemberInputs(NamedTuple):
-    """Checked member labels (tree, sample), true labels (sample,) and their class count."""
+    """Checked member labels (tree, sample), true labels (sample,) and their class count
+    (``n_known`` classes of ``classes``, then the true labels no member can predict)."""
 
     labels: np.ndarray
     y: np.ndarray
     n_classes: int
     coords: dict
+    n_known: int
 
 
 def member_inputs(
@@ -353,11 +373,17 @@ def member_inputs(
             f"member_labels needs at least one tree and one sample, got {labels.shape}"
         )
     labels = encode_labels(labels, "member_labels", classes=classes, n_classes=n_classes)
-    y_arr = encode_labels(y_arr, "y", classes=classes, n_classes=n_classes)
-    n = n_classes_of(labels, y_arr, classes=classes, n_classes=n_classes)
     coords = {**y_coords, **coords}
-    coords[_dims.CLASS] = class_coord(n, classes)
-    return MemberInputs(labels, y_arr, n, coords)
+    if classes is None:
+        y_arr = encode_labels(y_arr, "y", n_classes=n_classes)
+        n = n_classes_of(labels, y_arr, n_classes=n_classes)
+        coords[_dims.CLASS] = class_coord(n)
+        return MemberInputs(labels, y_arr, n, coords, n)
+    # a true class the members never saw is an error of every member, counted as a class
+    y_arr, unseen = encode_unseen(y_arr, "y", classes)
+    n = n_classes_of(labels, y_arr, classes=classes, n_classes=n_classes)
+    coords[_dims.CLASS] = np.concatenate([np.asarray(classes), unseen])
+    return MemberInputs(labels, y_arr, n + unseen.size, coords, n)
 
 
 def member_dataset(

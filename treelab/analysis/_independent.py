@@ -131,14 +131,20 @@ def independent_vote_error(
     max_states: int = MAX_STATES,
     n_draws: int = 10_000,
     random_state: int = 0,
+    n_known: int | None = None,
 ) -> IndependentError:
-    """Voting error under independent member errors (see the module docstring)."""
+    """Voting error under independent member errors (see the module docstring); classes from
+    ``n_known`` on are true classes no member saw, lost on every row."""
     n_trees, n_samples = labels.shape
     model = vote_model(labels, y, n_classes)
     share = np.bincount(y, minlength=n_classes) / n_samples
     rng = np.random.default_rng(random_state)
     error, var, exact = 0.0, 0.0, True
+    n_known = n_classes if n_known is None else n_known
     for k in np.flatnonzero(share):
+        if k >= n_known:  # no member can vote a class it never saw
+            error += share[k]
+            continue
         p = model[:, k, :]
         wrong = np.array([c for c in range(n_classes) if c != k and p[:, c].any()], dtype=int)
         if wrong.size == 0 or _union_bound(p, int(k), wrong) < NEGLIGIBLE:

@@ -322,16 +322,16 @@ def error_arrangement(
     options = {"max_states": int(max_states), "n_draws": int(n_draws),
                "random_state": int(random_state)}
 
-    def with_member_error(labels, y_codes, n):
-        variables = arrangement_vars(labels, y_codes, n, independent=options)
-        variables["member_error"] = Var(
-            (_dims.TREE,), _member_error(labels, y_codes), "member error rate e_t",
-            valid_range=_ERR,
-        )
-        return variables
-
-    return member_dataset(with_member_error, "error_arrangement", member_labels, y,
-                          n_classes=n_classes, classes=classes)
+    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes)
+    options["n_known"] = inp.n_known
+    variables = arrangement_vars(inp.labels, inp.y, inp.n_classes, independent=options)
+    variables["member_error"] = Var(
+        (_dims.TREE,), _member_error(inp.labels, inp.y), "member error rate e_t",
+        valid_range=_ERR,
+    )
+    coords = {k: v for k, v in inp.coords.items() if k != _dims.CLASS}
+    return to_dataset(variables, function="error_arrangement",
+                      params={"n_classes": inp.n_classes, **options}, coords=coords)
 
 
 def arrangement_vars(
@@ -347,7 +347,7 @@ def arrangement_vars(
     ``summed`` (sample, class), the summed member probabilities, breaks vote ties as the
     estimator does; without it the members count as one-hot (ties to the lower class index).
     ``independent`` holds keyword arguments of the independent-errors computation
-    (``max_states``, ``n_draws``, ``random_state``).
+    (``max_states``, ``n_draws``, ``random_state``, ``n_known``).
     """
     k = np.count_nonzero(labels != y[None, :], axis=1)
     n_samples = labels.shape[1]

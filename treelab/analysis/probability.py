@@ -30,6 +30,7 @@ from treelab.analysis._dataset import (
     check_proba,
     class_coord,
     encode_labels,
+    encode_unseen,
     to_dataarray,
     to_dataset,
 )
@@ -46,7 +47,13 @@ __all__ = [
 _TOP = re.compile(r"^top([1-9][0-9]*)$")
 
 
-def _proba_and_labels(proba: Any, y: Any, classes: Any) -> tuple[np.ndarray, np.ndarray, dict]:
+def _proba_and_labels(
+    proba: Any, y: Any, classes: Any
+) -> tuple[np.ndarray, np.ndarray, dict, int]:
+    """Checked probabilities, true codes, coordinates and the number of model classes.
+
+    With ``classes``, a true label not among them gets a code after the model's classes and a
+    zero-probability column, so the row counts as an error of every measure."""
     p, coords = as_array(proba, "proba", (_dims.SAMPLE, _dims.CLASS))
     p = check_proba(p, "proba")
     y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,), labels=True)
@@ -56,11 +63,19 @@ def _proba_and_labels(proba: Any, y: Any, classes: Any) -> tuple[np.ndarray, np.
         raise ValueError("proba needs at least one class column")
     if classes is not None and len(classes) != p.shape[1]:
         raise ValueError(f"classes has {len(classes)} labels but proba has {p.shape[1]} columns")
-    codes = encode_labels(y_arr, "y", classes=classes, n_classes=p.shape[1])
     coords = {**y_coords, **coords}
-    if classes is not None or _dims.CLASS not in coords:
-        coords[_dims.CLASS] = class_coord(p.shape[1], classes)
-    return p, codes, coords
+    n_known = p.shape[1]
+    if classes is None:
+        codes = encode_labels(y_arr, "y", n_classes=n_known)
+    else:
+        # a true class the model never saw: a column of zero probability, an error everywhere
+        codes, unseen = encode_unseen(y_arr, "y", classes)
+        if unseen.size:
+            p = np.concatenate([p, np.zeros((p.shape[0], unseen.size))], axis=1)
+        coords[_dims.CLASS] = np.concatenate([class_coord(n_known, classes), unseen])
+    if _dims.CLASS not in coords:
+        coords[_dims.CLASS] = class_coord(n_known)
+    return p, codes, coords, n_known
 
 
 def _is_number(value: Any) -> bool:
@@ -243,6 +258,9 @@ def thresholded_mse(
       a DataArray or a plain list of numbers; a mapping ``{name: spec}`` names them, and a
       sequence may mix names, numbers (constants) and arrays.
 
+    With ``classes``, a true label not among them (a class the model never saw) costs 1
+    whatever the threshold.
+
     The threshold is the one for the row's *true* class. For cost-sensitive decisions (act on
     a row with amount a at cost c) that is v = c / a for a positive row and v = 1 - c / a for a
     negative row: :func:`cost_thresholds` builds them from the labels.
@@ -277,8 +295,8 @@ def thresholded_mse(
     >>> thresholded_mse(proba, [1, 1], thresholds=0.5).values.round(4)
     array([0.08])
     """
-    p, codes, _ = _proba_and_labels(proba, y, classes)
-    var, names = thresholded_var(p, codes, thresholds)
+    p, codes, _, n_known = _proba_and_labels(proba, y, classes)
+    var, names = thresholded_var(p, codes, thresholds, n_known)
     params = {"thresholds": names, "classes": classes}
     return to_dataarray(
         "thresholded_mse",
@@ -289,8 +307,11 @@ def thresholded_mse(
     )
 
 
-def thresholded_var(p: np.ndarray, codes: np.ndarray, thresholds: Any) -> tuple[Var, list[str]]:
-    """The ``thresholded_mse`` variable and threshold names from checked inputs."""
+def thresholded_var(
+    p: np.ndarray, codes: np.ndarray, thresholds: Any, n_known: int | None = None
+) -> tuple[Var, list[str]]:
+    """The ``thresholded_mse`` variable and threshold names from checked inputs (``n_known``:
+    the model's classes; columns after them are unseen true classes of probability 0)."""
     rows = np.arange(p.shape[0])
     p_true = p[rows, codes]
     sorted_desc = -np.sort(-p, axis=1)
@@ -298,10 +319,12 @@ def thresholded_var(p: np.ndarray, codes: np.ndarray, thresholds: Any) -> tuple[
     others[rows, codes] = -np.inf
     other_max = np.maximum(others.max(axis=1), 0.0) if p.shape[1] > 1 else np.zeros(p.shape[0])
     names, values = [], []
-    for name, v in _thresholds(thresholds, sorted_desc, other_max):
+    n_known = p.shape[1] if n_known is None else n_known
+    for name, v in _thresholds(thresholds, sorted_desc[:, :n_known], other_max):
         clipped = np.ones_like(p_true)
         below = p_true < v
         clipped[below] = p_true[below] / v[below]
+        clipped[codes >= n_known] = 0.0  # a class the model never saw: cost 1 at any v
         names.append(name)
         values.append(float(np.mean((1.0 - clipped) ** 2)) if p.shape[0] else np.nan)
     var = Var(
@@ -376,10 +399,10 @@ def topk_error(proba: Any, y: Any, *, k: Any = (1, 2, 3), classes: Any = None) -
         ``topk_error`` with dim ``k``.
     """
     ks = _check_k(k)
-    p, codes, _ = _proba_and_labels(proba, y, classes)
+    p, codes, _, n_known = _proba_and_labels(proba, y, classes)
     return to_dataarray(
         "topk_error",
-        topk_var(p, codes, ks),
+        topk_var(p, codes, ks, n_known),
         function="topk_error",
         params={"k": ks.tolist(), "classes": classes},
         coords={_dims.K: ks},
@@ -395,12 +418,15 @@ def _check_k(k: Any) -> np.ndarray:
     return ks.astype(np.int64)
 
 
-def topk_var(p: np.ndarray, codes: np.ndarray, ks: np.ndarray) -> Var:
-    """The ``topk_error`` variable from checked inputs."""
+def topk_var(p: np.ndarray, codes: np.ndarray, ks: np.ndarray, n_known: int | None = None) -> Var:
+    """The ``topk_error`` variable from checked inputs (a code from ``n_known`` on is a class
+    the model never saw: an error for every k)."""
     n, n_classes = p.shape
     p_true = p[np.arange(n), codes][:, None]
     lower = np.arange(n_classes)[None, :] < codes[:, None]
     rank = np.sum(p > p_true, axis=1) + np.sum((p == p_true) & lower, axis=1)
+    if n_known is not None:
+        rank = np.where(codes >= n_known, n_classes + 1, rank)
     values = np.array([np.mean(rank >= kk) if n else np.nan for kk in ks], dtype=np.float64)
     return Var((_dims.K,), values, "top-k error rate", valid_range=(0.0, 1.0), cite=CITE_TREELAB)
 
@@ -440,7 +466,7 @@ def reliability(
         raise ValueError(f"bins must be a positive integer, got {bins!r}")
     if strategy not in ("uniform", "quantile"):
         raise ValueError(f"strategy must be 'uniform' or 'quantile', got {strategy!r}")
-    p, codes, coords = _proba_and_labels(proba, y, classes)
+    p, codes, coords, _ = _proba_and_labels(proba, y, classes)
     n, n_classes = p.shape
     if strategy == "uniform":
         edges = np.broadcast_to(np.linspace(0.0, 1.0, bins + 1), (n_classes, bins + 1))
@@ -516,11 +542,9 @@ def cost_sensitive_profit(
         0-d ``profit``; attrs ``n_actions`` and ``oracle_profit`` (acting exactly on the
         positive rows with benefit > cost).
     """
-    p, codes, _ = _proba_and_labels(proba, y, classes)
+    p, codes, _, n_known = _proba_and_labels(proba, y, classes)
     n = p.shape[0]
-    pos = encode_labels(np.asarray([positive]), "positive", classes=classes, n_classes=p.shape[1])[
-        0
-    ]
+    pos = encode_labels(np.asarray([positive]), "positive", classes=classes, n_classes=n_known)[0]
     arrays = {}
     for name, value in (("benefit", benefit), ("cost", cost)):
         arr = np.asarray(value.values if isinstance(value, xr.DataArray) else value)
