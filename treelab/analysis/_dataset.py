@@ -31,6 +31,7 @@ from treelab import _dims
 
 __all__ = [
     "Var",
+    "align_to",
     "as_array",
     "check_classes",
     "check_proba",
@@ -245,6 +246,39 @@ def as_array(
     return arr, coords
 
 
+def align_to(
+    arr: np.ndarray, coords: dict, ref_coords: dict, name: str, ref_name: str, dims: tuple
+) -> np.ndarray:
+    """Reorder ``arr`` (with ``coords`` for ``dims``) to the coordinates of ``ref_coords``.
+
+    DataArray inputs are paired by coordinate, never by position: where both carry a
+    coordinate for a dim, equal coordinates pass, the same labels in another order are
+    reordered, and anything else is a ``ValueError`` naming both arguments.
+    """
+    for axis, dim in enumerate(dims):
+        if dim not in coords or dim not in ref_coords:
+            continue
+        mine, ref = np.asarray(coords[dim]), np.asarray(ref_coords[dim])
+        if mine.shape == ref.shape and np.array_equal(mine, ref):
+            continue
+        if (
+            mine.shape == ref.shape
+            and np.unique(ref).size == ref.size
+            and np.array_equal(np.sort(mine), np.sort(ref))
+        ):
+            order = np.argsort(mine, kind="stable")[np.argsort(np.argsort(ref, kind="stable"))]
+            arr = np.take(arr, order, axis=axis)
+            continue
+        only_mine = np.setdiff1d(mine, ref)[:5].tolist()
+        only_ref = np.setdiff1d(ref, mine)[:5].tolist()
+        raise ValueError(
+            f"{name} and {ref_name} have different {dim!r} coordinates (only in {name}: "
+            f"{only_mine}, only in {ref_name}: {only_ref}); select the common labels first "
+            "(e.g. xarray.align(..., join='inner')) rather than pairing them by position"
+        )
+    return arr
+
+
 def encode_unseen(arr: np.ndarray, name: str, classes: Any) -> tuple[np.ndarray, np.ndarray]:
     """Map true labels onto codes with ``classes``; a label not in ``classes`` (a class the
     model never saw) gets code C + j, j its position among the sorted unseen labels.
@@ -366,6 +400,7 @@ def member_inputs(
         member_labels, "member_labels", (_dims.TREE, _dims.SAMPLE), labels=True
     )
     y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,), labels=True)
+    y_arr = align_to(y_arr, y_coords, coords, "y", "member_labels", (_dims.SAMPLE,))
     if labels.shape[1] != y_arr.shape[0]:
         raise ValueError(f"member_labels has {labels.shape[1]} samples but y has {y_arr.shape[0]}")
     if labels.shape[0] < 1 or labels.shape[1] < 1:

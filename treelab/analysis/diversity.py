@@ -18,6 +18,7 @@ from treelab.analysis._dataset import (
     CITE_ALI_PAZZANI,
     CITE_TREELAB,
     Var,
+    align_to,
     as_array,
     encode_labels,
     member_dataset,
@@ -121,7 +122,10 @@ def errors(
         ens = _vote_labels(vote_counts(inp.labels, inp.n_classes))
         how = "uniform voting (ties to the lower class index)"
     else:
-        ens, _ = as_array(ensemble_labels, "ensemble_labels", (_dims.SAMPLE,), labels=True)
+        ens, ens_coords = as_array(
+            ensemble_labels, "ensemble_labels", (_dims.SAMPLE,), labels=True
+        )
+        ens = align_to(ens, ens_coords, inp.coords, "ensemble_labels", "y", (_dims.SAMPLE,))
         if ens.shape != inp.y.shape:
             raise ValueError(f"ensemble_labels has shape {ens.shape}, y has {inp.y.shape}")
         ens = encode_labels(ens, "ensemble_labels", classes=classes, n_classes=inp.n_classes)
@@ -387,6 +391,24 @@ def arrangement_vars(
     }
 
 
+def _check_same_labels(e: xr.DataArray, s: xr.DataArray) -> None:
+    """Refuse pairs whose shared dims carry different labels: xarray arithmetic would keep
+    only the common labels (an inner join) and drop the rest without a word."""
+    for dim in set(e.dims) & set(s.dims):
+        if dim not in e.indexes or dim not in s.indexes:
+            if e.sizes[dim] != s.sizes[dim]:
+                raise ValueError(f"ensemble_error and single_error have {e.sizes[dim]} and "
+                                 f"{s.sizes[dim]} entries along {dim!r}")
+            continue
+        a, b = e.indexes[dim], s.indexes[dim]
+        if len(a) != len(b) or not a.sort_values().equals(b.sort_values()):
+            raise ValueError(
+                f"ensemble_error and single_error have different {dim!r} labels (only in "
+                f"ensemble_error: {list(a.difference(b))[:5]}, only in single_error: "
+                f"{list(b.difference(a))[:5]}); select the common labels first"
+            )
+
+
 def error_ratio(ensemble_error: Any, single_error: Any) -> xr.DataArray:
     """Error ratio E_r = E_e / E_s of an ensemble to its single deterministic model.
 
@@ -398,7 +420,9 @@ def error_ratio(ensemble_error: Any, single_error: Any) -> xr.DataArray:
         Ensemble error E_e.
     single_error : float, array-like or DataArray
         Error E_s of the single deterministic model of the same family on the same training rows
-        (for VR-Trees the alpha = 1 tree). Broadcast against ``ensemble_error`` by xarray rules.
+        (for VR-Trees the alpha = 1 tree). Broadcast against ``ensemble_error`` by xarray rules
+        and paired by coordinate; a dim both carry must hold the same labels (in any order),
+        else ``ValueError`` (no silent inner join).
 
     Returns
     -------
@@ -420,6 +444,8 @@ def error_ratio(ensemble_error: Any, single_error: Any) -> xr.DataArray:
             raise TypeError(f"{name} must be numeric, got {val.dtype}")
         if bool((val < 0).any()):
             raise ValueError(f"{name} must be non-negative")
+    if isinstance(ensemble_error, xr.DataArray) and isinstance(single_error, xr.DataArray):
+        _check_same_labels(e, s)
     if bool((s == 0).any()):
         warnings.warn(
             "error_ratio: single-model error is 0; the ratio is NaN there",

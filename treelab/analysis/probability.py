@@ -26,6 +26,7 @@ from treelab.analysis._dataset import (
     CITE_FAN,
     CITE_TREELAB,
     Var,
+    align_to,
     as_array,
     check_proba,
     class_coord,
@@ -57,6 +58,7 @@ def _proba_and_labels(
     p, coords = as_array(proba, "proba", (_dims.SAMPLE, _dims.CLASS))
     p = check_proba(p, "proba")
     y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,), labels=True)
+    y_arr = align_to(y_arr, y_coords, coords, "y", "proba", (_dims.SAMPLE,))
     if y_arr.shape[0] != p.shape[0]:
         raise ValueError(f"proba has {p.shape[0]} samples but y has {y_arr.shape[0]}")
     if p.shape[1] < 1:
@@ -355,8 +357,9 @@ def exact_mse(proba: Any, true_proba: Any) -> xr.DataArray:
     xarray.DataArray
         0-d ``exact_mse``.
     """
-    p, _ = as_array(proba, "proba", (_dims.SAMPLE, _dims.CLASS))
-    t, _ = as_array(true_proba, "true_proba", (_dims.SAMPLE, _dims.CLASS))
+    p, p_coords = as_array(proba, "proba", (_dims.SAMPLE, _dims.CLASS))
+    t, t_coords = as_array(true_proba, "true_proba", (_dims.SAMPLE, _dims.CLASS))
+    t = align_to(t, t_coords, p_coords, "true_proba", "proba", (_dims.SAMPLE, _dims.CLASS))
     p, t = check_proba(p, "proba"), check_proba(t, "true_proba")
     if p.shape != t.shape:
         raise ValueError(f"proba has shape {p.shape} but true_proba has {t.shape}")
