@@ -451,3 +451,41 @@ def cost_thresholds(y, benefit, cost, positive):
         v = r if yi == positive else 1.0 - r
         out.append(min(1.0, max(0.0, v)))
     return out
+
+
+def strength_oob(L, y, C, in_bag):
+    """Out-of-bag strength and correlation: row i scored only by the trees t with
+    in_bag[t][i] == 0; p1_t, p2_t over the rows tree t did not see (loops, fractions)."""
+    T, n = len(L), len(y)
+    C = max(C, 2)
+    rows, margins, rivals = [], [], {}
+    for i in range(n):
+        oob = [t for t in range(T) if in_bag[t][i] == 0]
+        if not oob:
+            continue
+        votes = [0] * C
+        for t in oob:
+            votes[L[t][i]] += 1
+        best_c, best_v = None, -1
+        for c in range(C):
+            if c != y[i] and votes[c] > best_v:
+                best_c, best_v = c, votes[c]
+        rivals[i] = best_c
+        rows.append(i)
+        margins.append(Fraction(votes[y[i]] - votes[best_c], len(oob)))
+    if not rows:
+        return {"strength": math.nan, "correlation": math.nan, "n_rows": 0}
+    s = sum(margins) / len(rows)
+    var = sum(m * m for m in margins) / len(rows) - s * s
+    sds = []
+    for t in range(T):
+        mine = [i for i in rows if in_bag[t][i] == 0]
+        if not mine:
+            continue
+        p1 = Fraction(sum(1 for i in mine if L[t][i] == y[i]), len(mine))
+        p2 = Fraction(sum(1 for i in mine if L[t][i] == rivals[i]), len(mine))
+        sds.append(math.sqrt(p1 + p2 - (p1 - p2) ** 2))
+    mean_sd = sum(sds) / len(sds)
+    rho = float(var) / mean_sd**2 if mean_sd > 0 else math.nan
+    return {"strength": float(s), "correlation": rho, "n_rows": len(rows),
+            "margin": [float(m) for m in margins]}

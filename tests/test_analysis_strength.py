@@ -6,6 +6,8 @@ import naive_analysis as naive
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from treelab.analysis import strength_correlation
 
@@ -77,3 +79,42 @@ def test_bad_input():
         strength_correlation(np.zeros((2, 3), dtype=int), np.zeros(2, dtype=int))
     with pytest.raises(ValueError, match="y"):
         strength_correlation(np.zeros((2, 3), dtype=int), np.array([0, 5, 0]), n_classes=2)
+
+
+@settings(max_examples=150, deadline=None)
+@given(naive.member_problem(), st.data())
+def test_out_of_bag_matches_slow_loop(problem, data):
+    L, y, C = problem
+    bag = data.draw(hnp.arrays(np.int64, L.shape, elements=st.integers(0, 2)))
+    ds = strength_correlation(L, y, n_classes=C, in_bag=bag)
+    ref = naive.strength_oob(L.tolist(), y.tolist(), C, bag.tolist())
+    assert int(ds.n_rows) == ref["n_rows"]
+    assert_close(float(ds.strength), ref["strength"])
+    assert_close(float(ds.correlation), ref["correlation"])
+    if ref["n_rows"]:
+        got = ds.margin.values[~np.isnan(ds.margin.values)]
+        np.testing.assert_allclose(got, ref["margin"], atol=1e-12)
+
+
+def test_out_of_bag_with_nothing_in_bag_is_the_hold_out_estimate():
+    rng = np.random.default_rng(0)
+    L, y = rng.integers(0, 3, (5, 40)), rng.integers(0, 3, 40)
+    oob = strength_correlation(L, y, in_bag=np.zeros((5, 40), dtype=bool))
+    plain = strength_correlation(L, y)
+    for name in ("strength", "correlation", "breiman_bound"):
+        assert_close(float(oob[name]), float(plain[name]), tol=1e-12)
+
+
+def test_out_of_bag_hand_worked():
+    # 3 trees, 2 rows; row 0 seen by tree 0, row 1 by trees 1 and 2
+    y = np.array([0, 1])
+    L = np.array([[1, 1], [0, 0], [0, 1]])
+    bag = np.array([[1, 0], [0, 2], [0, 1]])
+    ds = strength_correlation(L, y, n_classes=2, in_bag=bag)
+    # row 0: trees 1, 2 vote 0, 0 -> s = 1; row 1: tree 0 votes 1 -> s = 1
+    np.testing.assert_allclose(ds.margin.values, [1.0, 1.0])
+    assert float(ds.strength) == 1.0
+    # tree 0 scores row 1 only (right), trees 1 and 2 row 0 only (right): p1 = 1, p2 = 0
+    np.testing.assert_allclose(ds.p1.values, [1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="in_bag must have shape"):
+        strength_correlation(L, y, in_bag=bag[:2])
