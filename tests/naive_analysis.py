@@ -489,3 +489,12 @@ def strength_oob(L, y, C, in_bag):
     rho = float(var) / mean_sd**2 if mean_sd > 0 else math.nan
     return {"strength": float(s), "correlation": rho, "n_rows": len(rows),
             "margin": [float(m) for m in margins]}
+
+
+def profit_estimated(P, y, benefit, cost, positive, decision_benefit):
+    """Decide with the estimated benefit, pay out the realised one."""
+    total = 0.0
+    for i in range(len(y)):
+        if P[i][positive] * decision_benefit[i] > cost[i]:
+            total += (benefit[i] if y[i] == positive else 0.0) - cost[i]
+    return total

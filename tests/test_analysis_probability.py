@@ -299,3 +299,27 @@ def test_cost_thresholds_fraud_hand_worked():
     P = np.array([[0.2, 0.8], [0.4, 0.6], [0.9, 0.1]])
     out = thresholded_mse(P, y, thresholds={"cost": v}, classes=["fraud", "legit"])
     assert out.item() == pytest.approx(((1 - 0.2 / 0.3) ** 2 + (1 - 0.6 / 0.7) ** 2) / 3)
+
+
+@FAST
+@given(naive.proba_problem(), st.data())
+def test_profit_with_estimated_benefit_matches_naive(problem, data):
+    P, y = problem
+    n = len(y)
+    real = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 100)))
+    guess = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 100)))
+    pos = int(y[0])
+    out = cost_sensitive_profit(P, y, benefit=real, cost=0.68, positive=pos,
+                                decision_benefit=guess)
+    ref = naive.profit_estimated(P.tolist(), y.tolist(), real.tolist(), [0.68] * n, pos,
+                                 guess.tolist())
+    assert float(out) == pytest.approx(ref, abs=1e-9)
+
+
+def test_profit_decides_with_the_estimate_and_pays_the_realised_benefit():
+    P = np.array([[0.5, 0.5], [0.9, 0.1]])
+    y = np.array([1, 1])
+    # row 0: 0.5 * 10 > 2 acts and earns 30 - 2; row 1: 0.1 * 10 < 2 does not act
+    out = cost_sensitive_profit(P, y, benefit=[30.0, 30.0], cost=2.0, decision_benefit=10.0)
+    assert float(out) == pytest.approx(28.0)
+    assert out.attrs["n_actions"] == 1

@@ -513,16 +513,29 @@ def reliability(
 
 
 def cost_sensitive_profit(
-    proba: Any, y: Any, *, benefit: Any, cost: Any, positive: Any = 1, classes: Any = None
+    proba: Any,
+    y: Any,
+    *,
+    benefit: Any,
+    cost: Any,
+    positive: Any = 1,
+    classes: Any = None,
+    decision_benefit: Any = None,
 ) -> xr.DataArray:
     """Total profit of cost-sensitive threshold decisions (Fan et al. 2005).
 
     Act on row i (solicit a donor, challenge a transaction) when
-    P_hat(positive | x_i) * benefit_i > cost_i, i.e. above the threshold v_i = cost_i / benefit_i.
-    An action earns benefit_i - cost_i when y_i is the positive class and -cost_i otherwise; no
-    action earns 0. Profit = sum_i act_i (I(y_i = positive) benefit_i - cost_i). Examples:
-    donation (benefit = donation amount, cost = 0.68), fraud (benefit = transaction amount,
-    cost = 90).
+    P_hat(positive | x_i) * b_i > cost_i, with b_i the benefit known at decision time:
+    ``decision_benefit`` when given (an *estimate*, e.g. a predicted donation amount), else
+    ``benefit``. An action earns the *realised* benefit_i - cost_i when y_i is the positive
+    class and -cost_i otherwise; no action earns 0:
+    Profit = sum_i act_i (I(y_i = positive) benefit_i - cost_i).
+
+    Examples of use: donation (KDD-98): the amount a donor gives is only known after the fact,
+    so the decision uses an estimated amount (``decision_benefit``) against the cost 0.68 of a
+    mailing, and the payout the realised donation (``benefit``). Fraud: the transaction amount
+    is known when deciding, so ``benefit`` (the amount) serves both, against the cost 90 of a
+    challenge.
 
     Parameters
     ----------
@@ -531,13 +544,15 @@ def cost_sensitive_profit(
     y : array-like or DataArray, (sample,)
         True class codes.
     benefit : float or array-like (sample,)
-        Gain of acting on a positive row (e.g. the amount).
+        Realised gain of acting on a positive row (e.g. the amount), paid out.
     cost : float or array-like (sample,)
         Cost of acting on any row.
     positive : int, default 1
         Code (or original label with ``classes=``) of the positive class.
     classes : array-like, optional
         Original labels of the columns; ``y`` and ``positive`` then hold original labels.
+    decision_benefit : float or array-like (sample,), optional
+        Benefit used for the decision when the realised one is unknown at decision time.
 
     Returns
     -------
@@ -548,18 +563,12 @@ def cost_sensitive_profit(
     p, codes, _, n_known = _proba_and_labels(proba, y, classes)
     n = p.shape[0]
     pos = encode_labels(np.asarray([positive]), "positive", classes=classes, n_classes=n_known)[0]
-    arrays = {}
-    for name, value in (("benefit", benefit), ("cost", cost)):
-        arr = np.asarray(value.values if isinstance(value, xr.DataArray) else value)
-        if arr.dtype.kind not in "fiu":
-            raise TypeError(f"{name} must be numeric")
-        if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
-            raise ValueError(f"{name} must be a number or have shape ({n},), got {arr.shape}")
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} must be finite")
-        arrays[name] = np.broadcast_to(arr.astype(np.float64), (n,))
+    given = {"benefit": benefit, "cost": cost}
+    if decision_benefit is not None:
+        given["decision_benefit"] = decision_benefit
+    arrays = _amounts(n, **given)
     b, c = arrays["benefit"], arrays["cost"]
-    act = p[:, pos] * b > c
+    act = p[:, pos] * arrays.get("decision_benefit", b) > c
     is_pos = codes == pos
     gain = np.where(is_pos, b, 0.0) - c
     profit = float(np.sum(gain[act]))
@@ -570,13 +579,14 @@ def cost_sensitive_profit(
         "total profit of threshold decisions",
         units="benefit units",
         cite=CITE_FAN,
-        description="act when P(positive|x) * benefit > cost",
+        description="act when P(positive|x) * decision benefit > cost; realised benefit paid",
     )
     out = to_dataarray(
         "profit",
         var,
         function="cost_sensitive_profit",
-        params={"positive": positive, "benefit": benefit, "cost": cost, "classes": classes},
+        params={"positive": positive, "benefit": benefit, "cost": cost, "classes": classes,
+                "decision_benefit": decision_benefit},
     )
     out.attrs["n_actions"] = int(act.sum())
     out.attrs["oracle_profit"] = oracle

@@ -109,7 +109,9 @@ def strength_correlation(
     * per tree p1_t = mean_i I(f_t(x_i) = y_i), p2_t = mean_i I(f_t(x_i) = c(i)),
       sd_t = sqrt(p1_t + p2_t - (p1_t - p2_t)^2);
     * correlation rho = var(s) / (mean_t sd_t)^2 (NaN when every sd_t is 0, e.g. a unanimous
-      correct ensemble, where var(s) = 0 too);
+      correct ensemble, where var(s) = 0 too). This is Breiman's (2001) estimate, the one his
+      bound needs. Liu et al. (2008, Appendix C, eq. 5) print the denominator with the
+      unsquared mean standard deviation; treelab does not follow that deviation;
     * Breiman's *upper* bound on the generalisation error, PE* <= rho (1 - s^2) / s^2, defined
       for s > 0 (NaN otherwise, and NaN where rho is). One secondary source prints the
       inequality the wrong way round; it is an upper bound.
