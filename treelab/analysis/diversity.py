@@ -96,8 +96,9 @@ def errors(
 
     e_t = mean_i I(f_t(x_i) != y_i) for every tree; E_e = mean_i I(F(x_i) != y_i) for the
     ensemble labels ``ensemble_labels`` (sample,), or, when not given, for uniform voting over the
-    member labels (most votes; ties to the lower class index, since labels carry no
-    probabilities).
+    member labels (most votes; ties to the lower class index: the estimator's rule, most votes
+    then larger summed probability then lower index, for one-hot members; see
+    docs/measures/correctness.md).
 
     Parameters
     ----------
