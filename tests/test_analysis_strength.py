@@ -118,3 +118,46 @@ def test_out_of_bag_hand_worked():
     np.testing.assert_allclose(ds.p1.values, [1.0, 1.0, 1.0])
     with pytest.raises(ValueError, match="in_bag must have shape"):
         strength_correlation(L, y, in_bag=bag[:2])
+
+
+@pytest.mark.parametrize("make", ["BaggedTrees", "RandomForest", "VRTrees"])
+def test_oob_of_a_fitted_ensemble_matches_slow_loop(make):
+    import treelab
+    from treelab.analysis import in_bag_counts, oob_strength_correlation
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(80, 3))
+    y = np.array(["p", "q", "r"])[(X[:, 0] + 0.5 * rng.normal(size=80) > 0).astype(int)
+                                   + (X[:, 1] > 1)]
+    kwargs = {"VRTrees": {"sampling": "bootstrap", "alpha": 0.5},
+              # grown to purity, so each tree fits its own in-bag rows
+              "BaggedTrees": {"c45": False, "min_objs": 1, "min_samples_split": 2,
+                              "curtail_min": 1}}.get(make, {})
+    est = getattr(treelab, make)(n_estimators=6, random_state=11, **kwargs).fit(X, y)
+    bag = in_bag_counts(est, y)
+    assert bag.shape == (6, 80) and np.all(bag.sum(axis=1) == 80)
+    if make == "BaggedTrees":
+        # a fully grown tree fits its own (distinct, continuous) in-bag rows exactly
+        member = est.member_predict(X)
+        assert np.all(member[bag > 0] == np.broadcast_to(y, bag.shape)[bag > 0])
+    ds = oob_strength_correlation(est, X, y)
+    codes = np.searchsorted(est.classes_, y)
+    L = np.searchsorted(est.classes_, est.member_predict(X))
+    ref = naive.strength_oob(L.tolist(), codes.tolist(), 3, bag.tolist())
+    assert int(ds.n_rows) == ref["n_rows"] > 0
+    assert_close(float(ds.strength), ref["strength"])
+    assert_close(float(ds.correlation), ref["correlation"])
+    with pytest.raises(ValueError, match="training labels"):
+        in_bag_counts(est, y[::-1])
+
+
+def test_oob_refuses_unbagged_or_unseeded_ensembles():
+    import treelab
+    from treelab.analysis import in_bag_counts
+
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="bootstrap"):
+        in_bag_counts(treelab.VRTrees(n_estimators=3, random_state=1).fit(X, y), y)
+    with pytest.raises(ValueError, match="integer random_state"):
+        in_bag_counts(treelab.BaggedTrees(n_estimators=3).fit(X, y), y)

@@ -10,6 +10,7 @@ from treelab.analysis.bias_variance import bias_variance
 from treelab.analysis.characteristics import sample_density
 from treelab.analysis.diagnose import diagnose
 from treelab.analysis.diversity import error_arrangement, error_correlation, error_ratio, errors
+from treelab.analysis.oob import in_bag_counts, oob_strength_correlation
 from treelab.analysis.probability import (
     cost_sensitive_profit,
     cost_thresholds,
@@ -33,6 +34,8 @@ __all__ = [
     "exact_mse",
     "gain_ties",
     "gain_ties_from_counts",
+    "in_bag_counts",
+    "oob_strength_correlation",
     "reliability",
     "sample_density",
     "strength_correlation",
