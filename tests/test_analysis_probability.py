@@ -323,3 +323,21 @@ def test_profit_decides_with_the_estimate_and_pays_the_realised_benefit():
     out = cost_sensitive_profit(P, y, benefit=[30.0, 30.0], cost=2.0, decision_benefit=10.0)
     assert float(out) == pytest.approx(28.0)
     assert out.attrs["n_actions"] == 1
+
+
+def test_string_labels_wherever_y_is_accepted():
+    P = np.array([[0.7, 0.3], [0.2, 0.8], [0.6, 0.4]])
+    codes = np.array([0, 1, 1])
+    names = np.array(["no", "yes", "yes"], dtype=object)
+    cls = np.array(["no", "yes"], dtype=object)
+    np.testing.assert_allclose(thresholded_mse(P, names, classes=cls).values,
+                               thresholded_mse(P, codes).values)
+    np.testing.assert_allclose(topk_error(P, names, classes=cls).values,
+                               topk_error(P, codes).values)
+    probas = np.stack([P, P[::-1]])
+    np.testing.assert_allclose(bias_variance(probas, names, classes=cls).loss,
+                               bias_variance(probas, codes).loss)
+    with pytest.raises(ValueError, match="classes holds duplicate labels"):
+        thresholded_mse(P, names, classes=["no", "no"])
+    with pytest.raises(ValueError, match="proba rows must sum to 1"):
+        thresholded_mse(P * 0.9, codes)
