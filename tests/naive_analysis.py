@@ -374,3 +374,127 @@ if st is not None:
         n = draw(st.integers(1, max_samples))
         counts = draw(hnp.arrays(np.int64, (T, n, C), elements=st.integers(0, 6)))
         return counts.astype(np.float64)
+
+
+# ------------------------------------------------------- independent voting error, any C
+
+
+def member_vote_model(L, y, C):
+    """P(member t votes l | true class k) under the independence model of error_arrangement:
+    correct with 1 - e_t (e_t over all rows); a wrong vote splits as t's wrong votes on rows
+    of class k, else as its wrong votes of other classes l != k, else uniformly over l != k."""
+    T, n = len(L), len(y)
+    model = [[[0.0] * C for _ in range(C)] for _ in range(T)]
+    for t in range(T):
+        e = sum(1 for i in range(n) if L[t][i] != y[i]) / n
+        for k in range(C):
+            on_k = [0] * C
+            anywhere = [0] * C
+            for i in range(n):
+                if L[t][i] != y[i]:
+                    anywhere[L[t][i]] += 1
+                    if y[i] == k:
+                        on_k[L[t][i]] += 1
+            anywhere[k] = 0
+            split = on_k if sum(on_k) else anywhere
+            if sum(split) == 0:
+                split = [0 if l == k else 1 for l in range(C)]
+            model[t][k][k] = 1.0 - e
+            for l in range(C):
+                if l != k and sum(split):
+                    model[t][k][l] += e * split[l] / sum(split)
+    return model
+
+
+def independent_vote_error_bruteforce(L, y, C):
+    """Sum over every combination of member votes: the true class must win (most votes; a tie
+    goes to the lower class index), weighted by p(y = k) from the rows."""
+    T, n = len(L), len(y)
+    model = member_vote_model(L, y, C)
+    total = 0.0
+    for k in range(C):
+        share = sum(1 for v in y if v == k) / n
+        if share == 0:
+            continue
+        lost = 0.0
+        for combo in itertools.product(range(C), repeat=T):
+            p = 1.0
+            for t, c in enumerate(combo):
+                p *= model[t][k][c]
+            if p == 0.0:
+                continue
+            votes = [combo.count(c) for c in range(C)]
+            winner = max(range(C), key=lambda c: (votes[c], -c))
+            if winner != k:
+                lost += p
+        total += share * lost
+    return total
+
+
+def thresholded_mse_any_c(P, y, name_or_v):
+    """Thresholded MSE where "bayes" is the 0-1 decision for any number of classes: v = 0.5
+    for two classes, else the largest probability of another class."""
+    if name_or_v != "bayes" or len(P[0]) <= 2:
+        return thresholded_mse(P, y, name_or_v)
+    total = 0.0
+    for i in range(len(y)):
+        v = max(P[i][c] for c in range(len(P[i])) if c != y[i])
+        total += thresholded_se(P[i], y[i], v)
+    return total / len(y)
+
+
+def cost_thresholds(y, benefit, cost, positive):
+    """Threshold of the true class: c / a for positive rows, 1 - c / a for the others."""
+    out = []
+    for yi, a, c in zip(y, benefit, cost, strict=True):
+        r = c / a if a > 0 else float("inf")
+        v = r if yi == positive else 1.0 - r
+        out.append(min(1.0, max(0.0, v)))
+    return out
+
+
+def strength_oob(L, y, C, in_bag):
+    """Out-of-bag strength and correlation: row i scored only by the trees t with
+    in_bag[t][i] == 0; p1_t, p2_t over the rows tree t did not see (loops, fractions)."""
+    T, n = len(L), len(y)
+    C = max(C, 2)
+    rows, margins, rivals = [], [], {}
+    for i in range(n):
+        oob = [t for t in range(T) if in_bag[t][i] == 0]
+        if not oob:
+            continue
+        votes = [0] * C
+        for t in oob:
+            votes[L[t][i]] += 1
+        best_c, best_v = None, -1
+        for c in range(C):
+            if c != y[i] and votes[c] > best_v:
+                best_c, best_v = c, votes[c]
+        rivals[i] = best_c
+        rows.append(i)
+        margins.append(Fraction(votes[y[i]] - votes[best_c], len(oob)))
+    if not rows:
+        return {"strength": math.nan, "correlation": math.nan, "n_rows": 0}
+    s = sum(margins) / len(rows)
+    var = sum(m * m for m in margins) / len(rows) - s * s
+    sds = []
+    for t in range(T):
+        mine = [i for i in rows if in_bag[t][i] == 0]
+        if not mine:
+            continue
+        p1 = Fraction(sum(1 for i in mine if L[t][i] == y[i]), len(mine))
+        p2 = Fraction(sum(1 for i in mine if L[t][i] == rivals[i]), len(mine))
+        sds.append(math.sqrt(p1 + p2 - (p1 - p2) ** 2))
+    mean_sd = sum(sds) / len(sds)
+    rho = float(var) / mean_sd**2 if mean_sd > 0 else math.nan
+    return {"strength": float(s), "correlation": rho, "n_rows": len(rows),
+            "margin": [float(m) for m in margins]}
+
+
+def profit_estimated(P, y, benefit, cost, positive, decision_benefit):
+    """Decide with the estimated benefit, pay out the realised one."""
+    total = 0.0
+    for i in range(len(y)):
+        if P[i][positive] * decision_benefit[i] > cost[i]:
+            total += (benefit[i] if y[i] == positive else 0.0) - cost[i]
+    return total

@@ -57,11 +57,15 @@ def test_arrangement_matches_naive(problem):
     ds = error_arrangement(L, y, n_classes=C)
     k = (L != y[None, :]).sum(axis=1)
     n = len(y)
-    e = (k / n).tolist()
-    assert float(ds.independent_error) == pytest.approx(naive.independent_error(e), abs=1e-12)
+    brute = naive.independent_vote_error_bruteforce(L.tolist(), y.tolist(), C)
+    assert float(ds.independent_error) == pytest.approx(brute, abs=1e-12)
+    assert float(ds.independent_error_se) == 0
     assert float(ds.optimal_error) == pytest.approx(naive.optimal_error_bruteforce(k.tolist(), n))
     assert float(ds.observed_error) == pytest.approx(naive.vote_error(L.tolist(), y.tolist(), C))
-    assert float(ds.optimal_error) <= float(ds.observed_error) + 1e-12
+    if C <= 2:
+        # the source's arrangement counts errors, not votes: a lower bound on the voting error
+        # only when every error is a vote for the same rival class
+        assert float(ds.optimal_error) <= float(ds.observed_error) + 1e-12
 
 
 @settings(max_examples=40, deadline=None)
@@ -77,6 +81,57 @@ def test_independent_error_large_t(e):
     ds = error_arrangement(L, y, n_classes=2)
     rates = (L != 0).mean(axis=1).tolist()
     assert float(ds.independent_error) == pytest.approx(naive.independent_error(rates), abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(naive.member_problem(max_trees=6, max_samples=10, max_classes=4))
+def test_independent_error_many_classes_matches_bruteforce(problem):
+    L, y, C = problem
+    ds = error_arrangement(L, y, n_classes=C)
+    brute = naive.independent_vote_error_bruteforce(L.tolist(), y.tolist(), C)
+    assert float(ds.independent_error) == pytest.approx(brute, abs=1e-12)
+
+
+def test_independent_error_three_classes_hand_worked():
+    # every member errs on one row of three; the two wrong votes for class 1 (members 0 and 2)
+    # beat class 0 only together: P = 1/3 * 1/3. A three-way tie goes to class 0. The old
+    # majority-wrong bound was P(at least 2 of 3 wrong) = 7/27.
+    y = np.zeros(3, dtype=np.int64)
+    L = np.array([[1, 0, 0], [0, 2, 0], [0, 0, 1]])
+    ds = error_arrangement(L, y, n_classes=3)
+    assert float(ds.independent_error) == pytest.approx(1 / 9)
+    assert float(ds.observed_error) == 0
+
+
+def test_independent_error_two_class_tie_rule():
+    # T = 2, each member wrong on half the rows: the 1:1 tie goes to the lower class index,
+    # so it is correct on class-0 rows and wrong on class-1 rows.
+    y = np.array([0, 0, 1, 1])
+    L = np.array([[1, 0, 0, 1], [0, 1, 0, 1]])  # e = 1/2 each
+    ds = error_arrangement(L, y, n_classes=2)
+    # class 0: lose only if both wrong (1/4); class 1: lose if at least one wrong (3/4)
+    assert float(ds.independent_error) == pytest.approx(0.5 * 0.25 + 0.5 * 0.75)
+
+
+def test_independent_error_monte_carlo_agrees_with_exact():
+    rng = np.random.default_rng(2)
+    T, n, C = 25, 300, 5
+    y = rng.integers(0, C, n)
+    L = np.where(rng.random((T, n)) < 0.4, rng.integers(0, C, (T, n)), y[None, :])
+    exact = error_arrangement(L, y, n_classes=C, max_states=10**7)
+    mc = error_arrangement(L, y, n_classes=C, max_states=1, n_draws=40_000, random_state=3)
+    assert "exact" in exact.independent_error.attrs["description"]
+    assert "monte carlo" in mc.independent_error.attrs["description"]
+    se = float(mc.independent_error_se)
+    assert 0 < se < 0.01
+    assert abs(float(mc.independent_error) - float(exact.independent_error)) < 4 * se
+    again = error_arrangement(L, y, n_classes=C, max_states=1, n_draws=40_000, random_state=3)
+    assert float(again.independent_error) == float(mc.independent_error)
+
+
+def test_error_arrangement_bad_options():
+    with pytest.raises(ValueError, match="n_draws"):
+        error_arrangement([[0, 1]], [0, 1], n_draws=0)
 
 
 def test_phi_e_two_members_is_identical_error_rate():

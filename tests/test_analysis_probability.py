@@ -11,6 +11,7 @@ from hypothesis.extra import numpy as hnp
 from treelab.analysis import (
     bias_variance,
     cost_sensitive_profit,
+    cost_thresholds,
     exact_mse,
     reliability,
     thresholded_mse,
@@ -30,7 +31,7 @@ def test_thresholded_mse_matches_naive(problem, data):
     assert out.dims == ("threshold",)
     assert list(out.threshold.values) == [*NAMES, "custom"]
     for name in NAMES:
-        ref = naive.thresholded_mse(P.tolist(), y.tolist(), name)
+        ref = naive.thresholded_mse_any_c(P.tolist(), y.tolist(), name)
         assert float(out.sel(threshold=name)) == pytest.approx(ref, abs=1e-12)
     ref = naive.thresholded_mse(P.tolist(), y.tolist(), v.tolist())
     assert float(out.sel(threshold="custom")) == pytest.approx(ref, abs=1e-12)
@@ -53,8 +54,14 @@ def test_exact_mse_matches_naive(p1, p2):
     P, Q = p1[0], p2[0]
     n = min(len(P), len(Q))
     C = min(P.shape[1], Q.shape[1])
-    P, Q = P[:n, :C], Q[:n, :C]
+    P, Q = _renormalised(P[:n, :C]), _renormalised(Q[:n, :C])
     assert float(exact_mse(P, Q)) == pytest.approx(naive.exact_mse(P.tolist(), Q.tolist()))
+
+
+def _renormalised(P):
+    """Rows scaled to sum to 1 (uniform where a row is all zero)."""
+    tot = P.sum(axis=-1, keepdims=True)
+    return np.where(tot > 0, P / np.where(tot > 0, tot, 1.0), 1.0 / P.shape[-1])
 
 
 @FAST
@@ -165,7 +172,7 @@ def test_bias_variance_identity_and_naive():
 @FAST
 @given(hnp.arrays(np.float64, (4, 6, 3), elements=st.floats(0, 1)), st.data())
 def test_bias_variance_identity_property(raw, data):
-    probas = raw / np.maximum(raw.sum(axis=2, keepdims=True), 1e-300)
+    probas = _renormalised(raw)
     y = data.draw(hnp.arrays(np.int64, 6, elements=st.integers(0, 2)))
     ds = bias_variance(probas, y)  # one-hot target
     np.testing.assert_allclose(
@@ -242,3 +249,95 @@ def test_dataarray_inputs_transposed():
     da = xr.DataArray(P.T, dims=["class", "sample"])
     np.testing.assert_allclose(topk_error(da, y).values, topk_error(P, y).values)
     assert float(topk_error(P, y, k=1).sel(k=1)) == pytest.approx(2 / 3)
+
+
+def test_bayes_threshold_three_classes_is_the_zero_one_decision():
+    P = np.array([[0.5, 0.3, 0.2], [0.3, 0.45, 0.25], [0.2, 0.4, 0.4]])
+    y = np.array([0, 0, 2])
+    out = thresholded_mse(P, y, thresholds="bayes").item()
+    # row 0 right (0.5 beats 0.3); row 1 wrong: 0.3 against v = 0.45; row 2 tied: distance 0
+    assert out == pytest.approx(((1 - 0.3 / 0.45) ** 2) / 3)
+
+
+def test_scalar_and_list_thresholds():
+    P = np.array([[0.6, 0.4], [0.2, 0.8], [0.5, 0.5]])
+    y = np.array([1, 1, 0])
+    scalar = thresholded_mse(P, y, thresholds=0.5)
+    assert scalar.dims == ("threshold",) and scalar.threshold.values.tolist() == ["0.5"]
+    assert scalar.item() == pytest.approx(((1 - 0.4 / 0.5) ** 2) / 3)
+    rows = [0.9, 0.5, 0.25]
+    listed = thresholded_mse(P, y, thresholds=rows)
+    assert listed.threshold.values.tolist() == ["custom"]
+    ref = naive.thresholded_mse(P.tolist(), y.tolist(), rows)
+    assert listed.item() == pytest.approx(ref)
+    with pytest.raises(ValueError, match="custom"):
+        thresholded_mse(P, y, thresholds=[0.5, 0.5])
+
+
+@FAST
+@given(naive.proba_problem(), st.data())
+def test_cost_thresholds_match_naive(problem, data):
+    P, y = problem
+    n = len(y)
+    a = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 500)))
+    c = data.draw(st.floats(0, 200))
+    pos = int(y[0])
+    v = cost_thresholds(y, benefit=a, cost=c, positive=pos)
+    ref = naive.cost_thresholds(y.tolist(), a.tolist(), [c] * n, pos)
+    np.testing.assert_allclose(v, ref, atol=1e-12)
+    out = thresholded_mse(P, y, thresholds={"cost": v})
+    assert out.item() == pytest.approx(naive.thresholded_mse(P.tolist(), y.tolist(), ref))
+
+
+def test_cost_thresholds_fraud_hand_worked():
+    # challenge a transaction when P(fraud) * amount > 90
+    y = np.array(["fraud", "legit", "legit"], dtype=object)
+    amount = np.array([300.0, 300.0, 60.0])
+    v = cost_thresholds(y, benefit=amount, cost=90.0, positive="fraud",
+                        classes=["fraud", "legit"])
+    np.testing.assert_allclose(v, [0.3, 0.7, 0.0])  # 60 < 90: never challenged, always right
+    P = np.array([[0.2, 0.8], [0.4, 0.6], [0.9, 0.1]])
+    out = thresholded_mse(P, y, thresholds={"cost": v}, classes=["fraud", "legit"])
+    assert out.item() == pytest.approx(((1 - 0.2 / 0.3) ** 2 + (1 - 0.6 / 0.7) ** 2) / 3)
+
+
+@FAST
+@given(naive.proba_problem(), st.data())
+def test_profit_with_estimated_benefit_matches_naive(problem, data):
+    P, y = problem
+    n = len(y)
+    real = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 100)))
+    guess = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 100)))
+    pos = int(y[0])
+    out = cost_sensitive_profit(P, y, benefit=real, cost=0.68, positive=pos,
+                                decision_benefit=guess)
+    ref = naive.profit_estimated(P.tolist(), y.tolist(), real.tolist(), [0.68] * n, pos,
+                                 guess.tolist())
+    assert float(out) == pytest.approx(ref, abs=1e-9)
+
+
+def test_profit_decides_with_the_estimate_and_pays_the_realised_benefit():
+    P = np.array([[0.5, 0.5], [0.9, 0.1]])
+    y = np.array([1, 1])
+    # row 0: 0.5 * 10 > 2 acts and earns 30 - 2; row 1: 0.1 * 10 < 2 does not act
+    out = cost_sensitive_profit(P, y, benefit=[30.0, 30.0], cost=2.0, decision_benefit=10.0)
+    assert float(out) == pytest.approx(28.0)
+    assert out.attrs["n_actions"] == 1
+
+
+def test_string_labels_wherever_y_is_accepted():
+    P = np.array([[0.7, 0.3], [0.2, 0.8], [0.6, 0.4]])
+    codes = np.array([0, 1, 1])
+    names = np.array(["no", "yes", "yes"], dtype=object)
+    cls = np.array(["no", "yes"], dtype=object)
+    np.testing.assert_allclose(thresholded_mse(P, names, classes=cls).values,
+                               thresholded_mse(P, codes).values)
+    np.testing.assert_allclose(topk_error(P, names, classes=cls).values,
+                               topk_error(P, codes).values)
+    probas = np.stack([P, P[::-1]])
+    np.testing.assert_allclose(bias_variance(probas, names, classes=cls).loss,
+                               bias_variance(probas, codes).loss)
+    with pytest.raises(ValueError, match="classes holds duplicate labels"):
+        thresholded_mse(P, names, classes=["no", "no"])
+    with pytest.raises(ValueError, match="proba rows must sum to 1"):
+        thresholded_mse(P * 0.9, codes)

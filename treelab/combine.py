@@ -233,7 +233,8 @@ def likelihood(counts: Any, class_totals: Any) -> np.ndarray:
 def bayesian(counts: Any, log_evidence: Any) -> np.ndarray:
     """Bayesian combination (Buntine 1990): trees weighted by their posterior.
 
-    w_t = exp(log_evidence_t) / sum_s exp(log_evidence_s) (log-sum-exp; a uniform structure
+    w_t = exp(log_evidence_t) / sum_s exp(log_evidence_s) (computed as exp(l_t - max_s l_s)
+    normalised to sum 1, exact at any magnitude of the log evidence; a uniform structure
     prior), and P(c | x) = sum_t w_t (n_tc + 1) / (n_t + C), the weighted average of the trees'
     Laplace estimates. ``log_evidence`` comes from :func:`tree_log_evidence`.
 
@@ -257,7 +258,11 @@ def bayesian(counts: Any, log_evidence: Any) -> np.ndarray:
     ev = ev.astype(np.float64)
     if np.any(np.isnan(ev)) or np.any(ev == np.inf) or np.all(ev == -np.inf):
         raise ValueError("log_evidence must be finite (or -inf for some trees only)")
-    weights = np.exp(ev - logsumexp(ev))
+    # shift by the largest log evidence, then normalise the weights themselves: at large
+    # magnitudes ev - logsumexp(ev) rounds to 0 for every tied tree and the weights sum to
+    # the number of ties (e.g. 2 for two trees at 1e17)
+    weights = np.exp(ev - ev.max())
+    weights /= weights.sum()
     return np.einsum("t,tsc->sc", weights, _laplace(arr))
 
 

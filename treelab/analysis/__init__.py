@@ -2,15 +2,18 @@
 
 Measures follow the treelab analysis specification (errors and error ratio, error correlation
 phi_e and phi*, error arrangements, strength and correlation, probability quality, bias and
-variance, gain ties). Every function takes NumPy arrays or DataArrays with the dims of
-:mod:`treelab._dims`; :func:`diagnose` runs them all on a fitted ensemble.
+variance, gain ties, sample density). Every function takes NumPy arrays or DataArrays with
+the dims of :mod:`treelab._dims`; :func:`diagnose` runs them all on a fitted ensemble.
 """
 
 from treelab.analysis.bias_variance import bias_variance
+from treelab.analysis.characteristics import sample_density
 from treelab.analysis.diagnose import diagnose
 from treelab.analysis.diversity import error_arrangement, error_correlation, error_ratio, errors
+from treelab.analysis.oob import in_bag_counts, oob_strength_correlation
 from treelab.analysis.probability import (
     cost_sensitive_profit,
+    cost_thresholds,
     exact_mse,
     reliability,
     thresholded_mse,
@@ -22,6 +25,7 @@ from treelab.analysis.ties import gain_ties, gain_ties_from_counts
 __all__ = [
     "bias_variance",
     "cost_sensitive_profit",
+    "cost_thresholds",
     "diagnose",
     "error_arrangement",
     "error_correlation",
@@ -30,7 +34,10 @@ __all__ = [
     "exact_mse",
     "gain_ties",
     "gain_ties_from_counts",
+    "in_bag_counts",
+    "oob_strength_correlation",
     "reliability",
+    "sample_density",
     "strength_correlation",
     "thresholded_mse",
     "topk_error",

@@ -31,10 +31,13 @@ from treelab import _dims
 
 __all__ = [
     "Var",
+    "align_to",
     "as_array",
+    "check_classes",
     "check_proba",
     "class_coord",
     "encode_labels",
+    "encode_unseen",
     "make_attrs",
     "member_inputs",
     "merge_results",
@@ -209,11 +212,14 @@ def to_dataarray(
 # --------------------------------------------------------------------------- input checks
 
 
-def as_array(value: Any, name: str, dims: tuple[str, ...]) -> tuple[np.ndarray, dict]:
+def as_array(
+    value: Any, name: str, dims: tuple[str, ...], *, labels: bool = False
+) -> tuple[np.ndarray, dict]:
     """Turn a NumPy array or a DataArray with the expected dims into an ndarray.
 
     Returns the array in ``dims`` order and the coordinates the DataArray carried for those dims.
     Raises ``ValueError`` naming ``name`` when the number of dims or their names do not match.
+    ``labels=True`` accepts class labels of any dtype (strings, objects), else numbers only.
     """
     coords: dict[str, np.ndarray] = {}
     if isinstance(value, xr.Dataset):
@@ -235,9 +241,59 @@ def as_array(value: Any, name: str, dims: tuple[str, ...]) -> tuple[np.ndarray, 
             raise ValueError(
                 f"{name} must be {len(dims)}-d with dims {dims}, got shape {arr.shape}"
             )
-    if arr.dtype == object:
+    if arr.dtype == object and not labels:
         raise TypeError(f"{name} must hold numbers, got dtype object")
     return arr, coords
+
+
+def align_to(
+    arr: np.ndarray, coords: dict, ref_coords: dict, name: str, ref_name: str, dims: tuple
+) -> np.ndarray:
+    """Reorder ``arr`` (with ``coords`` for ``dims``) to the coordinates of ``ref_coords``.
+
+    DataArray inputs are paired by coordinate, never by position: where both carry a
+    coordinate for a dim, equal coordinates pass, the same labels in another order are
+    reordered, and anything else is a ``ValueError`` naming both arguments.
+    """
+    for axis, dim in enumerate(dims):
+        if dim not in coords or dim not in ref_coords:
+            continue
+        mine, ref = np.asarray(coords[dim]), np.asarray(ref_coords[dim])
+        if mine.shape == ref.shape and np.array_equal(mine, ref):
+            continue
+        if (
+            mine.shape == ref.shape
+            and np.unique(ref).size == ref.size
+            and np.array_equal(np.sort(mine), np.sort(ref))
+        ):
+            order = np.argsort(mine, kind="stable")[np.argsort(np.argsort(ref, kind="stable"))]
+            arr = np.take(arr, order, axis=axis)
+            continue
+        only_mine = np.setdiff1d(mine, ref)[:5].tolist()
+        only_ref = np.setdiff1d(ref, mine)[:5].tolist()
+        raise ValueError(
+            f"{name} and {ref_name} have different {dim!r} coordinates (only in {name}: "
+            f"{only_mine}, only in {ref_name}: {only_ref}); select the common labels first "
+            "(e.g. xarray.align(..., join='inner')) rather than pairing them by position"
+        )
+    return arr
+
+
+def encode_unseen(arr: np.ndarray, name: str, classes: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Map true labels onto codes with ``classes``; a label not in ``classes`` (a class the
+    model never saw) gets code C + j, j its position among the sorted unseen labels.
+
+    Returns the codes and the unseen labels (empty when every label is known).
+    """
+    classes = check_classes(classes)
+    known = np.isin(arr, classes)
+    if known.all():
+        return encode_labels(arr, name, classes=classes), classes[:0]
+    unseen = np.unique(arr[~known])
+    codes = np.empty(arr.shape, dtype=np.int64)
+    codes[known] = encode_labels(arr[known], name, classes=classes)
+    codes[~known] = len(classes) + np.searchsorted(unseen, arr[~known])
+    return codes, unseen
 
 
 def encode_labels(
@@ -245,7 +301,7 @@ def encode_labels(
 ) -> np.ndarray:
     """Check integer class codes, or map original labels onto codes with ``classes``."""
     if classes is not None:
-        classes = np.asarray(classes)
+        classes = check_classes(classes)
         sorter = np.argsort(classes, kind="stable")
         pos = np.searchsorted(classes, arr, sorter=sorter).clip(0, len(classes) - 1)
         codes = sorter[pos]
@@ -267,10 +323,24 @@ def encode_labels(
     return arr
 
 
+def check_classes(classes: Any) -> np.ndarray:
+    """``classes`` as a 1-d array of distinct labels (``ValueError`` naming it otherwise)."""
+    arr = np.asarray(classes)
+    if arr.ndim != 1:
+        raise ValueError(f"classes must be 1-d, got shape {arr.shape}")
+    try:
+        distinct = np.unique(arr).size
+    except TypeError as exc:  # labels of types that do not compare
+        raise TypeError(f"classes must hold labels of one comparable type: {exc}") from exc
+    if distinct != arr.size:
+        raise ValueError(f"classes holds duplicate labels: {arr.tolist()}")
+    return arr
+
+
 def n_classes_of(*codes: np.ndarray, classes: Any = None, n_classes: int | None = None) -> int:
     """Number of classes: ``len(classes)``, else ``n_classes``, else the largest code + 1."""
     if classes is not None:
-        n = len(classes)
+        n = len(check_classes(classes))
         if n_classes is not None and n_classes != n:
             raise ValueError(f"n_classes={n_classes} disagrees with len(classes)={n}")
         return n
@@ -281,8 +351,13 @@ def n_classes_of(*codes: np.ndarray, classes: Any = None, n_classes: int | None 
     return int(max((c.max() for c in codes if c.size), default=0)) + 1
 
 
-def check_proba(arr: np.ndarray, name: str) -> np.ndarray:
-    """Check a finite, non-negative probability array (values in [0, 1])."""
+#: How far a probability row may sum from 1.
+SUM_TOLERANCE = 1e-6
+
+
+def check_proba(arr: np.ndarray, name: str, *, rows_sum_to_one: bool = True) -> np.ndarray:
+    """Check a finite probability array (values in [0, 1]) whose rows along the last axis
+    (the classes) sum to 1 within 1e-6 (unless ``rows_sum_to_one=False``)."""
     if arr.dtype.kind not in "fiu":
         raise TypeError(f"{name} must hold numbers, got {arr.dtype}")
     arr = arr.astype(np.float64, copy=False)
@@ -290,6 +365,14 @@ def check_proba(arr: np.ndarray, name: str) -> np.ndarray:
         raise ValueError(f"{name} holds NaN or infinite values")
     if arr.size and (arr.min() < 0 or arr.max() > 1 + 1e-9):
         raise ValueError(f"{name} must hold probabilities in [0, 1]")
+    if rows_sum_to_one and arr.size:
+        gap = np.abs(arr.sum(axis=-1) - 1.0)
+        if gap.max() > SUM_TOLERANCE:
+            where = np.unravel_index(int(np.argmax(gap)), gap.shape)
+            raise ValueError(
+                f"{name} rows must sum to 1 (within {SUM_TOLERANCE:g}); row {list(where)} sums "
+                f"to {float(arr[where].sum()):.9g}"
+            )
     return arr
 
 
@@ -299,20 +382,25 @@ def class_coord(n_classes: int, classes: Any = None) -> np.ndarray:
 
 
 class MemberInputs(NamedTuple):
-    """Checked member labels (tree, sample), true labels (sample,) and their class count."""
+    """Checked member labels (tree, sample), true labels (sample,) and their class count
+    (``n_known`` classes of ``classes``, then the true labels no member can predict)."""
 
     labels: np.ndarray
     y: np.ndarray
     n_classes: int
     coords: dict
+    n_known: int
 
 
 def member_inputs(
     member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
 ) -> MemberInputs:
     """Validate ``member_labels`` (tree, sample) against ``y`` (sample,) and encode both."""
-    labels, coords = as_array(member_labels, "member_labels", (_dims.TREE, _dims.SAMPLE))
-    y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,))
+    labels, coords = as_array(
+        member_labels, "member_labels", (_dims.TREE, _dims.SAMPLE), labels=True
+    )
+    y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,), labels=True)
+    y_arr = align_to(y_arr, y_coords, coords, "y", "member_labels", (_dims.SAMPLE,))
     if labels.shape[1] != y_arr.shape[0]:
         raise ValueError(f"member_labels has {labels.shape[1]} samples but y has {y_arr.shape[0]}")
     if labels.shape[0] < 1 or labels.shape[1] < 1:
@@ -320,11 +408,17 @@ def member_inputs(
             f"member_labels needs at least one tree and one sample, got {labels.shape}"
         )
     labels = encode_labels(labels, "member_labels", classes=classes, n_classes=n_classes)
-    y_arr = encode_labels(y_arr, "y", classes=classes, n_classes=n_classes)
-    n = n_classes_of(labels, y_arr, classes=classes, n_classes=n_classes)
     coords = {**y_coords, **coords}
-    coords[_dims.CLASS] = class_coord(n, classes)
-    return MemberInputs(labels, y_arr, n, coords)
+    if classes is None:
+        y_arr = encode_labels(y_arr, "y", n_classes=n_classes)
+        n = n_classes_of(labels, y_arr, n_classes=n_classes)
+        coords[_dims.CLASS] = class_coord(n)
+        return MemberInputs(labels, y_arr, n, coords, n)
+    # a true class the members never saw is an error of every member, counted as a class
+    y_arr, unseen = encode_unseen(y_arr, "y", classes)
+    n = n_classes_of(labels, y_arr, classes=classes, n_classes=n_classes)
+    coords[_dims.CLASS] = np.concatenate([np.asarray(classes), unseen])
+    return MemberInputs(labels, y_arr, n + unseen.size, coords, n)
 
 
 def member_dataset(

@@ -11,6 +11,7 @@ from treelab import _dims
 from treelab.analysis._dataset import (
     CITE_FAN,
     Var,
+    align_to,
     as_array,
     check_proba,
     encode_labels,
@@ -20,7 +21,7 @@ from treelab.analysis._dataset import (
 __all__ = ["bias_variance"]
 
 
-def bias_variance(probas: Any, target: Any) -> xr.Dataset:
+def bias_variance(probas: Any, target: Any, *, classes: Any = None) -> xr.Dataset:
     """Decompose the squared loss of probability estimates into bias and variance.
 
     The method is trained on K training sets and predicts the same test rows, giving K
@@ -40,8 +41,10 @@ def bias_variance(probas: Any, target: Any) -> xr.Dataset:
         Probability estimates of the K repeats.
     target : array-like or DataArray, (sample, class) or (sample,)
         True probabilities when known, or any target distribution (e.g. the empirical class
-        frequency of a bin of rows); a 1-D array of class codes becomes the one-hot observed
-        label.
+        frequency of a bin of rows); a 1-D array of class codes (or of original labels, with
+        ``classes``) becomes the one-hot observed label.
+    classes : array-like, optional
+        Original labels of the columns, for a 1-D ``target`` of labels (strings, objects).
 
     Returns
     -------
@@ -60,12 +63,17 @@ def bias_variance(probas: Any, target: Any) -> xr.Dataset:
     if n_repeat < 1:
         raise ValueError("probas needs at least one repeat")
     if np.ndim(target) == 1:
-        labels, t_coords = as_array(target, "target", (_dims.SAMPLE,))
-        codes = encode_labels(labels, "target", n_classes=n_classes)
+        labels, t_coords = as_array(target, "target", (_dims.SAMPLE,), labels=True)
+        labels = align_to(labels, t_coords, coords, "target", "probas", (_dims.SAMPLE,))
+        if classes is not None and len(classes) != n_classes:
+            raise ValueError(f"classes has {len(classes)} labels but probas has {n_classes} "
+                             "columns")
+        codes = encode_labels(labels, "target", classes=classes, n_classes=n_classes)
         tau = np.zeros((labels.shape[0], n_classes))
         tau[np.arange(labels.shape[0]), codes] = 1.0
     else:
         tau, t_coords = as_array(target, "target", (_dims.SAMPLE, _dims.CLASS))
+        tau = align_to(tau, t_coords, coords, "target", "probas", (_dims.SAMPLE, _dims.CLASS))
         tau = check_proba(tau, "target")
     if tau.shape != (n_samples, n_classes):
         raise ValueError(

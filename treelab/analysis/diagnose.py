@@ -15,6 +15,7 @@ from treelab.analysis._dataset import (
     Var,
     as_array,
     check_proba,
+    encode_unseen,
     to_dataset,
     vote_counts,
 )
@@ -30,16 +31,13 @@ _ERR = (0.0, 1.0)
 _DIM_NAMES = frozenset(v for k, v in vars(_dims).items() if k.isupper() and isinstance(v, str))
 
 
-def _encode_y(ensemble: Any, y: Any) -> np.ndarray:
+def _encode_y(ensemble: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of ``y`` in ``classes_``; a label the ensemble never saw gets C + j (see
+    :func:`encode_unseen`). Returns the codes and the unseen labels."""
     y_arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y)
     if y_arr.ndim != 1:
         raise ValueError(f"y must be 1-d (sample,), got shape {y_arr.shape}")
-    classes = np.asarray(ensemble.classes_)
-    pos = np.searchsorted(classes, y_arr).clip(0, len(classes) - 1)
-    if y_arr.size and not np.all(classes[pos] == y_arr):
-        bad = y_arr[classes[pos] != y_arr][0]
-        raise ValueError(f"y holds label {bad!r} that the ensemble never saw (classes_)")
-    return pos.astype(np.int64)
+    return encode_unseen(y_arr, "y", np.asarray(ensemble.classes_))
 
 
 def _member_pass(ensemble: Any, X: Any, n_rows: int, n_classes: int) -> tuple[np.ndarray, ...]:
@@ -69,7 +67,7 @@ def _check_member_shape(arr: np.ndarray, n_rows: int, n_classes: int) -> None:
 
 
 def _single_error(
-    ensemble: Any, single: Any, X: Any, y_codes: np.ndarray, X_train: Any, y_train: Any
+    ensemble: Any, single: Any, X: Any, y_true: Any, X_train: Any, y_train: Any
 ) -> tuple[float, str]:
     if isinstance(single, numbers.Real) and not isinstance(single, bool):
         return float(single), "given error"
@@ -84,8 +82,7 @@ def _single_error(
 
         single = clone(single).fit(X_train, y_train)
     pred = np.asarray(single.predict(X))
-    classes = np.asarray(ensemble.classes_)
-    truth = classes[y_codes]
+    truth = np.asarray(y_true.values if isinstance(y_true, xr.DataArray) else y_true)
     return float(np.mean(pred != truth)), type(single).__name__
 
 
@@ -111,6 +108,11 @@ def diagnose(
     summed probability, lower index); ``"sum"``, ``"likelihood"`` and ``"bayesian"`` call
     ``predict_proba`` once more. Every measure is computed once on these arrays and the result
     is assembled in a single Dataset.
+
+    A test row whose class the ensemble never saw (absent from its training rows) is an error
+    of every member and of the ensemble, and counts in every measure: it is its own class, with
+    no votes and predicted probability 0 (phi_e and phi* condition on it as on any class; its
+    thresholded squared error is 1 and it is a top-k error for every k).
 
     Member estimates are those of the estimator, with curtailment (Zadrozny & Elkan 2001): a
     leaf holding fewer than ``curtail_min`` training rows answers with the class counts n_c of
@@ -162,7 +164,7 @@ def diagnose(
             raise TypeError(f"ensemble must be a fitted treelab ensemble (missing {attr})")
     if not (hasattr(ensemble, "member_counts") or hasattr(ensemble, "member_proba")):
         raise TypeError("ensemble must be a fitted treelab ensemble (missing member_counts)")
-    y_codes = _encode_y(ensemble, y)
+    y_codes, unseen = _encode_y(ensemble, y)
     n_rows, n_classes = y_codes.size, len(ensemble.classes_)
     if n_rows == 0:
         raise ValueError("y must hold at least one row")
@@ -178,19 +180,25 @@ def diagnose(
 
     labels, summed = _member_pass(ensemble, X, n_rows, n_classes)
     n_trees = labels.shape[0]
-    votes = vote_counts(labels, n_classes)
     name = getattr(ensemble, "combine", "average") or "average"
     if name == "average":
         proba = summed / n_trees
-        ens = np.argmax(proba, axis=1)
     elif name == "vote":
-        proba = votes / n_trees
-        ens = vote_tiebreak(votes, summed, n_trees)
+        proba = vote_counts(labels, n_classes) / n_trees
     else:
         proba = check_proba(np.asarray(ensemble.predict_proba(X), dtype=np.float64), "proba")
+    # a test class the ensemble never saw: its own class code with no votes and probability
+    # 0, so every member and every measure counts the row as an error
+    n_all = n_classes + unseen.size
+    pad = ((0, 0), (0, unseen.size))
+    summed, proba = np.pad(summed, pad), np.pad(proba, pad)
+    votes = vote_counts(labels, n_all)
+    if name == "vote":
+        ens = vote_tiebreak(votes, summed, n_trees)
+    else:
         ens = np.argmax(proba, axis=1)
 
-    e_s, single_how = _single_error(ensemble, single, X, y_codes, X_train, y_train)
+    e_s, single_how = _single_error(ensemble, single, X, y, X_train, y_train)
     variables = errors_vars(labels, y_codes, ens, f"combine={name}")
     e_e = float(variables["ensemble_error"].data)
     if e_s == 0:
@@ -212,14 +220,16 @@ def diagnose(
         cite=CITE_TREELAB,
         description="NaN where the single-model error is 0 or unknown",
     )
-    variables.update(correlation_vars(labels, y_codes, n_classes, votes))
-    variables.update(strength_vars(labels, y_codes, n_classes, votes))
-    variables.update(arrangement_vars(labels, y_codes, n_classes, votes))
-    mse, names = thresholded_var(proba, y_codes, thresholds)
+    variables.update(correlation_vars(labels, y_codes, n_all, votes))
+    variables.update(strength_vars(labels, y_codes, n_all, votes))
+    variables.update(
+        arrangement_vars(labels, y_codes, n_all, votes, summed, {"n_known": n_classes})
+    )
+    mse, names = thresholded_var(proba, y_codes, thresholds, n_classes)
     variables["thresholded_mse"] = mse
-    variables["topk_error"] = topk_var(proba, y_codes, ks)
+    variables["topk_error"] = topk_var(proba, y_codes, ks, n_classes)
     if tp is not None:
-        variables["exact_mse"] = exact_var(proba, tp)
+        variables["exact_mse"] = exact_var(proba[:, :n_classes], tp)
     variables.update(ties_vars(ties, decision_nodes))
     if hasattr(ensemble, "tree_stats"):
         variables.update(_tree_stats(ensemble.tree_stats(), variables, n_trees))

@@ -18,6 +18,7 @@ from treelab.analysis._dataset import (
     CITE_ALI_PAZZANI,
     CITE_TREELAB,
     Var,
+    align_to,
     as_array,
     encode_labels,
     member_dataset,
@@ -26,6 +27,8 @@ from treelab.analysis._dataset import (
     to_dataset,
     vote_counts,
 )
+from treelab.analysis._independent import MAX_STATES, independent_vote_error
+from treelab.combine import vote_tiebreak
 
 __all__ = [
     "error_arrangement",
@@ -93,8 +96,9 @@ def errors(
 
     e_t = mean_i I(f_t(x_i) != y_i) for every tree; E_e = mean_i I(F(x_i) != y_i) for the
     ensemble labels ``ensemble_labels`` (sample,), or, when not given, for uniform voting over the
-    member labels (most votes; ties to the lower class index, since labels carry no
-    probabilities).
+    member labels (most votes; ties to the lower class index: the estimator's rule, most votes
+    then larger summed probability then lower index, for one-hot members; see
+    docs/measures/correctness.md).
 
     Parameters
     ----------
@@ -119,7 +123,10 @@ def errors(
         ens = _vote_labels(vote_counts(inp.labels, inp.n_classes))
         how = "uniform voting (ties to the lower class index)"
     else:
-        ens, _ = as_array(ensemble_labels, "ensemble_labels", (_dims.SAMPLE,))
+        ens, ens_coords = as_array(
+            ensemble_labels, "ensemble_labels", (_dims.SAMPLE,), labels=True
+        )
+        ens = align_to(ens, ens_coords, inp.coords, "ensemble_labels", "y", (_dims.SAMPLE,))
         if ens.shape != inp.y.shape:
             raise ValueError(f"ensemble_labels has shape {ens.shape}, y has {inp.y.shape}")
         ens = encode_labels(ens, "ensemble_labels", classes=classes, n_classes=inp.n_classes)
@@ -237,16 +244,6 @@ def correlation_vars(
     }
 
 
-def _poisson_binomial_pmf(p: np.ndarray) -> np.ndarray:
-    """pmf of the number of successes of independent Bernoulli(p_t), by the DFT of its
-    characteristic function (no loop over trees)."""
-    n = p.size
-    omega = np.exp(2j * np.pi * np.arange(n + 1) / (n + 1))
-    char = np.prod(1.0 - p[:, None] + p[:, None] * omega[None, :], axis=0)
-    pmf = np.fft.fft(char).real / (n + 1)
-    return np.clip(pmf, 0.0, 1.0)
-
-
 def _optimal_lost_rows(k: np.ndarray, n_samples: int) -> int:
     """Fewest rows with more than floor(T/2) errors over all arrangements of the errors.
 
@@ -266,22 +263,39 @@ def _optimal_lost_rows(k: np.ndarray, n_samples: int) -> int:
 
 
 def error_arrangement(
-    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
+    member_labels: Any,
+    y: Any,
+    *,
+    n_classes: int | None = None,
+    classes: Any = None,
+    max_states: int = MAX_STATES,
+    n_draws: int = 10_000,
+    random_state: int = 0,
 ) -> xr.Dataset:
     """Observed, independent and optimal arrangements of member errors (Ali & Pazzani §5.3).
 
     Given the member error counts k_t = n e_t and uniform voting (T members, m = floor(T/2)):
 
-    * ``observed_error``: the ensemble's uniform-voting error on the rows (ties to the lower
-      class index).
-    * ``independent_error``: P(K > m) with K ~ Poisson-binomial(e_1, ..., e_T), the chance that a
-      majority of members err on a row if members erred independently. For two classes this is
-      the voting error (a tie, K = T/2, counted as correct); for more classes it is an upper
-      bound, since errors split over several wrong classes can leave the true class on top.
+    * ``observed_error``: the ensemble's uniform-voting error on the rows. Ties follow the
+      estimator's rule (most votes, then larger summed member probability, then lower class
+      index); members given as labels are one-hot, so a tie goes to the lower class index.
+    * ``independent_error``: the voting error if members erred independently. Per true class
+      k, member t votes k with probability 1 - e_t and a wrong class l with probability
+      e_t r_t(l | k), r_t(l | k) the share of t's wrong votes on rows of class k that went to l
+      (if t never erred on class k: its wrong votes for classes l != k on all rows; if none
+      either: uniform over l != k). The ensemble errs when k loses the vote (a tie goes to the
+      lower class index), and independent_error = sum_k p(y = k) P(k loses | y = k).
+      For two classes and odd T this is P(K > m) with K ~ Poisson-binomial(e_1, ..., e_T).
+      Computed exactly, by dynamic programming over the vote counts of the wrong classes, while
+      that table has at most ``max_states`` cells ((T + 1)^W for W wrong classes that get
+      votes: any T for three classes, about 60 members for four); beyond, by Monte Carlo over
+      ``n_draws`` rows per class seeded by ``random_state``, with the standard error in
+      ``independent_error_se`` (0 when exact) and the method in the variable's description.
     * ``optimal_error``: L / n with L the fewest rows that must hold more than m errors over all
       re-arrangements of each member's errors across the rows (each member errs on k_t distinct
       rows; rows with at most m errors count as correct, and once a row is lost further errors go
-      there).
+      there). As in the source, it counts errors, not votes: a row with T/2 errors (even T)
+      counts as correct whatever the tie rule.
 
     Parameters
     ----------
@@ -293,34 +307,61 @@ def error_arrangement(
         Number of classes (default: largest code + 1).
     classes : array-like, optional
         Original labels; when given, labels are looked up in it instead of being codes.
+    max_states : int, default 250000
+        Largest exact table; beyond it the independent error is simulated.
+    n_draws : int, default 10000
+        Simulated rows per class for the Monte Carlo estimate.
+    random_state : int, default 0
+        Seed of the Monte Carlo estimate.
 
     Returns
     -------
     xarray.Dataset
-        ``observed_error``, ``independent_error``, ``optimal_error`` and ``member_error`` (tree).
+        ``observed_error``, ``independent_error``, ``independent_error_se``, ``optimal_error``
+        and ``member_error`` (tree).
     """
-    def with_member_error(labels, y_codes, n):
-        variables = arrangement_vars(labels, y_codes, n)
-        variables["member_error"] = Var(
-            (_dims.TREE,), _member_error(labels, y_codes), "member error rate e_t",
-            valid_range=_ERR,
-        )
-        return variables
+    for name, value, low in (("max_states", max_states, 1), ("n_draws", n_draws, 1),
+                             ("random_state", random_state, 0)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    options = {"max_states": int(max_states), "n_draws": int(n_draws),
+               "random_state": int(random_state)}
 
-    return member_dataset(with_member_error, "error_arrangement", member_labels, y,
-                          n_classes=n_classes, classes=classes)
+    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes)
+    options["n_known"] = inp.n_known
+    variables = arrangement_vars(inp.labels, inp.y, inp.n_classes, independent=options)
+    variables["member_error"] = Var(
+        (_dims.TREE,), _member_error(inp.labels, inp.y), "member error rate e_t",
+        valid_range=_ERR,
+    )
+    coords = {k: v for k, v in inp.coords.items() if k != _dims.CLASS}
+    return to_dataset(variables, function="error_arrangement",
+                      params={"n_classes": inp.n_classes, **options}, coords=coords)
 
 
 def arrangement_vars(
-    labels: np.ndarray, y: np.ndarray, n_classes: int, votes: np.ndarray | None = None
+    labels: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    votes: np.ndarray | None = None,
+    summed: np.ndarray | None = None,
+    independent: dict | None = None,
 ) -> dict[str, Var]:
-    """Variables of :func:`error_arrangement` (without ``member_error``) from checked codes."""
+    """Variables of :func:`error_arrangement` (without ``member_error``) from checked codes.
+
+    ``summed`` (sample, class), the summed member probabilities, breaks vote ties as the
+    estimator does; without it the members count as one-hot (ties to the lower class index).
+    ``independent`` holds keyword arguments of the independent-errors computation
+    (``max_states``, ``n_draws``, ``random_state``, ``n_known``).
+    """
     k = np.count_nonzero(labels != y[None, :], axis=1)
     n_samples = labels.shape[1]
     votes = vote_counts(labels, n_classes) if votes is None else votes
-    observed = np.mean(_vote_labels(votes) != y)
-    pmf = _poisson_binomial_pmf(k / n_samples)
-    independent = float(min(1.0, pmf[k.size // 2 + 1 :].sum()))
+    if summed is None:
+        observed = np.mean(_vote_labels(votes) != y)
+    else:
+        observed = np.mean(vote_tiebreak(votes, summed, labels.shape[0]) != y)
+    indep = independent_vote_error(labels, y, n_classes, **(independent or {}))
     optimal = _optimal_lost_rows(k, n_samples) / n_samples
     return {
         "observed_error": Var(
@@ -328,10 +369,18 @@ def arrangement_vars(
         ),
         "independent_error": Var(
             (),
-            independent,
-            "voting error if members erred independently (majority of members wrong)",
+            indep.error,
+            "voting error if members erred independently (true class loses the vote)",
             valid_range=_ERR,
             cite=CITE_ALI_PAZZANI,
+            description=f"{indep.method}; vote ties to the lower class index",
+        ),
+        "independent_error_se": Var(
+            (),
+            indep.se,
+            "Monte Carlo standard error of independent_error (0 when exact)",
+            valid_range=_ERR,
+            cite=CITE_TREELAB,
         ),
         "optimal_error": Var(
             (),
@@ -341,6 +390,24 @@ def arrangement_vars(
             cite=CITE_ALI_PAZZANI,
         ),
     }
+
+
+def _check_same_labels(e: xr.DataArray, s: xr.DataArray) -> None:
+    """Refuse pairs whose shared dims carry different labels: xarray arithmetic would keep
+    only the common labels (an inner join) and drop the rest without a word."""
+    for dim in set(e.dims) & set(s.dims):
+        if dim not in e.indexes or dim not in s.indexes:
+            if e.sizes[dim] != s.sizes[dim]:
+                raise ValueError(f"ensemble_error and single_error have {e.sizes[dim]} and "
+                                 f"{s.sizes[dim]} entries along {dim!r}")
+            continue
+        a, b = e.indexes[dim], s.indexes[dim]
+        if len(a) != len(b) or not a.sort_values().equals(b.sort_values()):
+            raise ValueError(
+                f"ensemble_error and single_error have different {dim!r} labels (only in "
+                f"ensemble_error: {list(a.difference(b))[:5]}, only in single_error: "
+                f"{list(b.difference(a))[:5]}); select the common labels first"
+            )
 
 
 def error_ratio(ensemble_error: Any, single_error: Any) -> xr.DataArray:
@@ -354,7 +421,9 @@ def error_ratio(ensemble_error: Any, single_error: Any) -> xr.DataArray:
         Ensemble error E_e.
     single_error : float, array-like or DataArray
         Error E_s of the single deterministic model of the same family on the same training rows
-        (for VR-Trees the alpha = 1 tree). Broadcast against ``ensemble_error`` by xarray rules.
+        (for VR-Trees the alpha = 1 tree). Broadcast against ``ensemble_error`` by xarray rules
+        and paired by coordinate; a dim both carry must hold the same labels (in any order),
+        else ``ValueError`` (no silent inner join).
 
     Returns
     -------
@@ -376,6 +445,8 @@ def error_ratio(ensemble_error: Any, single_error: Any) -> xr.DataArray:
             raise TypeError(f"{name} must be numeric, got {val.dtype}")
         if bool((val < 0).any()):
             raise ValueError(f"{name} must be non-negative")
+    if isinstance(ensemble_error, xr.DataArray) and isinstance(single_error, xr.DataArray):
+        _check_same_labels(e, s)
     if bool((s == 0).any()):
         warnings.warn(
             "error_ratio: single-model error is 0; the ratio is NaN there",

@@ -13,6 +13,7 @@ variable-random family curtails at 2 by default, so no single-row leaf answers 0
 
 from __future__ import annotations
 
+import numbers
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -25,16 +26,19 @@ from treelab.analysis._dataset import (
     CITE_FAN,
     CITE_TREELAB,
     Var,
+    align_to,
     as_array,
     check_proba,
     class_coord,
     encode_labels,
+    encode_unseen,
     to_dataarray,
     to_dataset,
 )
 
 __all__ = [
     "cost_sensitive_profit",
+    "cost_thresholds",
     "exact_mse",
     "reliability",
     "thresholded_mse",
@@ -44,28 +48,62 @@ __all__ = [
 _TOP = re.compile(r"^top([1-9][0-9]*)$")
 
 
-def _proba_and_labels(proba: Any, y: Any, classes: Any) -> tuple[np.ndarray, np.ndarray, dict]:
+def _proba_and_labels(
+    proba: Any, y: Any, classes: Any
+) -> tuple[np.ndarray, np.ndarray, dict, int]:
+    """Checked probabilities, true codes, coordinates and the number of model classes.
+
+    With ``classes``, a true label not among them gets a code after the model's classes and a
+    zero-probability column, so the row counts as an error of every measure."""
     p, coords = as_array(proba, "proba", (_dims.SAMPLE, _dims.CLASS))
     p = check_proba(p, "proba")
-    y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,))
+    y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,), labels=True)
+    y_arr = align_to(y_arr, y_coords, coords, "y", "proba", (_dims.SAMPLE,))
     if y_arr.shape[0] != p.shape[0]:
         raise ValueError(f"proba has {p.shape[0]} samples but y has {y_arr.shape[0]}")
     if p.shape[1] < 1:
         raise ValueError("proba needs at least one class column")
     if classes is not None and len(classes) != p.shape[1]:
         raise ValueError(f"classes has {len(classes)} labels but proba has {p.shape[1]} columns")
-    codes = encode_labels(y_arr, "y", classes=classes, n_classes=p.shape[1])
     coords = {**y_coords, **coords}
-    if classes is not None or _dims.CLASS not in coords:
-        coords[_dims.CLASS] = class_coord(p.shape[1], classes)
-    return p, codes, coords
+    n_known = p.shape[1]
+    if classes is None:
+        codes = encode_labels(y_arr, "y", n_classes=n_known)
+    else:
+        # a true class the model never saw: a column of zero probability, an error everywhere
+        codes, unseen = encode_unseen(y_arr, "y", classes)
+        if unseen.size:
+            p = np.concatenate([p, np.zeros((p.shape[0], unseen.size))], axis=1)
+        coords[_dims.CLASS] = np.concatenate([class_coord(n_known, classes), unseen])
+    if _dims.CLASS not in coords:
+        coords[_dims.CLASS] = class_coord(n_known)
+    return p, codes, coords, n_known
 
 
-def _thresholds(thresholds: Any, sorted_desc: np.ndarray) -> list[tuple[str, np.ndarray]]:
-    """Resolve threshold specs into (name, per-row v) pairs."""
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real | np.integer | np.floating) and not isinstance(
+        value, bool | np.bool_
+    )
+
+
+def _thresholds(
+    thresholds: Any, sorted_desc: np.ndarray, other_max: np.ndarray | None = None
+) -> list[tuple[str, np.ndarray]]:
+    """Resolve threshold specs into (name, per-row v) pairs (``other_max``: the largest
+    other-class probability of each row, for ``"bayes"`` with more than two classes)."""
     n, n_classes = sorted_desc.shape
     if isinstance(thresholds, str):
         thresholds = (thresholds,)
+    if _is_number(thresholds):
+        thresholds = {repr(float(thresholds)): thresholds}
+    elif (
+        isinstance(thresholds, list | tuple)
+        and thresholds
+        and all(_is_number(t) for t in thresholds)
+    ):
+        # a plain list of numbers is one threshold per row (several constant thresholds are
+        # given as a mapping, or mixed with names)
+        thresholds = {"custom": np.asarray(thresholds, dtype=np.float64)}
     if isinstance(thresholds, Mapping):
         items = [(str(k), v) for k, v in thresholds.items()]
     elif (
@@ -98,7 +136,10 @@ def _thresholds(thresholds: Any, sorted_desc: np.ndarray) -> list[tuple[str, np.
             if spec == "1.0":
                 v = np.ones(n)
             elif spec == "bayes":
-                v = np.full(n, 0.5)
+                if n_classes <= 2 or other_max is None:
+                    v = np.full(n, 0.5)
+                else:  # the 0-1 decision: the true class must reach every other class
+                    v = other_max
             elif match:
                 k = int(match.group(1))
                 v = sorted_desc[:, k - 1] if k <= n_classes else np.zeros(n)
@@ -123,6 +164,76 @@ def _thresholds(thresholds: Any, sorted_desc: np.ndarray) -> list[tuple[str, np.
     return out
 
 
+def _amounts(n: int, **values: Any) -> dict[str, np.ndarray]:
+    """Numbers or per-row arrays (sample,) as float arrays, checked and named."""
+    out = {}
+    for name, value in values.items():
+        arr = np.asarray(value.values if isinstance(value, xr.DataArray) else value)
+        if arr.dtype.kind not in "fiu":
+            raise TypeError(f"{name} must be numeric, got {arr.dtype}")
+        if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
+            raise ValueError(f"{name} must be a number or have shape ({n},), got {arr.shape}")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must be finite")
+        out[name] = np.broadcast_to(arr.astype(np.float64), (n,))
+    return out
+
+
+def cost_thresholds(
+    y: Any, *, benefit: Any, cost: Any, positive: Any = 1, classes: Any = None
+) -> np.ndarray:
+    """Per-row thresholds of the true class for cost-sensitive decisions (Fan et al. 2005).
+
+    Acting on a row (solicit, challenge) with amount a at cost c pays when
+    P(positive | x) a > c, i.e. the positive decision needs P(positive | x) > c / a and the
+    negative one P(negative | x) >= 1 - c / a. The thresholded MSE scores the probability of
+    the row's *true* class against the threshold for that class:
+
+        v_i = c_i / a_i       for a positive row,
+        v_i = 1 - c_i / a_i   for a negative row,
+
+    clipped to [0, 1] (c > a: acting never pays, the negative decision is always right;
+    a <= 0 is treated the same way). Pass the result as ``thresholds=`` (or
+    ``thresholds={"cost": ...}`` to name it) to :func:`thresholded_mse` or ``diagnose``.
+
+    Parameters
+    ----------
+    y : array-like or DataArray, (sample,)
+        True labels (class codes, or original labels with ``classes=``).
+    benefit : float or array-like, (sample,)
+        The amount a of each row (donation, transaction amount).
+    cost : float or array-like, (sample,)
+        The cost c of acting on a row.
+    positive : int or label, default 1
+        The positive class (code, or original label with ``classes=``).
+    classes : array-like, optional
+        Original labels; ``y`` and ``positive`` then hold original labels.
+
+    Returns
+    -------
+    numpy.ndarray of float64, (sample,)
+
+    Examples
+    --------
+    >>> cost_thresholds([1, 0], benefit=[100.0, 100.0], cost=90.0)
+    array([0.9, 0.1])
+    """
+    y_arr, _ = as_array(y, "y", (_dims.SAMPLE,), labels=True)
+    n = y_arr.shape[0]
+    values = _amounts(n, benefit=benefit, cost=cost)
+    a, c = values["benefit"], values["cost"]
+    if classes is None:
+        is_pos = y_arr == positive
+    else:
+        codes = encode_labels(y_arr, "y", classes=classes)
+        pos = encode_labels(np.asarray([positive]), "positive", classes=classes)[0]
+        is_pos = codes == pos
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # huge c / tiny a: inf
+        ratio = np.where(a > 0, c / np.where(a > 0, a, 1.0), np.inf)
+    v = np.where(is_pos, ratio, 1.0 - ratio)
+    return np.clip(v, 0.0, 1.0)
+
+
 def thresholded_mse(
     proba: Any,
     y: Any,
@@ -142,9 +253,19 @@ def thresholded_mse(
     * ``"1.0"``: v = 1, giving (1 - P_hat(t | x))^2;
     * ``"topK"`` (``"top1"``, ``"top2"``, ...): v = the K-th highest predicted probability of the
       row, so ISE is 0 exactly when P_hat(t) reaches it (t among the top K); K > C gives 0;
-    * ``"bayes"``: v = 0.5 (binary 0-1 loss);
-    * a number (constant v) or a per-row array (sample,), e.g. cost / amount for cost-sensitive
-      decisions; a mapping ``{name: spec}`` names them.
+    * ``"bayes"``, the 0-1 loss decision: v = 0.5 for two classes; for more classes
+      v = the largest probability of another class, max_{c != t} P_hat(c | x), so ISE is 0
+      exactly when the true class is (one of) the most probable;
+    * a number (``thresholds=0.5``: constant v), or per-row thresholds (sample,) as an array,
+      a DataArray or a plain list of numbers; a mapping ``{name: spec}`` names them, and a
+      sequence may mix names, numbers (constants) and arrays.
+
+    With ``classes``, a true label not among them (a class the model never saw) costs 1
+    whatever the threshold.
+
+    The threshold is the one for the row's *true* class. For cost-sensitive decisions (act on
+    a row with amount a at cost c) that is v = c / a for a positive row and v = 1 - c / a for a
+    negative row: :func:`cost_thresholds` builds them from the labels.
 
     Parameters
     ----------
@@ -152,7 +273,7 @@ def thresholded_mse(
         Predicted class probabilities.
     y : array-like or DataArray, (sample,)
         True class codes.
-    thresholds : str, number, array or sequence/mapping of them
+    thresholds : str, number, array, list of numbers, or sequence/mapping of them
         Thresholds to evaluate.
     classes : array-like, optional
         Original labels of the columns; ``y`` then holds original labels.
@@ -173,9 +294,11 @@ def thresholded_mse(
     >>> proba = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3]])
     >>> thresholded_mse(proba, [1, 1], thresholds=("1.0", "top1", "top2")).values.round(4)
     array([0.37 , 0.125, 0.   ])
+    >>> thresholded_mse(proba, [1, 1], thresholds=0.5).values.round(4)
+    array([0.08])
     """
-    p, codes, _ = _proba_and_labels(proba, y, classes)
-    var, names = thresholded_var(p, codes, thresholds)
+    p, codes, _, n_known = _proba_and_labels(proba, y, classes)
+    var, names = thresholded_var(p, codes, thresholds, n_known)
     params = {"thresholds": names, "classes": classes}
     return to_dataarray(
         "thresholded_mse",
@@ -186,15 +309,24 @@ def thresholded_mse(
     )
 
 
-def thresholded_var(p: np.ndarray, codes: np.ndarray, thresholds: Any) -> tuple[Var, list[str]]:
-    """The ``thresholded_mse`` variable and threshold names from checked inputs."""
-    p_true = p[np.arange(p.shape[0]), codes]
+def thresholded_var(
+    p: np.ndarray, codes: np.ndarray, thresholds: Any, n_known: int | None = None
+) -> tuple[Var, list[str]]:
+    """The ``thresholded_mse`` variable and threshold names from checked inputs (``n_known``:
+    the model's classes; columns after them are unseen true classes of probability 0)."""
+    rows = np.arange(p.shape[0])
+    p_true = p[rows, codes]
     sorted_desc = -np.sort(-p, axis=1)
+    others = p.copy()
+    others[rows, codes] = -np.inf
+    other_max = np.maximum(others.max(axis=1), 0.0) if p.shape[1] > 1 else np.zeros(p.shape[0])
     names, values = [], []
-    for name, v in _thresholds(thresholds, sorted_desc):
+    n_known = p.shape[1] if n_known is None else n_known
+    for name, v in _thresholds(thresholds, sorted_desc[:, :n_known], other_max):
         clipped = np.ones_like(p_true)
         below = p_true < v
         clipped[below] = p_true[below] / v[below]
+        clipped[codes >= n_known] = 0.0  # a class the model never saw: cost 1 at any v
         names.append(name)
         values.append(float(np.mean((1.0 - clipped) ** 2)) if p.shape[0] else np.nan)
     var = Var(
@@ -225,8 +357,9 @@ def exact_mse(proba: Any, true_proba: Any) -> xr.DataArray:
     xarray.DataArray
         0-d ``exact_mse``.
     """
-    p, _ = as_array(proba, "proba", (_dims.SAMPLE, _dims.CLASS))
-    t, _ = as_array(true_proba, "true_proba", (_dims.SAMPLE, _dims.CLASS))
+    p, p_coords = as_array(proba, "proba", (_dims.SAMPLE, _dims.CLASS))
+    t, t_coords = as_array(true_proba, "true_proba", (_dims.SAMPLE, _dims.CLASS))
+    t = align_to(t, t_coords, p_coords, "true_proba", "proba", (_dims.SAMPLE, _dims.CLASS))
     p, t = check_proba(p, "proba"), check_proba(t, "true_proba")
     if p.shape != t.shape:
         raise ValueError(f"proba has shape {p.shape} but true_proba has {t.shape}")
@@ -269,10 +402,10 @@ def topk_error(proba: Any, y: Any, *, k: Any = (1, 2, 3), classes: Any = None) -
         ``topk_error`` with dim ``k``.
     """
     ks = _check_k(k)
-    p, codes, _ = _proba_and_labels(proba, y, classes)
+    p, codes, _, n_known = _proba_and_labels(proba, y, classes)
     return to_dataarray(
         "topk_error",
-        topk_var(p, codes, ks),
+        topk_var(p, codes, ks, n_known),
         function="topk_error",
         params={"k": ks.tolist(), "classes": classes},
         coords={_dims.K: ks},
@@ -288,12 +421,15 @@ def _check_k(k: Any) -> np.ndarray:
     return ks.astype(np.int64)
 
 
-def topk_var(p: np.ndarray, codes: np.ndarray, ks: np.ndarray) -> Var:
-    """The ``topk_error`` variable from checked inputs."""
+def topk_var(p: np.ndarray, codes: np.ndarray, ks: np.ndarray, n_known: int | None = None) -> Var:
+    """The ``topk_error`` variable from checked inputs (a code from ``n_known`` on is a class
+    the model never saw: an error for every k)."""
     n, n_classes = p.shape
     p_true = p[np.arange(n), codes][:, None]
     lower = np.arange(n_classes)[None, :] < codes[:, None]
     rank = np.sum(p > p_true, axis=1) + np.sum((p == p_true) & lower, axis=1)
+    if n_known is not None:
+        rank = np.where(codes >= n_known, n_classes + 1, rank)
     values = np.array([np.mean(rank >= kk) if n else np.nan for kk in ks], dtype=np.float64)
     return Var((_dims.K,), values, "top-k error rate", valid_range=(0.0, 1.0), cite=CITE_TREELAB)
 
@@ -333,7 +469,7 @@ def reliability(
         raise ValueError(f"bins must be a positive integer, got {bins!r}")
     if strategy not in ("uniform", "quantile"):
         raise ValueError(f"strategy must be 'uniform' or 'quantile', got {strategy!r}")
-    p, codes, coords = _proba_and_labels(proba, y, classes)
+    p, codes, coords, _ = _proba_and_labels(proba, y, classes)
     n, n_classes = p.shape
     if strategy == "uniform":
         edges = np.broadcast_to(np.linspace(0.0, 1.0, bins + 1), (n_classes, bins + 1))
@@ -377,16 +513,29 @@ def reliability(
 
 
 def cost_sensitive_profit(
-    proba: Any, y: Any, *, benefit: Any, cost: Any, positive: Any = 1, classes: Any = None
+    proba: Any,
+    y: Any,
+    *,
+    benefit: Any,
+    cost: Any,
+    positive: Any = 1,
+    classes: Any = None,
+    decision_benefit: Any = None,
 ) -> xr.DataArray:
     """Total profit of cost-sensitive threshold decisions (Fan et al. 2005).
 
     Act on row i (solicit a donor, challenge a transaction) when
-    P_hat(positive | x_i) * benefit_i > cost_i, i.e. above the threshold v_i = cost_i / benefit_i.
-    An action earns benefit_i - cost_i when y_i is the positive class and -cost_i otherwise; no
-    action earns 0. Profit = sum_i act_i (I(y_i = positive) benefit_i - cost_i). Examples:
-    donation (benefit = donation amount, cost = 0.68), fraud (benefit = transaction amount,
-    cost = 90).
+    P_hat(positive | x_i) * b_i > cost_i, with b_i the benefit known at decision time:
+    ``decision_benefit`` when given (an *estimate*, e.g. a predicted donation amount), else
+    ``benefit``. An action earns the *realised* benefit_i - cost_i when y_i is the positive
+    class and -cost_i otherwise; no action earns 0:
+    Profit = sum_i act_i (I(y_i = positive) benefit_i - cost_i).
+
+    Examples of use: donation (KDD-98): the amount a donor gives is only known after the fact,
+    so the decision uses an estimated amount (``decision_benefit``) against the cost 0.68 of a
+    mailing, and the payout the realised donation (``benefit``). Fraud: the transaction amount
+    is known when deciding, so ``benefit`` (the amount) serves both, against the cost 90 of a
+    challenge.
 
     Parameters
     ----------
@@ -395,13 +544,15 @@ def cost_sensitive_profit(
     y : array-like or DataArray, (sample,)
         True class codes.
     benefit : float or array-like (sample,)
-        Gain of acting on a positive row (e.g. the amount).
+        Realised gain of acting on a positive row (e.g. the amount), paid out.
     cost : float or array-like (sample,)
         Cost of acting on any row.
     positive : int, default 1
         Code (or original label with ``classes=``) of the positive class.
     classes : array-like, optional
         Original labels of the columns; ``y`` and ``positive`` then hold original labels.
+    decision_benefit : float or array-like (sample,), optional
+        Benefit used for the decision when the realised one is unknown at decision time.
 
     Returns
     -------
@@ -409,23 +560,15 @@ def cost_sensitive_profit(
         0-d ``profit``; attrs ``n_actions`` and ``oracle_profit`` (acting exactly on the
         positive rows with benefit > cost).
     """
-    p, codes, _ = _proba_and_labels(proba, y, classes)
+    p, codes, _, n_known = _proba_and_labels(proba, y, classes)
     n = p.shape[0]
-    pos = encode_labels(np.asarray([positive]), "positive", classes=classes, n_classes=p.shape[1])[
-        0
-    ]
-    arrays = {}
-    for name, value in (("benefit", benefit), ("cost", cost)):
-        arr = np.asarray(value.values if isinstance(value, xr.DataArray) else value)
-        if arr.dtype.kind not in "fiu":
-            raise TypeError(f"{name} must be numeric")
-        if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != n):
-            raise ValueError(f"{name} must be a number or have shape ({n},), got {arr.shape}")
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} must be finite")
-        arrays[name] = np.broadcast_to(arr.astype(np.float64), (n,))
+    pos = encode_labels(np.asarray([positive]), "positive", classes=classes, n_classes=n_known)[0]
+    given = {"benefit": benefit, "cost": cost}
+    if decision_benefit is not None:
+        given["decision_benefit"] = decision_benefit
+    arrays = _amounts(n, **given)
     b, c = arrays["benefit"], arrays["cost"]
-    act = p[:, pos] * b > c
+    act = p[:, pos] * arrays.get("decision_benefit", b) > c
     is_pos = codes == pos
     gain = np.where(is_pos, b, 0.0) - c
     profit = float(np.sum(gain[act]))
@@ -436,13 +579,14 @@ def cost_sensitive_profit(
         "total profit of threshold decisions",
         units="benefit units",
         cite=CITE_FAN,
-        description="act when P(positive|x) * benefit > cost",
+        description="act when P(positive|x) * decision benefit > cost; realised benefit paid",
     )
     out = to_dataarray(
         "profit",
         var,
         function="cost_sensitive_profit",
-        params={"positive": positive, "benefit": benefit, "cost": cost, "classes": classes},
+        params={"positive": positive, "benefit": benefit, "cost": cost, "classes": classes,
+                "decision_benefit": decision_benefit},
     )
     out.attrs["n_actions"] = int(act.sum())
     out.attrs["oracle_profit"] = oracle

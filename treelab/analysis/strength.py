@@ -8,38 +8,71 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
-from treelab.analysis._dataset import CITE_BREIMAN, Var, member_dataset, vote_counts
+from treelab.analysis._dataset import (
+    CITE_BREIMAN,
+    Var,
+    align_to,
+    as_array,
+    member_dataset,
+    member_inputs,
+    to_dataset,
+    vote_counts,
+)
 
 __all__ = ["strength_correlation", "strength_stats"]
 
 
 def strength_stats(
-    labels: np.ndarray, y: np.ndarray, n_classes: int, votes: np.ndarray | None = None
+    labels: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    votes: np.ndarray | None = None,
+    in_bag: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Strength, correlation, bound, margins and per-tree sd from checked class codes.
 
-    NumPy twin of :func:`strength_correlation`; returns a dict of arrays and floats.
+    NumPy twin of :func:`strength_correlation`; returns a dict of arrays and floats. With
+    ``in_bag`` (tree, sample) only out-of-bag votes count (rows without one get NaN margins).
     """
     n_trees, n_samples = labels.shape
     rows = np.arange(n_samples)
-    if votes is None:
+    oob = None if in_bag is None else in_bag == 0  # (tree, sample)
+    if oob is not None:
+        flat = (rows * n_classes)[None, :] + labels
+        votes = np.bincount(flat[oob], minlength=n_samples * n_classes)
+        votes = votes.reshape(n_samples, n_classes)
+    elif votes is None:
         votes = vote_counts(labels, n_classes)
     if n_classes < 2:  # there is always an "other" class, possibly with no votes
         votes = np.concatenate([votes, np.zeros((n_samples, 2 - n_classes), votes.dtype)], 1)
     others = votes.copy()
     others[rows, y] = -1
     c = np.argmax(others, axis=1)  # most-voted wrong class, ties to the lowest index
-    # margins in units of 1/T are integers: sums in int64 give s and var(s) exactly
-    # (up to the final division), so the sign of s, and whether var(s) = 0, never rounds
     m = (votes[rows, y] - votes[rows, c]).astype(np.int64)
-    margin = m / n_trees
-    sum_m = int(m.sum())
-    s = sum_m / (n_trees * n_samples)
-    var_s = (n_samples * int(np.dot(m, m)) - sum_m * sum_m) / (n_trees * n_samples) ** 2
-    p1 = np.count_nonzero(labels == y[None, :], axis=1) / n_samples
-    p2 = np.count_nonzero(labels == c[None, :], axis=1) / n_samples
+    if oob is None:
+        # margins in units of 1/T are integers: sums in int64 give s and var(s) exactly
+        # (up to the final division), so the sign of s, and whether var(s) = 0, never rounds
+        margin = m / n_trees
+        sum_m = int(m.sum())
+        s = sum_m / (n_trees * n_samples)
+        var_s = (n_samples * int(np.dot(m, m)) - sum_m * sum_m) / (n_trees * n_samples) ** 2
+        scored = np.ones((n_trees, n_samples), dtype=bool)
+        n_rows = n_samples
+    else:
+        n_oob = oob.sum(axis=0)
+        has = n_oob > 0
+        n_rows = int(has.sum())
+        with np.errstate(invalid="ignore", divide="ignore"):
+            margin = np.where(has, m / np.where(has, n_oob, 1), np.nan)
+        s = float(margin[has].mean()) if n_rows else np.nan
+        var_s = float(np.mean(margin[has] ** 2) - s * s) if n_rows else np.nan
+        scored = oob & has[None, :]
+    n_scored = scored.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p1 = np.count_nonzero((labels == y[None, :]) & scored, axis=1) / n_scored
+        p2 = np.count_nonzero((labels == c[None, :]) & scored, axis=1) / n_scored
     sd = np.sqrt(np.maximum(p1 + p2 - (p1 - p2) ** 2, 0.0))
-    mean_sd = float(sd.mean())
+    mean_sd = float(np.nanmean(sd)) if np.any(n_scored > 0) else np.nan
     with np.errstate(divide="ignore", invalid="ignore"):
         rho = var_s / mean_sd**2 if mean_sd > 0 else np.nan
         bound = rho * (1.0 - s * s) / (s * s) if s > 0 else np.nan
@@ -53,11 +86,17 @@ def strength_stats(
         "p1": p1,
         "p2": p2,
         "sd": sd,
+        "n_rows": n_rows,
     }
 
 
 def strength_correlation(
-    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
+    member_labels: Any,
+    y: Any,
+    *,
+    n_classes: int | None = None,
+    classes: Any = None,
+    in_bag: Any = None,
 ) -> xr.Dataset:
     """Strength s, correlation rho and Breiman's bound rho (1 - s^2) / s^2 (Breiman 2001).
 
@@ -70,7 +109,9 @@ def strength_correlation(
     * per tree p1_t = mean_i I(f_t(x_i) = y_i), p2_t = mean_i I(f_t(x_i) = c(i)),
       sd_t = sqrt(p1_t + p2_t - (p1_t - p2_t)^2);
     * correlation rho = var(s) / (mean_t sd_t)^2 (NaN when every sd_t is 0, e.g. a unanimous
-      correct ensemble, where var(s) = 0 too);
+      correct ensemble, where var(s) = 0 too). This is Breiman's (2001) estimate, the one his
+      bound needs. Liu et al. (2008, Appendix C, eq. 5) print the denominator with the
+      unsquared mean standard deviation; treelab does not follow that deviation;
     * Breiman's *upper* bound on the generalisation error, PE* <= rho (1 - s^2) / s^2, defined
       for s > 0 (NaN otherwise, and NaN where rho is). One secondary source prints the
       inequality the wrong way round; it is an upper bound.
@@ -85,12 +126,21 @@ def strength_correlation(
         Number of classes (default: largest code + 1).
     classes : array-like, optional
         Original labels; when given, labels are looked up in it instead of being codes.
+    in_bag : array-like, (tree, sample), optional
+        Out-of-bag estimates (the spec's ``oob=True``; Breiman 2001, section 3.1): how often
+        each tree's bootstrap sample holds each row (counts or booleans). Then ``y`` and
+        ``member_labels`` are the *training* rows, each row is scored only by the trees that
+        did not see it (T_i of them: votes, c(i) and s_i = (votes for y_i - votes for c(i))
+        / T_i), s and var(s) are means over the rows with T_i > 0 (the others get a NaN
+        margin; ``n_rows`` counts the rows used), and p1_t, p2_t are means over the rows tree
+        t did not see (sd_t is NaN for a tree that saw every row and is left out of the mean).
 
     Returns
     -------
     xarray.Dataset
-        ``strength``, ``correlation``, ``breiman_bound``, ``margin_variance``, per-sample
-        ``margin`` and ``rival_class`` (class code c(i)), per-tree ``p1``, ``p2``, ``sd``.
+        ``strength``, ``correlation``, ``breiman_bound``, ``margin_variance``, ``n_rows``
+        (with ``in_bag``), per-sample ``margin`` and ``rival_class`` (class code c(i)),
+        per-tree ``p1``, ``p2``, ``sd``.
 
     References
     ----------
@@ -103,19 +153,41 @@ def strength_correlation(
     >>> float(ds.strength)
     1.0
     """
-    return member_dataset(strength_vars, "strength_correlation", member_labels, y,
-                          n_classes=n_classes, classes=classes)
+    if in_bag is None:
+        return member_dataset(strength_vars, "strength_correlation", member_labels, y,
+                              n_classes=n_classes, classes=classes)
+    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes)
+    bag, bag_coords = as_array(in_bag, "in_bag", (_dims.TREE, _dims.SAMPLE))
+    bag = align_to(bag, bag_coords, inp.coords, "in_bag", "member_labels",
+                   (_dims.TREE, _dims.SAMPLE))
+    if bag.shape != inp.labels.shape:
+        raise ValueError(f"in_bag must have shape {inp.labels.shape} (tree, sample), got "
+                         f"{bag.shape}")
+    if bag.dtype.kind not in "biu" or (bag.size and bag.min() < 0):
+        raise ValueError("in_bag must hold non-negative counts or booleans")
+    coords = {k: v for k, v in inp.coords.items() if k != _dims.CLASS}
+    return to_dataset(strength_vars(inp.labels, inp.y, inp.n_classes, in_bag=bag),
+                      function="strength_correlation",
+                      params={"n_classes": inp.n_classes, "oob": True}, coords=coords)
 
 
 def strength_vars(
-    labels: np.ndarray, y: np.ndarray, n_classes: int, votes: np.ndarray | None = None
+    labels: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    votes: np.ndarray | None = None,
+    in_bag: np.ndarray | None = None,
 ) -> dict[str, Var]:
     """Variables of :func:`strength_correlation` from checked codes."""
-    st = strength_stats(labels, y, n_classes, votes)
+    st = strength_stats(labels, y, n_classes, votes, in_bag)
     cite = CITE_BREIMAN
+    extra = {} if in_bag is None else {
+        "n_rows": Var((), st["n_rows"], "rows scored by at least one tree that did not see them",
+                      units="count", cite=cite),
+    }
     signed = (-1.0, 1.0)
     unit = (0.0, 1.0)
-    return {
+    return extra | {
         "strength": Var(
             (), st["strength"], "strength s (mean margin)", valid_range=signed, cite=cite
         ),

@@ -222,10 +222,9 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1) -> dict[str, Any]:
         t0 = time.perf_counter()
         est.fit(train.X, train.y)
         t1 = time.perf_counter()
-        seen = np.isin(test.y, est.classes_)
-        n_unseen = int((~seen).sum())
-        if n_unseen:  # a class missing from the training rows cannot be scored per tree
-            test = test.take(seen)
+        # a test row whose class the training rows missed stays: every measure counts it as
+        # an error of every member (dropping it would bias E_e, E_s and phi_e downwards)
+        n_unseen = int((~np.isin(test.y, est.classes_)).sum())
         proba = None
         if hasattr(est, "predict_proba"):
             proba = est.predict_proba(test.X)
@@ -251,7 +250,7 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1) -> dict[str, Any]:
         "eval_time": (t3 - t2, "time of the measures", "s"),
         "n_train": (train.n_samples, "training rows", "count"),
         "n_test": (test.n_samples, "test rows scored", "count"),
-        "n_test_unseen": (n_unseen, "test rows left out: class absent from training", "count"),
+        "n_test_unseen": (n_unseen, "test rows whose class training missed (errors)", "count"),
     }
     for name, (value, long_name, units) in scalars.items():
         variables[name] = xr.DataArray(value, attrs={"long_name": long_name, "units": units})

@@ -78,9 +78,10 @@ def fit_error_ratio(
     * a ``confidence`` interval for r by Fisher's z transform: z = atanh(r),
       tanh(z -+ z_{(1 + confidence) / 2} / sqrt(n - 3)) (needs n > 3 points).
 
-    Ali & Pazzani (1995) found that E_r grows with phi_e across data sets (r^2 = 0.56 ... 0.79
-    for the four combination functions): ensembles whose members make different errors
-    reduce error the most.
+    Ali & Pazzani (1995) relate the two across data sets: E_r grows with phi_e, so ensembles
+    whose members make different errors reduce error the most. (Compare a fit with the values
+    the study prints for its own data sets and combination functions, not with a range quoted
+    second-hand.)
 
     Points where either value is NaN (E_r is NaN where the single model makes no error) are
     left out; ``n`` counts the points used.
@@ -90,8 +91,10 @@ def fit_error_ratio(
     phi_e : array-like or DataArray
         Error correlation per point (e.g. ``result.phi_e``).
     error_ratio : array-like or DataArray
-        Error ratio E_e / E_s per point, aligned with ``phi_e`` (DataArrays are broadcast
-        against each other by dim name; arrays must have the same shape).
+        Error ratio E_e / E_s per point, paired with ``phi_e`` by coordinate: DataArrays must
+        have the same dims and the same coordinate labels (in any order), arrays the same
+        shape; anything else is a ``ValueError``, never an outer product or a silent
+        inner join.
     groupby : str, optional
         A dim of the inputs; one fit per coordinate (e.g. ``"ensemble"`` for one fit per
         combination function). Default: one fit over all points.
@@ -131,6 +134,10 @@ def fit_error_ratio(
         raise TypeError(f"groupby must be a dim name or None, got {groupby!r}")
     x = x.mean([d for d in average_over if d in x.dims])
     y = y.mean([d for d in average_over if d in y.dims])
+    if set(x.dims) != set(y.dims):
+        # broadcasting different dims would pair every phi_e with every E_r (an outer product)
+        raise ValueError(f"phi_e and error_ratio must have the same dims (after averaging over "
+                         f"{list(average_over)}); got {tuple(x.dims)} and {tuple(y.dims)}")
     try:
         x, y = xr.align(x, y, join="exact")
         x, y = xr.broadcast(x, y)

@@ -1,0 +1,102 @@
+"""Out-of-bag estimates for a fitted bagged treelab ensemble (spec analysis section 4)."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from treelab.analysis._dataset import encode_labels
+from treelab.analysis.strength import strength_correlation
+
+__all__ = ["in_bag_counts", "oob_strength_correlation"]
+
+
+def in_bag_counts(ensemble: Any, y: Any) -> np.ndarray:
+    """How often each tree's bootstrap sample holds each training row, (tree, sample).
+
+    The bootstrap draws are replayed from the ensemble's integer ``random_state`` with the
+    engine's own generator, and checked against the fitted forest: the class counts at each
+    tree's root must equal the in-bag class counts of ``y``. A mismatch (``y`` is not the
+    training labels, or the draws cannot be replayed) is a ``ValueError``, never a silently
+    wrong mask.
+
+    Parameters
+    ----------
+    ensemble : fitted treelab ensemble with bootstrap rows
+        ``BaggedTrees``, ``RandomForest(bootstrap=True)`` or a VR-Trees family member with
+        ``sampling="bootstrap"`` (or ``"bootstrap+subspace"``), fitted with an integer
+        ``random_state``.
+    y : array-like, (sample,)
+        The training labels the ensemble was fitted on, in the same order.
+
+    Returns
+    -------
+    numpy.ndarray of int32, (tree, sample)
+    """
+    from sklearn.utils import check_random_state
+
+    from treelab.engine.kernels import _grow as G
+    from treelab.engine.kernels._rng import new_state
+
+    forest = getattr(ensemble, "forest_", None)
+    if forest is None or not hasattr(ensemble, "_spec"):
+        raise TypeError("ensemble must be a fitted treelab ensemble (with forest_)")
+    seed = getattr(ensemble, "random_state", None)
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise ValueError(
+            "out-of-bag estimates replay the bootstrap draws: fit the ensemble with an integer "
+            f"random_state (got {seed!r})"
+        )
+    spec = ensemble._spec(int(getattr(ensemble, "n_features_in_", 1)))
+    if spec.rows != "bootstrap":
+        raise ValueError(
+            "out-of-bag estimates need a bagged ensemble (every tree grown on a bootstrap "
+            f"sample); {type(ensemble).__name__} grows its trees on {spec.rows!r} rows"
+        )
+    y_arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y)
+    codes = encode_labels(y_arr, "y", classes=np.asarray(ensemble.classes_))
+    n, C, T = codes.size, len(ensemble.classes_), forest.n_trees
+    seeds = check_random_state(int(seed)).randint(0, np.iinfo(np.int32).max, size=T)
+    part = np.zeros(n, dtype=np.int32)
+    counts = np.empty((T, n), dtype=np.int32)
+    for t in range(T):
+        w, _ = G.draw_construction(n, 1, G.ROWS_BOOTSTRAP, part, t, 0,
+                                   new_state(np.uint64(seeds[t])))
+        root = np.asarray(forest.counts[forest.node_offsets[t]])
+        if not np.array_equal(root, np.bincount(codes, weights=w, minlength=C)):
+            raise ValueError(
+                f"tree {t}: its root class counts {root.tolist()} are not the in-bag counts "
+                "of y; pass the training labels the ensemble was fitted on"
+            )
+        counts[t] = w
+    return counts
+
+
+def oob_strength_correlation(ensemble: Any, X: Any, y: Any) -> xr.Dataset:
+    """Out-of-bag strength, correlation and Breiman's bound of a bagged ensemble.
+
+    Breiman (2001, section 3.1): every training row is scored only by the trees whose
+    bootstrap sample missed it. Member labels on the training rows ``X`` (as
+    ``member_predict``) and the in-bag counts of :func:`in_bag_counts` go to
+    :func:`strength_correlation` with ``in_bag=``; see there for the estimates.
+
+    Parameters
+    ----------
+    ensemble : fitted bagged treelab ensemble (see :func:`in_bag_counts`)
+    X : array-like, (sample, feature)
+        The training rows the ensemble was fitted on.
+    y : array-like, (sample,)
+        Their labels.
+
+    Returns
+    -------
+    xarray.Dataset
+        As :func:`strength_correlation`, with ``n_rows`` the rows some tree did not see.
+    """
+    bag = in_bag_counts(ensemble, y)
+    labels = ensemble.member_predict(X)
+    y_arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y)
+    return strength_correlation(labels, y_arr, classes=ensemble.classes_, in_bag=bag)
