@@ -374,3 +374,81 @@ if st is not None:
         n = draw(st.integers(1, max_samples))
         counts = draw(hnp.arrays(np.int64, (T, n, C), elements=st.integers(0, 6)))
         return counts.astype(np.float64)
+
+
+# ------------------------------------------------------ Kuncheva & Whitaker (2003) diversity
+
+
+def _ratio(num, den):
+    return num / den if den != 0 else math.nan
+
+
+def pair_table(L, y, t, k):
+    """(N11, N10, N01, N00) for members t and k by a loop over rows."""
+    n11 = n10 = n01 = n00 = 0
+    for i in range(len(y)):
+        a, b = L[t][i] == y[i], L[k][i] == y[i]
+        if a and b:
+            n11 += 1
+        elif a:
+            n10 += 1
+        elif b:
+            n01 += 1
+        else:
+            n00 += 1
+    return n11, n10, n01, n00
+
+
+def pairwise(L, y, C):
+    """Dict of T x T nested lists: Q, rho, disagreement, double fault, label kappa."""
+    T, n = len(L), len(y)
+    out = {k: [[0.0] * T for _ in range(T)] for k in
+           ("q_statistic", "correlation", "disagreement", "double_fault", "kappa")}
+    for t in range(T):
+        for k in range(T):
+            n11, n10, n01, n00 = pair_table(L, y, t, k)
+            out["q_statistic"][t][k] = _ratio(n11 * n00 - n01 * n10, n11 * n00 + n01 * n10)
+            den = math.sqrt((n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00))
+            out["correlation"][t][k] = _ratio(n11 * n00 - n01 * n10, den)
+            out["disagreement"][t][k] = (n01 + n10) / n
+            out["double_fault"][t][k] = n00 / n
+            p_o = sum(1 for i in range(n) if L[t][i] == L[k][i]) / n
+            p_e = sum((sum(1 for i in range(n) if L[t][i] == c) / n)
+                      * (sum(1 for i in range(n) if L[k][i] == c) / n) for c in range(C))
+            out["kappa"][t][k] = math.nan if abs(1 - p_e) < 1e-12 else (p_o - p_e) / (1 - p_e)
+    return out
+
+
+def pair_average(M):
+    vals = [M[t][k] for t in range(len(M)) for k in range(t + 1, len(M))]
+    vals = [v for v in vals if not math.isnan(v)]
+    return sum(vals) / len(vals) if vals else math.nan
+
+
+def nonpairwise(L, y):
+    """Kuncheva & Whitaker's non-pairwise measures by loops over rows."""
+    T, n = len(L), len(y)
+    ell = [sum(1 for t in range(T) if L[t][i] == y[i]) for i in range(n)]
+    p_bar = sum(ell) / (n * T)
+    out = {"kw_variance": sum(x * (T - x) for x in ell) / (n * T * T), "mean_member_accuracy":
+           p_bar}
+    mean_x = sum(x / T for x in ell) / n
+    out["difficulty"] = sum((x / T - mean_x) ** 2 for x in ell) / n
+    if T < 2:
+        for key in ("entropy", "interrater_kappa", "generalized_diversity",
+                    "coincident_failure_diversity"):
+            out[key] = math.nan
+        return out
+    out["entropy"] = sum(min(x, T - x) for x in ell) / n / (T - math.ceil(T / 2))
+    if p_bar in (0.0, 1.0):
+        out["interrater_kappa"] = math.nan
+    else:
+        out["interrater_kappa"] = 1 - (sum(x * (T - x) for x in ell) / T) / (
+            n * (T - 1) * p_bar * (1 - p_bar))
+    p = [sum(1 for x in ell if T - x == j) / n for j in range(T + 1)]
+    p1 = sum(j / T * p[j] for j in range(T + 1))
+    p2 = sum(j * (j - 1) / (T * (T - 1)) * p[j] for j in range(T + 1))
+    out["generalized_diversity"] = 1 - p2 / p1 if p1 > 0 else math.nan
+    out["coincident_failure_diversity"] = 0.0 if p[0] == 1 else sum(
+        (T - j) / (T - 1) * p[j] for j in range(1, T + 1)) / (1 - p[0])
+    return out

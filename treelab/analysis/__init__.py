@@ -9,6 +9,7 @@ variance, gain ties). Every function takes NumPy arrays or DataArrays with the d
 from treelab.analysis.bias_variance import bias_variance
 from treelab.analysis.diagnose import diagnose
 from treelab.analysis.diversity import error_arrangement, error_correlation, error_ratio, errors
+from treelab.analysis.kuncheva import nonpairwise_diversity, pairwise_diversity
 from treelab.analysis.probability import (
     cost_sensitive_profit,
     exact_mse,
@@ -30,6 +31,8 @@ __all__ = [
     "exact_mse",
     "gain_ties",
     "gain_ties_from_counts",
+    "nonpairwise_diversity",
+    "pairwise_diversity",
     "reliability",
     "strength_correlation",
     "thresholded_mse",
