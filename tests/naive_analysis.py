@@ -452,3 +452,10 @@ def nonpairwise(L, y):
     out["coincident_failure_diversity"] = 0.0 if p[0] == 1 else sum(
         (T - j) / (T - 1) * p[j] for j in range(1, T + 1)) / (1 - p[0])
     return out
+
+
+def margin_row(column, y_i, C):
+    """Voting margin of one row by counting votes."""
+    T = len(column)
+    share = [sum(1 for lab in column if lab == c) / T for c in range(max(C, 2))]
+    return share[y_i] - max(share[c] for c in range(len(share)) if c != y_i)

@@ -10,6 +10,7 @@ from treelab.analysis.bias_variance import bias_variance
 from treelab.analysis.diagnose import diagnose
 from treelab.analysis.diversity import error_arrangement, error_correlation, error_ratio, errors
 from treelab.analysis.kuncheva import nonpairwise_diversity, pairwise_diversity
+from treelab.analysis.margins import margin_cdf, margins
 from treelab.analysis.probability import (
     cost_sensitive_profit,
     exact_mse,
@@ -31,6 +32,8 @@ __all__ = [
     "exact_mse",
     "gain_ties",
     "gain_ties_from_counts",
+    "margin_cdf",
+    "margins",
     "nonpairwise_diversity",
     "pairwise_diversity",
     "reliability",

@@ -9,6 +9,7 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._dataset import CITE_BREIMAN, Var, member_dataset, vote_counts
+from treelab.analysis.margins import margin_counts
 
 __all__ = ["strength_correlation", "strength_stats"]
 
@@ -21,17 +22,13 @@ def strength_stats(
     NumPy twin of :func:`strength_correlation`; returns a dict of arrays and floats.
     """
     n_trees, n_samples = labels.shape
-    rows = np.arange(n_samples)
     if votes is None:
         votes = vote_counts(labels, n_classes)
-    if n_classes < 2:  # there is always an "other" class, possibly with no votes
-        votes = np.concatenate([votes, np.zeros((n_samples, 2 - n_classes), votes.dtype)], 1)
-    others = votes.copy()
-    others[rows, y] = -1
-    c = np.argmax(others, axis=1)  # most-voted wrong class, ties to the lowest index
-    # margins in units of 1/T are integers: sums in int64 give s and var(s) exactly
-    # (up to the final division), so the sign of s, and whether var(s) = 0, never rounds
-    m = (votes[rows, y] - votes[rows, c]).astype(np.int64)
+    # the margin of treelab.analysis.margins, in votes, and the rival class c(i)
+    # (most-voted wrong class, ties to the lowest index). Margins in units of 1/T are
+    # integers: sums in int64 give s and var(s) exactly (up to the final division), so the
+    # sign of s, and whether var(s) = 0, never rounds
+    m, c = margin_counts(votes, y)
     margin = m / n_trees
     sum_m = int(m.sum())
     s = sum_m / (n_trees * n_samples)
