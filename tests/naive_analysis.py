@@ -459,3 +459,106 @@ def margin_row(column, y_i, C):
     T = len(column)
     share = [sum(1 for lab in column if lab == c) / T for c in range(max(C, 2))]
     return share[y_i] - max(share[c] for c in range(len(share)) if c != y_i)
+
+
+# ------------------------------------------------------ 0-1 bias-variance, Wood et al. (2023)
+
+
+def _mode_of(values, C):
+    counts = [sum(1 for v in values if v == c) for c in range(C)]
+    return counts.index(max(counts))
+
+
+def bias_variance_01(P, y, C, method, true_proba=None):
+    """Per-row terms by loops over rows, repeats and classes; P (K, n) class codes."""
+    K, n = len(P), len(y)
+    out = {key: [] for key in ("loss", "bias", "variance", "noise", "net_variance",
+                               "noise_effect")}
+    for i in range(n):
+        tau = list(true_proba[i]) if true_proba is not None else [float(c == y[i])
+                                                                   for c in range(C)]
+        pd = [sum(1 for k in range(K) if P[k][i] == c) / K for c in range(C)]
+        loss = sum(sum(tau[c] for c in range(C) if c != P[k][i]) for k in range(K)) / K
+        y_m, y_star = _mode_of([P[k][i] for k in range(K)], C), tau.index(max(tau))
+        out["loss"].append(loss)
+        if method == "kohavi_wolpert":
+            out["bias"].append(0.5 * sum((tau[c] - pd[c]) ** 2 for c in range(C)))
+            out["variance"].append(0.5 * (1 - sum(p * p for p in pd)))
+            out["noise"].append(0.5 * (1 - sum(t * t for t in tau)))
+        elif method == "breiman":
+            acc = sum(tau[P[k][i]] for k in range(K)) / K
+            excess = tau[y_star] - acc
+            out["bias"].append(0.0 if y_m == y_star else excess)
+            out["variance"].append(excess if y_m == y_star else 0.0)
+            out["noise"].append(1 - tau[y_star])
+        else:
+            var = sum(1 for k in range(K) if P[k][i] != y_m) / K
+            bias = float(y_m != y_star)
+            if bias:
+                away = [P[k][i] for k in range(K) if P[k][i] != y_m]
+                c2 = -sum(1 for v in away if v == y_star) / len(away) if away else 0.0
+            else:
+                c2 = 1.0
+            noise = 1 - tau[y_star]
+            both = sum(tau[P[k][i]] for k in range(K) if P[k][i] != y_star) / K
+            out["bias"].append(bias)
+            out["variance"].append(var)
+            out["net_variance"].append(c2 * var)
+            out["noise"].append(noise)
+            out["noise_effect"].append(pd[y_star] * noise - both)
+    return {k: v for k, v in out.items() if v}
+
+
+def bias_variance_diversity(Q, tau, loss):
+    """Per-row terms of Wood et al. (2023) by loops; Q[k][m][i] a probability list (squared,
+    cross_entropy) or a class code (zero_one); tau[i] a target distribution."""
+    K, M, n = len(Q), len(Q[0]), len(tau)
+    C = len(tau[0])
+    out = {key: [] for key in ("expected_loss", "noise", "average_bias", "average_variance",
+                               "diversity")}
+    for i in range(n):
+        t = tau[i]
+        if loss == "squared":
+            def sq(a, b):
+                return sum((a[c] - b[c]) ** 2 for c in range(C))
+            bars = [[sum(Q[k][m][i][c] for m in range(M)) / M for c in range(C)]
+                    for k in range(K)]
+            onehots = [[float(c == j) for c in range(C)] for j in range(C)]
+            el = sum(sum(t[j] * sq(onehots[j], bars[k]) for j in range(C))
+                     for k in range(K)) / K
+            cents = [[sum(Q[k][m][i][c] for k in range(K)) / K for c in range(C)]
+                     for m in range(M)]
+            bias = sum(sq(cents[m], t) for m in range(M)) / M
+            var = sum(sq(Q[k][m][i], cents[m]) for m in range(M) for k in range(K)) / (M * K)
+            div = sum(sq(Q[k][m][i], bars[k]) for m in range(M) for k in range(K)) / (M * K)
+            noise = sum(t[j] * sq(onehots[j], t) for j in range(C))
+        elif loss == "cross_entropy":
+            def kl(a, b):
+                return sum(a[c] * math.log(a[c] / b[c]) for c in range(C) if a[c] > 0)
+
+            def geo(vectors):
+                raw = [math.exp(sum(math.log(v[c]) for v in vectors) / len(vectors))
+                       for c in range(C)]
+                return [r / sum(raw) for r in raw]
+            bars = [geo([Q[k][m][i] for m in range(M)]) for k in range(K)]
+            el = sum(-sum(t[c] * math.log(bars[k][c]) for c in range(C)) for k in range(K)) / K
+            cents = [geo([Q[k][m][i] for k in range(K)]) for m in range(M)]
+            noise = -sum(t[c] * math.log(t[c]) for c in range(C) if t[c] > 0)
+            bias = sum(kl(t, cents[m]) for m in range(M)) / M
+            var = sum(kl(cents[m], Q[k][m][i]) for m in range(M) for k in range(K)) / (M * K)
+            div = sum(kl(bars[k], Q[k][m][i]) for m in range(M) for k in range(K)) / (M * K)
+        else:
+            def lo(c, t=t):
+                return 1 - t[c]
+            votes = [_mode_of([Q[k][m][i] for m in range(M)], C) for k in range(K)]
+            el = sum(lo(v) for v in votes) / K
+            noise = 1 - max(t)
+            cents = [_mode_of([Q[k][m][i] for k in range(K)], C) for m in range(M)]
+            bias = sum(lo(c) for c in cents) / M - noise
+            var = sum(sum(lo(Q[k][m][i]) for k in range(K)) / K - lo(cents[m])
+                      for m in range(M)) / M
+            div = sum(sum(lo(Q[k][m][i]) for m in range(M)) / M - lo(votes[k])
+                      for k in range(K)) / K
+        for key, val in zip(out, (el, noise, bias, var, div), strict=True):
+            out[key].append(val)
+    return out

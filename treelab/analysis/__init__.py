@@ -7,6 +7,7 @@ variance, gain ties). Every function takes NumPy arrays or DataArrays with the d
 """
 
 from treelab.analysis.bias_variance import bias_variance
+from treelab.analysis.decomposition import bias_variance_01, bias_variance_diversity
 from treelab.analysis.diagnose import diagnose
 from treelab.analysis.diversity import error_arrangement, error_correlation, error_ratio, errors
 from treelab.analysis.kuncheva import nonpairwise_diversity, pairwise_diversity
@@ -23,6 +24,8 @@ from treelab.analysis.ties import gain_ties, gain_ties_from_counts
 
 __all__ = [
     "bias_variance",
+    "bias_variance_01",
+    "bias_variance_diversity",
     "cost_sensitive_profit",
     "diagnose",
     "error_arrangement",

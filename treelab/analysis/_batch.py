@@ -68,19 +68,26 @@ def split_input(value: Any, name: str, core: tuple[str, ...]) -> tuple[np.ndarra
 
 
 def batched_labels(
-    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
+    member_labels: Any,
+    y: Any,
+    *,
+    n_classes: int | None = None,
+    classes: Any = None,
+    member_dim: str = _dims.TREE,
+    name: str = "member_labels",
 ) -> Batch:
     """Validate member labels (..., tree, sample) and true labels (..., sample); encode both.
 
     ``y`` may carry any of the leading dims of ``member_labels`` (e.g. ``fold``, when each fold
-    has its own test rows) or none of them.
+    has its own test rows) or none of them. ``member_dim`` names the dim that plays ``tree``
+    (``repeat`` for predictions from K training sets).
     """
-    core = (_dims.TREE, _dims.SAMPLE)
-    labels, lead, coords = split_input(member_labels, "member_labels", core)
+    core = (member_dim, _dims.SAMPLE)
+    labels, lead, coords = split_input(member_labels, name, core)
     if isinstance(y, xr.DataArray):
         extra = [d for d in y.dims if d not in lead and d != _dims.SAMPLE]
         if extra or _dims.SAMPLE not in y.dims:
-            raise ValueError(f"y must have dim 'sample' and only leading dims of member_labels "
+            raise ValueError(f"y must have dim 'sample' and only leading dims of {name} "
                              f"{lead}, got {y.dims}")
         y_coords = {_dims.SAMPLE: np.asarray(y.indexes[_dims.SAMPLE])} \
             if _dims.SAMPLE in y.indexes else {}
@@ -90,23 +97,23 @@ def batched_labels(
         y_arr = np.asarray(y)
         y_coords = {}
         if y_arr.ndim not in (1, labels.ndim - 1):
-            raise ValueError(f"y must be (sample,) or match the leading dims of member_labels, "
+            raise ValueError(f"y must be (sample,) or match the leading dims of {name}, "
                              f"got shape {y_arr.shape}")
     lead_shape = labels.shape[:-2]
     if labels.shape[-1] != y_arr.shape[-1]:
-        raise ValueError(f"member_labels has {labels.shape[-1]} samples but y has "
+        raise ValueError(f"{name} has {labels.shape[-1]} samples but y has "
                          f"{y_arr.shape[-1]}")
     if labels.shape[-2] < 1 or labels.shape[-1] < 1:
-        raise ValueError(f"member_labels needs at least one tree and one sample, got "
+        raise ValueError(f"{name} needs at least one {member_dim} and one sample, got "
                          f"{labels.shape}")
     try:
         y_arr = np.broadcast_to(y_arr, lead_shape + y_arr.shape[-1:])
     except ValueError as exc:
         raise ValueError(f"y of shape {y_arr.shape} does not match the leading dims of "
-                         f"member_labels {lead_shape}") from exc
+                         f"{name} {lead_shape}") from exc
     if y_arr.dtype == object:
         raise TypeError("y must hold numbers, got dtype object")
-    labels = encode_labels(labels, "member_labels", classes=classes, n_classes=n_classes)
+    labels = encode_labels(labels, name, classes=classes, n_classes=n_classes)
     y_arr = encode_labels(y_arr, "y", classes=classes, n_classes=n_classes)
     n = n_classes_of(labels, y_arr, classes=classes, n_classes=n_classes)
     batch = int(np.prod(lead_shape, dtype=np.int64))
