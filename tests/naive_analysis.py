@@ -562,3 +562,52 @@ def bias_variance_diversity(Q, tau, loss):
         for key, val in zip(out, (el, noise, bias, var, div), strict=True):
             out[key].append(val)
     return out
+
+
+# ------------------------------------------------------------ probability quality, paired tests
+
+
+def ece(P, y, bins, equal_count):
+    """Expected calibration error by loops over bins; equal-count bins split the rows sorted
+    by confidence into bins of sizes differing by at most one, larger bins first."""
+    n = len(y)
+    conf = [max(row) for row in P]
+    right = [1.0 if row.index(max(row)) == y[i] else 0.0 for i, row in enumerate(P)]
+    if equal_count:
+        order = sorted(range(n), key=lambda i: conf[i])
+        sizes = [n // bins + (1 if b < n % bins else 0) for b in range(bins)]
+        groups, start = [], 0
+        for size in sizes:
+            groups.append(order[start:start + size])
+            start += size
+    else:
+        groups = [[i for i in range(n) if (b == 0 and conf[i] <= 1 / bins)
+                   or (b / bins < conf[i] <= (b + 1) / bins)] for b in range(bins)]
+    total = 0.0
+    for g in groups:
+        if g:
+            total += len(g) / n * abs(sum(right[i] for i in g) / len(g)
+                                      - sum(conf[i] for i in g) / len(g))
+    return total
+
+
+def auc_ovr(P, y, C):
+    """Macro one-vs-rest AUC by counting correctly ordered (positive, negative) pairs."""
+    aucs = []
+    for c in range(C):
+        pos = [P[i][c] for i in range(len(y)) if y[i] == c]
+        neg = [P[i][c] for i in range(len(y)) if y[i] != c]
+        wins = sum(1.0 if a > b else 0.5 if a == b else 0.0 for a in pos for b in neg)
+        aucs.append(wins / (len(pos) * len(neg)))
+    return aucs[1] if C == 2 else sum(aucs) / C
+
+
+def holm(pvalues):
+    """Holm's step-down adjusted p-values."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adjusted, running = [0.0] * m, 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        adjusted[i] = running
+    return adjusted
