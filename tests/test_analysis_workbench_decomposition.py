@@ -128,5 +128,9 @@ def test_bad_inputs():
         bias_variance_diversity(np.eye(2)[None, None], [0, 1], loss="cross_entropy")
     with pytest.raises(ValueError, match="target"):
         bias_variance_diversity(np.ones((1, 1, 2, 2)) / 2, [0, 1, 1])
+    with pytest.raises(ValueError, match="NaN"):
+        bias_variance_diversity(np.full((1, 1, 2, 2), np.nan), [0, 1])
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        bias_variance_diversity(np.full((1, 1, 2, 2), 2.0), [0, 1])
     with pytest.raises(ValueError, match="true_proba"):
         bias_variance_01([[0, 1]], [0, 1], true_proba=[[0.5, 0.6], [1.0, 0.0]])

@@ -279,9 +279,9 @@ def bias_variance_diversity(
         codes = encode_labels(arr, "member_outputs", classes=classes, n_classes=n_c)
         n_c = n_c if n_c is not None else int(max(codes.max(), t_arr.max())) + 1
     else:
-        q = check_proba(arr, "member_outputs")
+        q, lo = _check_outputs(arr)
         n_c = q.shape[-1]
-        if loss == "cross_entropy" and q.size and q.min() <= 0:
+        if loss == "cross_entropy" and lo <= 0:
             raise ValueError("member_outputs must be > 0 for loss='cross_entropy' "
                              "(use Laplace estimates or clip)")
     if t_arr.ndim == 1:
@@ -323,6 +323,23 @@ def bias_variance_diversity(
     return build(variables, lead, lead_shape, function="bias_variance_diversity",
                  params={"loss": loss, "n_classes": n_c,
                          "target": "labels" if t_arr.ndim == 1 else "proba"}, coords=coords)
+
+
+def _check_outputs(arr: np.ndarray) -> tuple[np.ndarray, float]:
+    """Member probabilities as float64 in [0, 1], and their minimum. Two passes over the
+    (large) array: min and max propagate NaN, and an infinity shows as a bound outside [0, 1].
+    """
+    if arr.dtype.kind not in "fiu":
+        raise TypeError(f"member_outputs must hold numbers, got {arr.dtype}")
+    q = arr.astype(np.float64, copy=False)
+    if q.size == 0:
+        return q, 0.0
+    lo, hi = float(q.min()), float(q.max())
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise ValueError("member_outputs holds NaN or infinite values")
+    if lo < 0 or hi > 1 + 1e-9:
+        raise ValueError("member_outputs must hold probabilities in [0, 1]")
+    return q, lo
 
 
 def _squared(q: np.ndarray, tau: np.ndarray) -> dict[str, np.ndarray]:

@@ -1,12 +1,12 @@
 """Pairwise and non-pairwise diversity measures of Kuncheva & Whitaker (2003).
 
 Every measure starts from the oracle outputs o_ti = I(f_t(x_i) = y_i). Pairwise counts come
-from matrix products: N11 = O O^T, and with n_t = sum_i o_ti the other three cells follow,
-N10 = n_t - N11, N01 = n_k - N11, N00 = N - n_t - n_k + N11. Cohen's kappa between labels
-needs the agreement counts sum_c A_c A_c^T over the per-class indicator matrices A_c. Both
-are products over the (row, class) columns that at least two members vote for (see
-:func:`_pair_counts`). Nothing loops over pairs. Non-pairwise measures need only l_i, the
-number of members correct on row i.
+from one matrix product per batch: N11 = O O^T, and with n_t = sum_i o_ti the other three
+cells follow, N10 = n_t - N11, N01 = n_k - N11, N00 = N - n_t - n_k + N11; no Python loop
+over pairs. Cohen's kappa between labels needs the label agreement counts, which as a matrix
+product would take one product per class; a compiled kernel counts them for any number of
+classes at the cost of about half of one product (:mod:`treelab.analysis._agreement`).
+Non-pairwise measures need only l_i, the number of members correct on row i.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
-from treelab.analysis._batch import batched_labels, batched_votes, build
+from treelab.analysis._agreement import label_agreement
+from treelab.analysis._batch import batched_labels, build
 from treelab.analysis._dataset import Var
 
 __all__ = ["nonpairwise_diversity", "pairwise_diversity"]
@@ -46,33 +47,6 @@ def _gram(a: np.ndarray) -> np.ndarray:
     return np.matmul(a, a.transpose(0, 2, 1)).astype(np.float64)
 
 
-def _pair_counts(
-    labels: np.ndarray, y: np.ndarray, n_classes: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """N^11 (both members right) and label agreement counts, (batch, tree, tree_other).
-
-    Agreement is sum_c A_c A_c^T over the indicator matrices A_c = I(label = c); N^11 is the
-    part of that sum over the columns (row i, class y_i). Both come from products over the
-    (row, class) columns that at least two members vote for, split into right and wrong
-    columns: a column with one vote adds only to a diagonal, which is known (n_t for N^11,
-    the row count for agreement). Accurate ensembles vote for few classes per row, so this is
-    far fewer than the C x N columns of the plain sum.
-    """
-    n_batch, n_trees, n = labels.shape
-    votes = batched_votes(labels, n_classes)
-    n11 = np.empty((n_batch, n_trees, n_trees))
-    agree = np.empty_like(n11)
-    for b in range(n_batch):
-        rows, cls = np.nonzero(votes[b] >= 2)
-        right = cls == y[b][rows]
-        cols = labels[b][:, rows] == cls[None, :]
-        n11[b] = _gram(cols[None, :, right])[0]
-        agree[b] = n11[b] + _gram(cols[None, :, ~right])[0]
-        n11[b][np.diag_indices(n_trees)] = np.count_nonzero(labels[b] == y[b][None, :], axis=1)
-        agree[b][np.diag_indices(n_trees)] = n
-    return n11, agree
-
-
 def _pair_mean(m: np.ndarray) -> np.ndarray:
     """Mean over distinct pairs t < k where defined (NaN where no pair is)."""
     n_trees = m.shape[-1]
@@ -88,8 +62,10 @@ def _pair_mean(m: np.ndarray) -> np.ndarray:
 def pairwise_stats(labels: np.ndarray, y: np.ndarray, n_classes: int) -> dict[str, np.ndarray]:
     """Pairwise matrices (batch, tree, tree_other) from checked codes (batch, tree, sample)."""
     n = labels.shape[-1]
-    n11, agree = _pair_counts(labels, y, n_classes)
-    n_t = np.diagonal(n11, axis1=1, axis2=2).copy()
+    oracle = labels == y[:, None, :]
+    n11 = _gram(oracle)
+    n_t = oracle.sum(axis=2).astype(np.float64)
+    agree = np.stack([label_agreement(lab, n_classes) for lab in labels]).astype(np.float64)
     a, b = n_t[:, :, None], n_t[:, None, :]
     n10, n01 = a - n11, b - n11
     n00 = n - a - b + n11
