@@ -5,7 +5,8 @@ from one matrix product per batch: N11 = O O^T, and with n_t = sum_i o_ti the ot
 cells follow, N10 = n_t - N11, N01 = n_k - N11, N00 = N - n_t - n_k + N11; no Python loop
 over pairs. Cohen's kappa between labels needs the label agreement counts, which as a matrix
 product would take one product per class; a compiled kernel counts them for any number of
-classes at the cost of about half of one product (:mod:`treelab.analysis._agreement`).
+classes at the cost of about half of one product
+(:mod:`treelab.engine.kernels._agreement`).
 Non-pairwise measures need only l_i, the number of members correct on row i.
 """
 
@@ -18,9 +19,9 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
-from treelab.analysis._agreement import label_agreement
 from treelab.analysis._batch import batched_labels, build
 from treelab.analysis._dataset import Var
+from treelab.engine.kernels._agreement import label_agreement
 
 __all__ = ["nonpairwise_diversity", "pairwise_diversity"]
 
@@ -65,7 +66,9 @@ def pairwise_stats(labels: np.ndarray, y: np.ndarray, n_classes: int) -> dict[st
     oracle = labels == y[:, None, :]
     n11 = _gram(oracle)
     n_t = oracle.sum(axis=2).astype(np.float64)
-    agree = np.stack([label_agreement(lab, n_classes) for lab in labels]).astype(np.float64)
+    # exact counts: int32 partial sums hold up to 2^31 rows; uint8 codes for up to 256 classes
+    codes = np.ascontiguousarray(labels, dtype=np.uint8 if n_classes <= 256 else np.int64)
+    agree = np.stack([label_agreement(lab) for lab in codes]).astype(np.float64)
     a, b = n_t[:, :, None], n_t[:, None, :]
     n10, n01 = a - n11, b - n11
     n00 = n - a - b + n11
