@@ -120,8 +120,8 @@ def bias_variance_01(
     --------
     >>> from treelab.analysis import bias_variance_01
     >>> ds = bias_variance_01([[0, 1], [0, 0], [1, 0]], [0, 1])
-    >>> float(ds.loss), float(ds.bias), float(ds.variance)
-    (0.5, 0.5, 0.3333333333333333)
+    >>> round(float(ds.loss), 4), float(ds.bias), round(float(ds.variance), 4)
+    (0.5, 0.5, 0.3333)
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
