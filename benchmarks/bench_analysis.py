@@ -7,6 +7,12 @@ Targets:
    500-tree ensemble on those rows (ratio < 1).
 2. ``diagnose`` of a 100-tree ensemble on 10,000 test rows takes at most 2 x ``predict_proba``
    on the same rows (ratio <= 2).
+3. The diversity workbench (issue 18) on 500 trees x 10,000 rows x 10 classes: pairwise and
+   non-pairwise diversity, margins and their CDF, probability quality, the 0-1 bias-variance
+   decompositions (the 500 member label rows read as 500 repeats) and the
+   bias-variance-diversity decomposition for the three losses (the 500 members read as 5
+   repeats of 100), all together, against predicting those member outputs
+   (``member_predict`` + ``member_proba``); target ratio < 1.
 
 Run: ``.venv/bin/python benchmarks/bench_analysis.py`` (``--quick`` for a smaller check). Times
 are the best of ``--repeat`` runs after one warm-up (numba compilation excluded).
@@ -20,7 +26,19 @@ import time
 from sklearn.datasets import make_classification
 
 import treelab
-from treelab.analysis import diagnose, error_arrangement, error_correlation, strength_correlation
+from treelab.analysis import (
+    bias_variance_01,
+    bias_variance_diversity,
+    diagnose,
+    error_arrangement,
+    error_correlation,
+    margin_cdf,
+    margins,
+    nonpairwise_diversity,
+    pairwise_diversity,
+    strength_correlation,
+)
+from treelab.stats import probability_quality
 
 
 def best_time(func, repeat):
@@ -57,7 +75,9 @@ def main(argv=None):
     Xtr, ytr, Xte, yte = X[: args.train], y[: args.train], X[args.train :], y[args.train :]
 
     start = time.perf_counter()
-    big = treelab.VRTrees(alpha=0.5, n_estimators=args.trees, random_state=0).fit(Xtr, ytr)
+    # Laplace estimates: every member probability is positive (the cross-entropy decomposition)
+    big = treelab.VRTrees(alpha=0.5, n_estimators=args.trees, laplace=True, random_state=0)
+    big.fit(Xtr, ytr)
     print(f"fit {args.trees} trees on {args.train} rows: {time.perf_counter() - start:.2f} s")
     t_member = best_time(lambda: big.member_predict(Xte), args.repeat)
     labels = big.member_predict(Xte)
@@ -72,6 +92,8 @@ def main(argv=None):
         flag = "ok" if t < t_member else "SLOWER"
         print(f"    {name:34s} {t * 1e3:8.1f} ms   ratio {t / t_member:.3f}  {flag}")
 
+    workbench(big, Xte, yte, labels, args)
+
     small = treelab.VRTrees(alpha=0.5, n_estimators=args.diagnose_trees, random_state=0)
     small.fit(Xtr, ytr)
     t_proba = best_time(lambda: small.predict_proba(Xte), args.repeat)
@@ -84,6 +106,43 @@ def main(argv=None):
     )
     t_mp = best_time(lambda: small.member_proba(Xte), args.repeat)
     print(f"    (member_proba alone: {t_mp * 1e3:.1f} ms, ratio {t_mp / t_proba:.2f})")
+
+
+def workbench(big, Xte, yte, labels, args):
+    """[3]: every workbench measure on the member outputs of ``big``, timed one by one."""
+    t_labels = best_time(lambda: big.member_predict(Xte), args.repeat)
+    t_proba = best_time(lambda: big.member_proba(Xte), args.repeat)
+    member_p = big.member_proba(Xte)
+    n_trees, n_rows, n_classes = member_p.shape
+    k = 5 if n_trees % 5 == 0 else 1
+    p_rep = member_p.reshape(k, n_trees // k, n_rows, n_classes)
+    l_rep = labels.reshape(k, n_trees // k, n_rows)
+    ens_p = member_p.mean(axis=0)
+    jobs = {
+        "pairwise_diversity": lambda: pairwise_diversity(labels, yte, n_classes=n_classes),
+        "nonpairwise_diversity": lambda: nonpairwise_diversity(labels, yte, n_classes=n_classes),
+        "margins + margin_cdf": lambda: margin_cdf(margins(labels, yte, n_classes=n_classes)),
+        "probability_quality": lambda: probability_quality(ens_p, yte),
+    }
+    for method in ("domingos", "kohavi_wolpert", "breiman"):
+        jobs[f"bias_variance_01 {method}"] = (
+            lambda method=method: bias_variance_01(labels, yte, method=method,
+                                                   n_classes=n_classes))
+    for loss in ("squared", "cross_entropy"):
+        jobs[f"bias_variance_diversity {loss}"] = (
+            lambda loss=loss: bias_variance_diversity(p_rep, yte, loss=loss))
+    jobs["bias_variance_diversity zero_one"] = (
+        lambda: bias_variance_diversity(l_rep, yte, loss="zero_one", n_classes=n_classes))
+    t_pred = t_labels + t_proba
+    print(f"\n[3] workbench, {n_trees} trees x {n_rows} rows x {n_classes} classes; "
+          f"member_predict {t_labels * 1e3:.1f} ms + member_proba {t_proba * 1e3:.1f} ms")
+    total = 0.0
+    for name, job in jobs.items():
+        t = best_time(job, args.repeat)
+        total += t
+        print(f"    {name:36s} {t * 1e3:8.1f} ms   ratio {t / t_pred:.3f}")
+    flag = "ok" if total < t_pred else "SLOWER"
+    print(f"    {'all of them':36s} {total * 1e3:8.1f} ms   ratio {total / t_pred:.3f}  {flag}")
 
 
 if __name__ == "__main__":

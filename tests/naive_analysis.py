@@ -498,3 +498,238 @@ def profit_estimated(P, y, benefit, cost, positive, decision_benefit):
         if P[i][positive] * decision_benefit[i] > cost[i]:
             total += (benefit[i] if y[i] == positive else 0.0) - cost[i]
     return total
+# ------------------------------------------------------ Kuncheva & Whitaker (2003) diversity
+
+
+def _ratio(num, den):
+    return num / den if den != 0 else math.nan
+
+
+def pair_table(L, y, t, k):
+    """(N11, N10, N01, N00) for members t and k by a loop over rows."""
+    n11 = n10 = n01 = n00 = 0
+    for i in range(len(y)):
+        a, b = L[t][i] == y[i], L[k][i] == y[i]
+        if a and b:
+            n11 += 1
+        elif a:
+            n10 += 1
+        elif b:
+            n01 += 1
+        else:
+            n00 += 1
+    return n11, n10, n01, n00
+
+
+def pairwise(L, y, C):
+    """Dict of T x T nested lists: Q, rho, disagreement, double fault, label kappa."""
+    T, n = len(L), len(y)
+    out = {k: [[0.0] * T for _ in range(T)] for k in
+           ("q_statistic", "correlation", "disagreement", "double_fault", "kappa")}
+    for t in range(T):
+        for k in range(T):
+            n11, n10, n01, n00 = pair_table(L, y, t, k)
+            out["q_statistic"][t][k] = _ratio(n11 * n00 - n01 * n10, n11 * n00 + n01 * n10)
+            den = math.sqrt((n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00))
+            out["correlation"][t][k] = _ratio(n11 * n00 - n01 * n10, den)
+            out["disagreement"][t][k] = (n01 + n10) / n
+            out["double_fault"][t][k] = n00 / n
+            p_o = sum(1 for i in range(n) if L[t][i] == L[k][i]) / n
+            p_e = sum((sum(1 for i in range(n) if L[t][i] == c) / n)
+                      * (sum(1 for i in range(n) if L[k][i] == c) / n) for c in range(C))
+            out["kappa"][t][k] = math.nan if abs(1 - p_e) < 1e-12 else (p_o - p_e) / (1 - p_e)
+    return out
+
+
+def pair_average(M):
+    vals = [M[t][k] for t in range(len(M)) for k in range(t + 1, len(M))]
+    vals = [v for v in vals if not math.isnan(v)]
+    return sum(vals) / len(vals) if vals else math.nan
+
+
+def nonpairwise(L, y):
+    """Kuncheva & Whitaker's non-pairwise measures by loops over rows."""
+    T, n = len(L), len(y)
+    ell = [sum(1 for t in range(T) if L[t][i] == y[i]) for i in range(n)]
+    p_bar = sum(ell) / (n * T)
+    out = {"kw_variance": sum(x * (T - x) for x in ell) / (n * T * T), "mean_member_accuracy":
+           p_bar}
+    mean_x = sum(x / T for x in ell) / n
+    out["difficulty"] = sum((x / T - mean_x) ** 2 for x in ell) / n
+    if T < 2:
+        for key in ("entropy", "interrater_kappa", "generalized_diversity",
+                    "coincident_failure_diversity"):
+            out[key] = math.nan
+        return out
+    out["entropy"] = sum(min(x, T - x) for x in ell) / n / (T - math.ceil(T / 2))
+    if p_bar in (0.0, 1.0):
+        out["interrater_kappa"] = math.nan
+    else:
+        out["interrater_kappa"] = 1 - (sum(x * (T - x) for x in ell) / T) / (
+            n * (T - 1) * p_bar * (1 - p_bar))
+    p = [sum(1 for x in ell if T - x == j) / n for j in range(T + 1)]
+    p1 = sum(j / T * p[j] for j in range(T + 1))
+    p2 = sum(j * (j - 1) / (T * (T - 1)) * p[j] for j in range(T + 1))
+    out["generalized_diversity"] = 1 - p2 / p1 if p1 > 0 else math.nan
+    out["coincident_failure_diversity"] = 0.0 if p[0] == 1 else sum(
+        (T - j) / (T - 1) * p[j] for j in range(1, T + 1)) / (1 - p[0])
+    return out
+
+
+def margin_row(column, y_i, C):
+    """Voting margin of one row by counting votes."""
+    T = len(column)
+    share = [sum(1 for lab in column if lab == c) / T for c in range(max(C, 2))]
+    return share[y_i] - max(share[c] for c in range(len(share)) if c != y_i)
+
+
+# ------------------------------------------------------ 0-1 bias-variance, Wood et al. (2023)
+
+
+def _mode_of(values, C):
+    counts = [sum(1 for v in values if v == c) for c in range(C)]
+    return counts.index(max(counts))
+
+
+def bias_variance_01(P, y, C, method, true_proba=None):
+    """Per-row terms by loops over rows, repeats and classes; P (K, n) class codes."""
+    K, n = len(P), len(y)
+    out = {key: [] for key in ("loss", "bias", "variance", "noise", "net_variance",
+                               "noise_effect")}
+    for i in range(n):
+        tau = list(true_proba[i]) if true_proba is not None else [float(c == y[i])
+                                                                   for c in range(C)]
+        pd = [sum(1 for k in range(K) if P[k][i] == c) / K for c in range(C)]
+        loss = sum(sum(tau[c] for c in range(C) if c != P[k][i]) for k in range(K)) / K
+        y_m, y_star = _mode_of([P[k][i] for k in range(K)], C), tau.index(max(tau))
+        out["loss"].append(loss)
+        if method == "kohavi_wolpert":
+            out["bias"].append(0.5 * sum((tau[c] - pd[c]) ** 2 for c in range(C)))
+            out["variance"].append(0.5 * (1 - sum(p * p for p in pd)))
+            out["noise"].append(0.5 * (1 - sum(t * t for t in tau)))
+        elif method == "breiman":
+            acc = sum(tau[P[k][i]] for k in range(K)) / K
+            excess = tau[y_star] - acc
+            out["bias"].append(0.0 if y_m == y_star else excess)
+            out["variance"].append(excess if y_m == y_star else 0.0)
+            out["noise"].append(1 - tau[y_star])
+        else:
+            var = sum(1 for k in range(K) if P[k][i] != y_m) / K
+            bias = float(y_m != y_star)
+            if bias:
+                away = [P[k][i] for k in range(K) if P[k][i] != y_m]
+                c2 = -sum(1 for v in away if v == y_star) / len(away) if away else 0.0
+            else:
+                c2 = 1.0
+            noise = 1 - tau[y_star]
+            both = sum(tau[P[k][i]] for k in range(K) if P[k][i] != y_star) / K
+            out["bias"].append(bias)
+            out["variance"].append(var)
+            out["net_variance"].append(c2 * var)
+            out["noise"].append(noise)
+            out["noise_effect"].append(pd[y_star] * noise - both)
+    return {k: v for k, v in out.items() if v}
+
+
+def bias_variance_diversity(Q, tau, loss):
+    """Per-row terms of Wood et al. (2023) by loops; Q[k][m][i] a probability list (squared,
+    cross_entropy) or a class code (zero_one); tau[i] a target distribution."""
+    K, M, n = len(Q), len(Q[0]), len(tau)
+    C = len(tau[0])
+    out = {key: [] for key in ("expected_loss", "noise", "average_bias", "average_variance",
+                               "diversity")}
+    for i in range(n):
+        t = tau[i]
+        if loss == "squared":
+            def sq(a, b):
+                return sum((a[c] - b[c]) ** 2 for c in range(C))
+            bars = [[sum(Q[k][m][i][c] for m in range(M)) / M for c in range(C)]
+                    for k in range(K)]
+            onehots = [[float(c == j) for c in range(C)] for j in range(C)]
+            el = sum(sum(t[j] * sq(onehots[j], bars[k]) for j in range(C))
+                     for k in range(K)) / K
+            cents = [[sum(Q[k][m][i][c] for k in range(K)) / K for c in range(C)]
+                     for m in range(M)]
+            bias = sum(sq(cents[m], t) for m in range(M)) / M
+            var = sum(sq(Q[k][m][i], cents[m]) for m in range(M) for k in range(K)) / (M * K)
+            div = sum(sq(Q[k][m][i], bars[k]) for m in range(M) for k in range(K)) / (M * K)
+            noise = sum(t[j] * sq(onehots[j], t) for j in range(C))
+        elif loss == "cross_entropy":
+            def kl(a, b):
+                return sum(a[c] * math.log(a[c] / b[c]) for c in range(C) if a[c] > 0)
+
+            def geo(vectors):
+                raw = [math.exp(sum(math.log(v[c]) for v in vectors) / len(vectors))
+                       for c in range(C)]
+                return [r / sum(raw) for r in raw]
+            bars = [geo([Q[k][m][i] for m in range(M)]) for k in range(K)]
+            el = sum(-sum(t[c] * math.log(bars[k][c]) for c in range(C)) for k in range(K)) / K
+            cents = [geo([Q[k][m][i] for k in range(K)]) for m in range(M)]
+            noise = -sum(t[c] * math.log(t[c]) for c in range(C) if t[c] > 0)
+            bias = sum(kl(t, cents[m]) for m in range(M)) / M
+            var = sum(kl(cents[m], Q[k][m][i]) for m in range(M) for k in range(K)) / (M * K)
+            div = sum(kl(bars[k], Q[k][m][i]) for m in range(M) for k in range(K)) / (M * K)
+        else:
+            def lo(c, t=t):
+                return 1 - t[c]
+            votes = [_mode_of([Q[k][m][i] for m in range(M)], C) for k in range(K)]
+            el = sum(lo(v) for v in votes) / K
+            noise = 1 - max(t)
+            cents = [_mode_of([Q[k][m][i] for k in range(K)], C) for m in range(M)]
+            bias = sum(lo(c) for c in cents) / M - noise
+            var = sum(sum(lo(Q[k][m][i]) for k in range(K)) / K - lo(cents[m])
+                      for m in range(M)) / M
+            div = sum(sum(lo(Q[k][m][i]) for m in range(M)) / M - lo(votes[k])
+                      for k in range(K)) / K
+        for key, val in zip(out, (el, noise, bias, var, div), strict=True):
+            out[key].append(val)
+    return out
+
+
+# ------------------------------------------------------------ probability quality, paired tests
+
+
+def ece(P, y, bins, equal_count):
+    """Expected calibration error by loops over bins; equal-count bins split the rows sorted
+    by confidence into bins of sizes differing by at most one, larger bins first."""
+    n = len(y)
+    conf = [max(row) for row in P]
+    right = [1.0 if row.index(max(row)) == y[i] else 0.0 for i, row in enumerate(P)]
+    if equal_count:
+        order = sorted(range(n), key=lambda i: conf[i])
+        sizes = [n // bins + (1 if b < n % bins else 0) for b in range(bins)]
+        groups, start = [], 0
+        for size in sizes:
+            groups.append(order[start:start + size])
+            start += size
+    else:
+        groups = [[i for i in range(n) if (b == 0 and conf[i] <= 1 / bins)
+                   or (b / bins < conf[i] <= (b + 1) / bins)] for b in range(bins)]
+    total = 0.0
+    for g in groups:
+        if g:
+            total += len(g) / n * abs(sum(right[i] for i in g) / len(g)
+                                      - sum(conf[i] for i in g) / len(g))
+    return total
+
+
+def auc_ovr(P, y, C):
+    """Macro one-vs-rest AUC by counting correctly ordered (positive, negative) pairs."""
+    aucs = []
+    for c in range(C):
+        pos = [P[i][c] for i in range(len(y)) if y[i] == c]
+        neg = [P[i][c] for i in range(len(y)) if y[i] != c]
+        wins = sum(1.0 if a > b else 0.5 if a == b else 0.0 for a in pos for b in neg)
+        aucs.append(wins / (len(pos) * len(neg)))
+    return aucs[1] if C == 2 else sum(aucs) / C
+
+
+def holm(pvalues):
+    """Holm's step-down adjusted p-values."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adjusted, running = [0.0] * m, 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        adjusted[i] = running
+    return adjusted

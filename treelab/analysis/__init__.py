@@ -8,8 +8,11 @@ the dims of :mod:`treelab._dims`; :func:`diagnose` runs them all on a fitted ens
 
 from treelab.analysis.bias_variance import bias_variance
 from treelab.analysis.characteristics import sample_density
+from treelab.analysis.decomposition import bias_variance_01, bias_variance_diversity
 from treelab.analysis.diagnose import diagnose
 from treelab.analysis.diversity import error_arrangement, error_correlation, error_ratio, errors
+from treelab.analysis.kuncheva import nonpairwise_diversity, pairwise_diversity
+from treelab.analysis.margins import margin_cdf, margins
 from treelab.analysis.oob import in_bag_counts, oob_strength_correlation
 from treelab.analysis.probability import (
     cost_sensitive_profit,
@@ -24,6 +27,8 @@ from treelab.analysis.ties import gain_ties, gain_ties_from_counts
 
 __all__ = [
     "bias_variance",
+    "bias_variance_01",
+    "bias_variance_diversity",
     "cost_sensitive_profit",
     "cost_thresholds",
     "diagnose",
@@ -36,6 +41,10 @@ __all__ = [
     "gain_ties_from_counts",
     "in_bag_counts",
     "oob_strength_correlation",
+    "margin_cdf",
+    "margins",
+    "nonpairwise_diversity",
+    "pairwise_diversity",
     "reliability",
     "sample_density",
     "strength_correlation",

@@ -23,6 +23,7 @@ from treelab.analysis.diversity import arrangement_vars, correlation_vars, error
 from treelab.analysis.probability import _check_k, _thresholds, exact_var, thresholded_var, topk_var
 from treelab.analysis.strength import strength_vars
 from treelab.analysis.ties import forest_ties, ties_vars
+from treelab.analysis.workbench import check_measures, measure_vars
 from treelab.combine import vote_tiebreak
 
 __all__ = ["diagnose"]
@@ -97,6 +98,7 @@ def diagnose(
     y_train: Any = None,
     thresholds: Any = ("1.0", "top1", "top2", "top3"),
     k: Any = (1, 2, 3),
+    measures: Any = (),
 ) -> xr.Dataset:
     """Diagnose a fitted ensemble on a test set: errors, diversity, strength, probabilities.
 
@@ -146,6 +148,11 @@ def diagnose(
         Thresholds of the thresholded MSE.
     k : int or sequence of int, default (1, 2, 3)
         Values of k of the top-k error.
+    measures : str or sequence of str, optional
+        Workbench measures computed from the same member pass (no second prediction):
+        ``"pairwise_diversity"`` (its (tree, tree_other) matrices and ``mean_*``; Kuncheva's
+        ``correlation`` becomes ``pairwise_diversity_correlation``), ``"nonpairwise_diversity"``
+        and ``"probability_quality"`` (of the ensemble's probabilities).
 
     Returns
     -------
@@ -169,6 +176,7 @@ def diagnose(
     if n_rows == 0:
         raise ValueError("y must hold at least one row")
     ks = _check_k(k)
+    extra_measures = check_measures(measures)
     _thresholds(thresholds, np.zeros((n_rows, n_classes)))  # names checked before any work
     tp = None
     if true_proba is not None:
@@ -231,6 +239,7 @@ def diagnose(
     if tp is not None:
         variables["exact_mse"] = exact_var(proba[:, :n_classes], tp)
     variables.update(ties_vars(ties, decision_nodes))
+    variables.update(measure_vars(extra_measures, labels, y_codes, n_classes, proba, variables))
     if hasattr(ensemble, "tree_stats"):
         variables.update(_tree_stats(ensemble.tree_stats(), variables, n_trees))
     params = {

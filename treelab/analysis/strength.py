@@ -18,6 +18,7 @@ from treelab.analysis._dataset import (
     to_dataset,
     vote_counts,
 )
+from treelab.analysis.margins import margin_counts
 
 __all__ = ["strength_correlation", "strength_stats"]
 
@@ -43,12 +44,9 @@ def strength_stats(
         votes = votes.reshape(n_samples, n_classes)
     elif votes is None:
         votes = vote_counts(labels, n_classes)
-    if n_classes < 2:  # there is always an "other" class, possibly with no votes
-        votes = np.concatenate([votes, np.zeros((n_samples, 2 - n_classes), votes.dtype)], 1)
-    others = votes.copy()
-    others[rows, y] = -1
-    c = np.argmax(others, axis=1)  # most-voted wrong class, ties to the lowest index
-    m = (votes[rows, y] - votes[rows, c]).astype(np.int64)
+    # the margin of treelab.analysis.margins, in votes, and the rival class c(i) (most-voted
+    # wrong class, ties to the lowest index)
+    m, c = margin_counts(votes, y)
     if oob is None:
         # margins in units of 1/T are integers: sums in int64 give s and var(s) exactly
         # (up to the final division), so the sign of s, and whether var(s) = 0, never rounds

@@ -28,6 +28,7 @@ from treelab.plot.probability import bias_variance, reliability
 from treelab.plot.spectrum import spectrum
 from treelab.plot.strength import breiman_bound, strength_correlation
 from treelab.plot.surface import decision_surface, surface_grid
+from treelab.plot.workbench import kappa_error_diagram, kappa_error_points, margin_cdf
 
 __all__ = [
     "bias_variance",
@@ -37,6 +38,9 @@ __all__ = [
     "error_ratio_vs_gain_ties",
     "error_ratio_vs_phi",
     "irrelevant_attributes",
+    "kappa_error_diagram",
+    "kappa_error_points",
+    "margin_cdf",
     "measure_curve",
     "reliability",
     "savefig",

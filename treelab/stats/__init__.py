@@ -7,6 +7,11 @@
   two methods on one data set from 5x2 cross-validation;
 * :func:`fit_error_ratio`: OLS of the error ratio on the error correlation with r^2 and a
   Fisher-z interval for r (Ali & Pazzani 1995);
+* :func:`wilcoxon_holm`, :func:`corrected_resampled_t`, :func:`mcnemar`: paired tests of two
+  methods per data set over folds (Holm over data sets), Nadeau-Bengio's corrected resampled
+  t test, and McNemar's test on one test set;
+* :func:`probability_quality`: log loss, Brier score with Murphy's decomposition, ECE with
+  equal-width and equal-count bins, one-vs-rest AUC;
 * :func:`wins_ties_losses`: win/tie/loss counts as a pandas DataFrame;
 * :func:`select_alpha`: one alpha of an experiment result, keeping ensembles without alpha.
 
@@ -17,16 +22,22 @@ variable and the provenance attrs of :mod:`treelab.analysis`.
 
 from treelab.stats._common import select_alpha
 from treelab.stats._cv import five_by_two_cv_f, five_by_two_cv_t
+from treelab.stats._paired import corrected_resampled_t, mcnemar, wilcoxon_holm
+from treelab.stats._proba import probability_quality
 from treelab.stats._ranks import bonferroni_dunn, friedman, nemenyi, wins_ties_losses
 from treelab.stats._regression import fit_error_ratio
 
 __all__ = [
     "bonferroni_dunn",
+    "corrected_resampled_t",
     "fit_error_ratio",
     "five_by_two_cv_f",
     "five_by_two_cv_t",
     "friedman",
+    "mcnemar",
     "nemenyi",
+    "probability_quality",
     "select_alpha",
+    "wilcoxon_holm",
     "wins_ties_losses",
 ]

@@ -1,0 +1,125 @@
+"""Paired tests (Wilcoxon with Holm, Nadeau-Bengio, McNemar) and probability quality (log
+loss, Brier with Murphy's decomposition, ECE, one-vs-rest AUC) against hand-worked numbers,
+loops and scipy's distributions applied by hand."""
+
+import math
+
+import naive_analysis as naive
+import numpy as np
+import pytest
+import scipy.stats
+import xarray as xr
+
+from treelab.stats import corrected_resampled_t, mcnemar, probability_quality, wilcoxon_holm
+
+
+def _results(seed=0, n_data=4, n_rep=3, n_fold=5):
+    rng = np.random.default_rng(seed)
+    base = rng.random((n_data, 1, n_rep, n_fold)) * 0.3
+    shift = np.array([0.0, 0.05, -0.02, 0.1])[:n_data, None, None, None]
+    noise = rng.normal(0, 0.02, (n_data, 1, n_rep, n_fold))
+    vals = np.concatenate([base + shift + noise, base], axis=1)
+    return xr.DataArray(vals, dims=("dataset", "ensemble", "repeat", "fold"),
+                        coords={"dataset": list("abcd")[:n_data], "ensemble": ["A", "B"]})
+
+
+def test_wilcoxon_holm_matches_scipy_and_holm():
+    da = _results()
+    ds = wilcoxon_holm(da, "A", "B")
+    d = (da.sel(ensemble="A") - da.sel(ensemble="B")).values.reshape(4, -1)
+    p = [scipy.stats.wilcoxon(row).pvalue for row in d]
+    np.testing.assert_allclose(ds.p_value.values, p, rtol=1e-12)
+    np.testing.assert_allclose(ds.p_holm.values, naive.holm(p), rtol=1e-12)
+    assert list(ds.significant.values) == [ph < 0.05 for ph in naive.holm(p)]
+    assert ds.p_value.dims == ("dataset",)
+    assert ds.attrs["function"] == "treelab.stats.wilcoxon_holm"
+
+
+def test_wilcoxon_all_zero_differences():
+    da = _results()
+    da.loc[{"ensemble": "A", "dataset": "a"}] = da.sel(ensemble="B", dataset="a")
+    assert float(wilcoxon_holm(da, "A", "B").p_value.sel(dataset="a")) == 1.0
+
+
+def test_corrected_resampled_t_handworked():
+    # J = 4 differences 0.1, 0.2, 0.3, 0.2 from 2x2-fold cv: test fraction 1/2, ratio 1
+    vals = np.zeros((2, 2, 2))
+    vals[0] = [[0.1, 0.2], [0.3, 0.2]]
+    da = xr.DataArray(vals, dims=("ensemble", "repeat", "fold"), coords={"ensemble": ["A", "B"]})
+    ds = corrected_resampled_t(da, "A", "B", test_fraction=0.5)
+    s2 = np.var([0.1, 0.2, 0.3, 0.2], ddof=1)
+    t = 0.2 / math.sqrt((1 / 4 + 1.0) * s2)
+    assert float(ds.t) == pytest.approx(t, rel=1e-12)
+    assert float(ds.p_value) == pytest.approx(2 * scipy.stats.t.sf(t, 3), rel=1e-12)
+    assert int(ds.df) == 3
+    with pytest.raises(ValueError, match="test_fraction"):
+        corrected_resampled_t(da, "A", "B", test_fraction=1.0)
+
+
+def test_mcnemar_exact_and_chi2():
+    y = np.zeros(40, int)
+    a = np.zeros(40, int)
+    b = np.zeros(40, int)
+    a[:3] = 1  # a wrong on 3 rows where b is right
+    b[3:12] = 1  # b wrong on 9 rows where a is right
+    ds = mcnemar(a, b, y)
+    assert (int(ds.n01), int(ds.n10)) == (3, 9)
+    assert bool(ds.exact)
+    assert float(ds.p_value) == pytest.approx(scipy.stats.binomtest(3, 12, 0.5).pvalue)
+    chi = mcnemar(a, b, y, exact=False)
+    stat = (abs(3 - 9) - 1) ** 2 / 12
+    assert float(chi.statistic) == pytest.approx(stat)
+    assert float(chi.p_value) == pytest.approx(scipy.stats.chi2.sf(stat, 1))
+    with pytest.raises(ValueError, match="lengths"):
+        mcnemar(a, b[:5], y)
+
+
+def _proba(seed, n=60, C=3):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, C, n)
+    raw = rng.integers(0, 4, (n, C)).astype(float) + 3 * np.eye(C)[y] * (rng.random(n) < 0.6)[
+        :, None]
+    raw[raw.sum(1) == 0, 0] = 1
+    return raw / raw.sum(1, keepdims=True), y
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_probability_quality_matches_loops(seed):
+    C = 2 + seed % 3
+    P, y = _proba(seed, C=C)
+    y[:C] = np.arange(C)  # every class present, for the AUC
+    ds = probability_quality(P, y, n_bins=7)
+    brier = np.mean([sum((P[i, c] - (y[i] == c)) ** 2 for c in range(C)) for i in range(60)])
+    assert float(ds.brier) == pytest.approx(brier, abs=1e-12)
+    total = ds.brier_reliability - ds.brier_resolution + ds.brier_uncertainty
+    assert float(total) == pytest.approx(brier, abs=1e-12)
+    pc = np.clip(P[np.arange(60), y], np.finfo(float).eps, 1)
+    assert float(ds.log_loss) == pytest.approx(-np.mean(np.log(pc)), rel=1e-9)
+    for key, count in (("ece_width", False), ("ece_count", True)):
+        ref = naive.ece(P.tolist(), y.tolist(), 7, count)
+        assert float(ds[key]) == pytest.approx(ref, abs=1e-12), key
+    assert float(ds.auc_ovr) == pytest.approx(naive.auc_ovr(P.tolist(), y.tolist(), C), abs=1e-12)
+
+
+def test_probability_quality_handworked_and_dims():
+    # two forecasts, (0.8, 0.2) on rows with labels 0, 0, 1 and (0.3, 0.7) on labels 1, 1
+    P = np.array([[0.8, 0.2]] * 3 + [[0.3, 0.7]] * 2)
+    y = np.array([0, 0, 1, 1, 1])
+    ds = probability_quality(P, y, n_bins=2)
+    # REL: 3/5 * 2 (0.8 - 2/3)^2 + 2/5 * 2 (0.3 - 0)^2; UNC: 2 * 0.4 * 0.6
+    assert float(ds.brier_reliability) == pytest.approx(3 / 5 * 2 * (0.8 - 2 / 3) ** 2
+                                                        + 2 / 5 * 2 * 0.09)
+    assert float(ds.brier_uncertainty) == pytest.approx(0.48)
+    # both confidences in bin (0.5, 1]; argmax right on 4 of 5 rows:
+    # |4/5 - (0.8 * 3 + 0.7 * 2) / 5| = |0.8 - 0.76|
+    assert float(ds.ece_width) == pytest.approx(0.04)
+    stacked = xr.DataArray(np.stack([P, P[:, ::-1]]), dims=("alpha", "sample", "class"),
+                           coords={"alpha": [0.0, 1.0]})
+    both = probability_quality(stacked, y, n_bins=2)
+    assert both.brier.dims == ("alpha",)
+    assert float(both.brier[0]) == pytest.approx(float(ds.brier))
+    assert float(both.auc_ovr[1]) == pytest.approx(1 - float(ds.auc_ovr))
+    with pytest.raises(ValueError, match="n_bins"):
+        probability_quality(P, y, n_bins=0)
+    with pytest.raises(ValueError, match="sum to 1"):
+        probability_quality(P * 0.5, y)

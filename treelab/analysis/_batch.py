@@ -1,0 +1,159 @@
+"""Member outputs with extra leading dims (``alpha``, ``fold``, ...) for the workbench measures.
+
+The measures of :mod:`treelab.analysis.pairwise`, :mod:`~treelab.analysis.margins` and friends
+compute over the last dims (``tree``, ``sample``) and broadcast over any dims in front of them.
+:func:`batched_labels` checks and flattens those leading dims into one batch axis;
+:func:`build` restores them on the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import numpy as np
+import xarray as xr
+
+from treelab import _dims
+from treelab.analysis._dataset import (
+    _KNOWN_DIMS,
+    Var,
+    encode_labels,
+    n_classes_of,
+    to_dataset,
+)
+
+__all__ = ["Batch", "batched_labels", "batched_votes", "build", "split_input"]
+
+
+class Batch(NamedTuple):
+    """Checked member labels (batch, tree, sample), true labels (batch, sample), class count,
+    names and sizes of the leading dims, and the coordinates the inputs carried."""
+
+    labels: np.ndarray
+    y: np.ndarray
+    n_classes: int
+    lead_dims: tuple[str, ...]
+    lead_shape: tuple[int, ...]
+    coords: dict
+
+
+def split_input(value: Any, name: str, core: tuple[str, ...]) -> tuple[np.ndarray, tuple, dict]:
+    """An array or DataArray whose *last* dims are ``core``: the array with those dims last,
+    the names of the leading dims (``dim_0``, ... for NumPy input) and the carried coords."""
+    if isinstance(value, xr.Dataset):
+        raise TypeError(f"{name} must be an array or DataArray, got a Dataset")
+    if isinstance(value, xr.DataArray):
+        missing = [d for d in core if d not in value.dims]
+        if missing:
+            raise ValueError(f"{name} must have dims {core} (after any leading dims), got "
+                             f"{value.dims}")
+        lead = tuple(str(d) for d in value.dims if d not in core)
+        value = value.transpose(*lead, *core)
+        coords = {str(d): np.asarray(value.indexes[d]) for d in value.dims if d in value.indexes}
+        arr = np.asarray(value.values)
+    else:
+        try:
+            arr = np.asarray(value)
+        except Exception as exc:  # ragged lists
+            raise TypeError(f"{name} must be array-like: {exc}") from exc
+        if arr.ndim < len(core):
+            raise ValueError(f"{name} must have at least {len(core)} dims {core}, got shape "
+                             f"{arr.shape}")
+        lead = tuple(f"dim_{i}" for i in range(arr.ndim - len(core)))
+        coords = {}
+    if arr.dtype == object:
+        raise TypeError(f"{name} must hold numbers, got dtype object")
+    return arr, lead, coords
+
+
+def batched_labels(
+    member_labels: Any,
+    y: Any,
+    *,
+    n_classes: int | None = None,
+    classes: Any = None,
+    member_dim: str = _dims.TREE,
+    name: str = "member_labels",
+) -> Batch:
+    """Validate member labels (..., tree, sample) and true labels (..., sample); encode both.
+
+    ``y`` may carry any of the leading dims of ``member_labels`` (e.g. ``fold``, when each fold
+    has its own test rows) or none of them. ``member_dim`` names the dim that plays ``tree``
+    (``repeat`` for predictions from K training sets).
+    """
+    core = (member_dim, _dims.SAMPLE)
+    labels, lead, coords = split_input(member_labels, name, core)
+    if isinstance(y, xr.DataArray):
+        extra = [d for d in y.dims if d not in lead and d != _dims.SAMPLE]
+        if extra or _dims.SAMPLE not in y.dims:
+            raise ValueError(f"y must have dim 'sample' and only leading dims of {name} "
+                             f"{lead}, got {y.dims}")
+        y_coords = {_dims.SAMPLE: np.asarray(y.indexes[_dims.SAMPLE])} \
+            if _dims.SAMPLE in y.indexes else {}
+        y = y.expand_dims([d for d in lead if d not in y.dims]).transpose(*lead, _dims.SAMPLE)
+        y_arr = np.asarray(y.values)
+    else:
+        y_arr = np.asarray(y)
+        y_coords = {}
+        if y_arr.ndim not in (1, labels.ndim - 1):
+            raise ValueError(f"y must be (sample,) or match the leading dims of {name}, "
+                             f"got shape {y_arr.shape}")
+    lead_shape = labels.shape[:-2]
+    if labels.shape[-1] != y_arr.shape[-1]:
+        raise ValueError(f"{name} has {labels.shape[-1]} samples but y has "
+                         f"{y_arr.shape[-1]}")
+    if labels.shape[-2] < 1 or labels.shape[-1] < 1:
+        raise ValueError(f"{name} needs at least one {member_dim} and one sample, got "
+                         f"{labels.shape}")
+    try:
+        y_arr = np.broadcast_to(y_arr, lead_shape + y_arr.shape[-1:])
+    except ValueError as exc:
+        raise ValueError(f"y of shape {y_arr.shape} does not match the leading dims of "
+                         f"{name} {lead_shape}") from exc
+    if y_arr.dtype == object:
+        raise TypeError("y must hold numbers, got dtype object")
+    labels = encode_labels(labels, name, classes=classes, n_classes=n_classes)
+    y_arr = encode_labels(y_arr, "y", classes=classes, n_classes=n_classes)
+    n = n_classes_of(labels, y_arr, classes=classes, n_classes=n_classes)
+    batch = int(np.prod(lead_shape, dtype=np.int64))
+    return Batch(
+        labels.reshape((batch,) + labels.shape[-2:]),
+        np.ascontiguousarray(y_arr).reshape(batch, y_arr.shape[-1]),
+        n,
+        lead,
+        lead_shape,
+        {**y_coords, **coords},
+    )
+
+
+def batched_votes(labels: np.ndarray, n_classes: int) -> np.ndarray:
+    """Votes per (batch, sample, class) from labels (batch, tree, sample)."""
+    n_batch, _, n_samples = labels.shape
+    base = (np.arange(n_batch)[:, None] * n_samples + np.arange(n_samples)[None, :]) * n_classes
+    flat = base[:, None, :] + labels
+    size = n_batch * n_samples * n_classes
+    return np.bincount(flat.ravel(), minlength=size).reshape(n_batch, n_samples, n_classes)
+
+
+def build(
+    variables: Mapping[str, Var],
+    lead_dims: tuple[str, ...],
+    lead_shape: tuple[int, ...],
+    *,
+    function: str,
+    params: Mapping[str, Any],
+    coords: Mapping[str, Any],
+) -> xr.Dataset:
+    """:func:`treelab.analysis._dataset.to_dataset` for variables computed over a flat batch
+    axis first: the batch axis is unflattened into ``lead_dims`` in front of each variable's
+    own dims."""
+    out = {}
+    for name, var in variables.items():
+        data = np.asarray(var.data)
+        data = data.reshape(tuple(lead_shape) + data.shape[1:])
+        out[name] = var._replace(dims=tuple(lead_dims) + tuple(var.dims), data=data)
+    check = all(d in _KNOWN_DIMS for d in lead_dims)
+    used = {d for v in out.values() for d in v.dims}
+    coords = {k: v for k, v in coords.items() if k in used}
+    return to_dataset(out, function=function, params=params, coords=coords, check_dims=check)

@@ -1,0 +1,287 @@
+"""Pairwise and non-pairwise diversity measures of Kuncheva & Whitaker (2003).
+
+Every measure starts from the oracle outputs o_ti = I(f_t(x_i) = y_i). Pairwise counts come
+from one matrix product per batch: N11 = O O^T, and with n_t = sum_i o_ti the other three
+cells follow, N10 = n_t - N11, N01 = n_k - N11, N00 = N - n_t - n_k + N11; no Python loop
+over pairs. Cohen's kappa between labels needs the label agreement counts, which as a matrix
+product would take one product per class; a compiled kernel counts them for any number of
+classes at the cost of about half of one product
+(:mod:`treelab.engine.kernels._agreement`).
+Non-pairwise measures need only l_i, the number of members correct on row i.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from treelab import _dims
+from treelab.analysis._batch import batched_labels, build
+from treelab.analysis._dataset import Var
+from treelab.engine.kernels._agreement import label_agreement
+
+__all__ = ["nonpairwise_diversity", "pairwise_diversity"]
+
+CITE_KW = (
+    "Kuncheva & Whitaker (2003), Measures of diversity in classifier ensembles and their "
+    "relationship with the ensemble accuracy, Machine Learning 51"
+)
+CITE_COHEN = "Cohen (1960), A coefficient of agreement for nominal scales, Educ. Psychol. Meas. 20"
+CITE_MD = "Margineantu & Dietterich (1997), Pruning adaptive boosting, ICML"
+CITE_PK = (
+    "Partridge & Krzanowski (1997), Software diversity: practical statistics for its "
+    "measurement and exploitation, Information and Software Technology 39"
+)
+
+_PAIR = (_dims.TREE, _dims.TREE_OTHER)
+_SIGNED = (-1.0, 1.0)
+_UNIT = (0.0, 1.0)
+
+
+def _gram(a: np.ndarray) -> np.ndarray:
+    """a a^T per batch, exact for 0/1 entries (float32 is exact below 2^24 rows)."""
+    dtype = np.float32 if a.shape[-1] < 2**24 else np.float64
+    a = a.astype(dtype)
+    return np.matmul(a, a.transpose(0, 2, 1)).astype(np.float64)
+
+
+def _pair_mean(m: np.ndarray) -> np.ndarray:
+    """Mean over distinct pairs t < k where defined (NaN where no pair is)."""
+    n_trees = m.shape[-1]
+    if n_trees < 2:
+        return np.full(m.shape[0], np.nan)
+    iu = np.triu_indices(n_trees, 1)
+    vals = m[:, iu[0], iu[1]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN batch -> NaN, documented
+        return np.nanmean(vals, axis=1)
+
+
+def pairwise_stats(labels: np.ndarray, y: np.ndarray, n_classes: int) -> dict[str, np.ndarray]:
+    """Pairwise matrices (batch, tree, tree_other) from checked codes (batch, tree, sample)."""
+    n = labels.shape[-1]
+    oracle = labels == y[:, None, :]
+    n11 = _gram(oracle)
+    n_t = oracle.sum(axis=2).astype(np.float64)
+    # exact counts: int32 partial sums hold up to 2^31 rows; uint8 codes for up to 256 classes
+    codes = np.ascontiguousarray(labels, dtype=np.uint8 if n_classes <= 256 else np.int64)
+    agree = np.stack([label_agreement(lab) for lab in codes]).astype(np.float64)
+    a, b = n_t[:, :, None], n_t[:, None, :]
+    n10, n01 = a - n11, b - n11
+    n00 = n - a - b + n11
+    with np.errstate(divide="ignore", invalid="ignore"):
+        num = n11 * n00 - n01 * n10
+        q = num / (n11 * n00 + n01 * n10)
+        rho = num / np.sqrt(a * (n - a) * b * (n - b))
+        share = np.stack([(labels == c).mean(axis=2) for c in range(n_classes)], axis=2)
+        p_e = np.matmul(share, share.transpose(0, 2, 1))
+        kappa = (agree / n - p_e) / (1.0 - p_e)
+    kappa[np.isclose(p_e, 1.0, rtol=0.0, atol=1e-12)] = np.nan
+    err = 1.0 - n_t / n
+    return {
+        "q_statistic": q,
+        "correlation": rho,
+        "disagreement": (n01 + n10) / n,
+        "double_fault": n00 / n,
+        "kappa": kappa,
+        "pair_error": (err[:, :, None] + err[:, None, :]) / 2.0,
+        "member_error": err,
+    }
+
+
+def pairwise_diversity(
+    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
+) -> xr.Dataset:
+    """Pairwise diversity: Q statistic, correlation, disagreement, double fault, kappa.
+
+    For members t and k, with N^ab the number of rows where t is correct (a = 1) or wrong
+    (a = 0) and k is correct (b = 1) or wrong (b = 0), N = N^11 + N^10 + N^01 + N^00:
+
+    * Q_tk = (N^11 N^00 - N^01 N^10) / (N^11 N^00 + N^01 N^10) (Yule's Q);
+    * rho_tk = (N^11 N^00 - N^01 N^10) / sqrt((N^11+N^10)(N^01+N^00)(N^11+N^01)(N^10+N^00));
+    * disagreement D_tk = (N^01 + N^10) / N;
+    * double fault DF_tk = N^00 / N;
+    * Cohen's kappa between the members' *labels* (not oracle outputs),
+      kappa_tk = (p_o - p_e) / (1 - p_e), p_o = mean_i I(f_t(x_i) = f_k(x_i)),
+      p_e = sum_c p_t(c) p_k(c) with p_t(c) the share of rows member t labels c
+      (Margineantu & Dietterich 1997, for kappa-error diagrams).
+
+    The diagonal holds the same formulas for t = k (Q = rho = kappa = 1 where defined, D = 0,
+    DF = e_t). Undefined ratios (0 / 0, e.g. Q for a member right on every row) are NaN. The
+    ``mean_*`` variables average over the T (T - 1) / 2 distinct pairs t < k where the measure
+    is defined (NaN with fewer than two members), Kuncheva & Whitaker's averaged measures.
+
+    ``pair_error`` (e_t + e_k) / 2 and ``kappa`` give the kappa-error diagram: one point per
+    pair t < k (:func:`treelab.plot.kappa_error_diagram`).
+
+    Parameters
+    ----------
+    member_labels : array-like or DataArray, (..., tree, sample)
+        Class codes predicted by every member; leading dims (``alpha``, ``fold``, ...)
+        broadcast (NumPy leading dims are named ``dim_0``, ...).
+    y : array-like or DataArray, (sample,) or (..., sample)
+        True class codes, shared or per leading index.
+    n_classes : int, optional
+        Number of classes (default: largest code + 1).
+    classes : array-like, optional
+        Original labels; when given, labels are looked up in it instead of being codes.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``q_statistic``, ``correlation``, ``disagreement``, ``double_fault``, ``kappa`` and
+        ``pair_error`` over (..., tree, tree_other); ``member_error`` over (..., tree);
+        ``mean_q_statistic``, ``mean_correlation``, ``mean_disagreement``,
+        ``mean_double_fault``, ``mean_kappa`` over the leading dims.
+
+    References
+    ----------
+    Kuncheva & Whitaker (2003), section 3.1; Cohen (1960); Margineantu & Dietterich (1997).
+
+    Examples
+    --------
+    >>> from treelab.analysis import pairwise_diversity
+    >>> ds = pairwise_diversity([[0, 0, 1, 1], [0, 1, 1, 0]], [0, 0, 1, 1])
+    >>> float(ds.mean_disagreement), float(ds.mean_double_fault)
+    (0.5, 0.0)
+    """
+    b = batched_labels(member_labels, y, n_classes=n_classes, classes=classes)
+    st = pairwise_stats(b.labels, b.y, b.n_classes)
+    names = {
+        "q_statistic": ("Q statistic", _SIGNED, CITE_KW),
+        "correlation": ("correlation coefficient rho of oracle outputs", _SIGNED, CITE_KW),
+        "disagreement": ("disagreement measure", _UNIT, CITE_KW),
+        "double_fault": ("double-fault measure", _UNIT, CITE_KW),
+        "kappa": ("Cohen's kappa between member labels", (-np.inf, 1.0), CITE_COHEN),
+    }
+    variables = {}
+    for key, (long_name, rng, cite) in names.items():
+        variables[key] = Var(_PAIR, st[key], long_name, valid_range=rng, cite=cite)
+    for key, (long_name, rng, cite) in names.items():
+        variables[f"mean_{key}"] = Var(
+            (), _pair_mean(st[key]), f"{long_name}, mean over distinct pairs",
+            valid_range=rng, cite=cite,
+        )
+    variables["pair_error"] = Var(_PAIR, st["pair_error"], "mean error (e_t + e_k) / 2 of a pair",
+                                  valid_range=_UNIT, cite=CITE_MD)
+    variables["member_error"] = Var((_dims.TREE,), st["member_error"], "member error rate e_t",
+                                    valid_range=_UNIT, cite=CITE_KW)
+    coords = dict(b.coords)
+    if _dims.TREE in coords:
+        coords[_dims.TREE_OTHER] = coords[_dims.TREE]
+    return build(variables, b.lead_dims, b.lead_shape, function="pairwise_diversity",
+                 params={"n_classes": b.n_classes}, coords=coords)
+
+
+def nonpairwise_stats(labels: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
+    """Non-pairwise measures (batch,) from checked codes (batch, tree, sample)."""
+    n_batch, n_trees, n = labels.shape
+    big_l = float(n_trees)
+    correct = np.count_nonzero(labels == y[:, None, :], axis=1)  # l_i, (batch, sample)
+    lc = correct.astype(np.float64)
+    p_bar = lc.sum(axis=1) / (n * big_l)
+    fails = n_trees - correct
+    p_i = np.zeros((n_batch, n_trees + 1))
+    np.add.at(p_i, (np.arange(n_batch)[:, None], fails), 1.0)
+    p_i /= n
+    i = np.arange(n_trees + 1, dtype=np.float64)
+    nan = np.full(n_batch, np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kw = np.mean(lc * (big_l - lc), axis=1) / big_l**2
+        if n_trees > 1:
+            entropy = np.mean(np.minimum(lc, big_l - lc), axis=1) / (big_l - np.ceil(big_l / 2))
+            kappa = 1.0 - np.sum(lc * (big_l - lc), axis=1) / big_l / (
+                n * (big_l - 1) * p_bar * (1 - p_bar)
+            )
+            kappa[(p_bar == 0) | (p_bar == 1)] = np.nan
+            p1 = p_i @ (i / big_l)
+            p2 = p_i @ (i * (i - 1) / (big_l * (big_l - 1)))
+            gd = np.where(p1 > 0, 1.0 - p2 / p1, np.nan)
+            cfd_sum = p_i[:, 1:] @ ((big_l - i[1:]) / (big_l - 1))
+            cfd = np.where(p_i[:, 0] < 1.0, cfd_sum / (1.0 - p_i[:, 0]), 0.0)
+        else:
+            entropy = kappa = gd = cfd = nan
+    difficulty = np.var(lc / big_l, axis=1)
+    return {
+        "entropy": entropy,
+        "kw_variance": kw,
+        "interrater_kappa": kappa,
+        "difficulty": difficulty,
+        "generalized_diversity": gd,
+        "coincident_failure_diversity": cfd,
+        "mean_member_accuracy": p_bar,
+        "failure_distribution": p_i,
+    }
+
+
+def nonpairwise_diversity(
+    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
+) -> xr.Dataset:
+    """Non-pairwise diversity: E, KW variance, interrater kappa, theta, GD and CFD.
+
+    With L members, N rows, l_i the number of members correct on row i and p_bar =
+    sum_i l_i / (N L) the mean member accuracy (Kuncheva & Whitaker 2003, section 3.2):
+
+    * entropy E = (1/N) sum_i min(l_i, L - l_i) / (L - ceil(L/2));
+    * Kohavi-Wolpert variance KW = (1 / (N L^2)) sum_i l_i (L - l_i);
+    * interrater agreement kappa = 1 - ((1/L) sum_i l_i (L - l_i)) / (N (L-1) p_bar (1-p_bar));
+    * difficulty theta = the variance over rows of l_i / L (population variance);
+    * with p_j the share of rows on which exactly j members fail,
+      p(1) = sum_j (j/L) p_j and p(2) = sum_j j (j-1) / (L (L-1)) p_j:
+      generalized diversity GD = 1 - p(2) / p(1) (Partridge & Krzanowski 1997);
+    * coincident failure diversity CFD = 0 if p_0 = 1, else
+      (1 / (1 - p_0)) sum_{j=1}^{L} (L - j) / (L - 1) p_j.
+
+    Kuncheva & Whitaker's identities hold: KW = (L - 1) / (2L) * D_av (mean disagreement) and
+    kappa = 1 - L / ((L - 1) p_bar (1 - p_bar)) * KW. With one member E, kappa, GD and CFD are
+    NaN; kappa is NaN when p_bar is 0 or 1, GD when no member ever fails.
+
+    Parameters
+    ----------
+    member_labels : array-like or DataArray, (..., tree, sample)
+        Class codes predicted by every member; leading dims broadcast.
+    y : array-like or DataArray, (sample,) or (..., sample)
+        True class codes.
+    n_classes : int, optional
+        Number of classes (default: largest code + 1).
+    classes : array-like, optional
+        Original labels; when given, labels are looked up in it instead of being codes.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``entropy``, ``kw_variance``, ``interrater_kappa``, ``difficulty``,
+        ``generalized_diversity``, ``coincident_failure_diversity``, ``mean_member_accuracy``
+        over the leading dims.
+
+    References
+    ----------
+    Kuncheva & Whitaker (2003), section 3.2; Partridge & Krzanowski (1997).
+
+    Examples
+    --------
+    >>> from treelab.analysis import nonpairwise_diversity
+    >>> ds = nonpairwise_diversity([[0, 0, 1, 1], [0, 1, 1, 0]], [0, 0, 1, 1])
+    >>> float(ds.kw_variance), float(ds.entropy)
+    (0.125, 0.5)
+    """
+    b = batched_labels(member_labels, y, n_classes=n_classes, classes=classes)
+    st = nonpairwise_stats(b.labels, b.y)
+    spec = {
+        "entropy": ("entropy measure E", _UNIT, CITE_KW),
+        "kw_variance": ("Kohavi-Wolpert variance", (0.0, 0.25), CITE_KW),
+        "interrater_kappa": ("interrater agreement kappa", (-np.inf, 1.0), CITE_KW),
+        "difficulty": ("measure of difficulty theta", (0.0, 0.25), CITE_KW),
+        "generalized_diversity": ("generalized diversity GD", _UNIT, CITE_PK),
+        "coincident_failure_diversity": ("coincident failure diversity CFD", _UNIT, CITE_PK),
+        "mean_member_accuracy": ("mean member accuracy p_bar", _UNIT, CITE_KW),
+    }
+    variables = {
+        key: Var((), st[key], long_name, valid_range=rng, cite=cite)
+        for key, (long_name, rng, cite) in spec.items()
+    }
+    return build(variables, b.lead_dims, b.lead_shape, function="nonpairwise_diversity",
+                 params={"n_classes": b.n_classes}, coords=b.coords)

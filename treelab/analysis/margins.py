@@ -1,0 +1,137 @@
+"""Voting margins (Schapire, Freund, Bartlett & Lee 1998) and their distribution.
+
+:func:`margin_counts` is the one computation of the margin in the package: Breiman's strength
+(:mod:`treelab.analysis.strength`) is its mean, and :func:`margins` returns it per row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from treelab import _dims
+from treelab.analysis._batch import batched_labels, batched_votes, build, split_input
+from treelab.analysis._dataset import CITE_BREIMAN, Var
+
+__all__ = ["margin_cdf", "margin_counts", "margins"]
+
+CITE_SCHAPIRE = (
+    "Schapire, Freund, Bartlett & Lee (1998), Boosting the margin: a new explanation for the "
+    "effectiveness of voting methods, Annals of Statistics 26"
+)
+
+
+def margin_counts(votes: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Margins in votes and the rival class from vote counts (..., sample, class).
+
+    m_i = v_i(y_i) - max_{c != y_i} v_i(c), the rival c(i) being the most-voted class other
+    than y_i (ties to the lowest index; with one class only, a class with no votes). Integer
+    arithmetic, so margins in units of 1/T are exact.
+
+    Returns
+    -------
+    m : ndarray of int64, (..., sample)
+    rival : ndarray of int64, (..., sample)
+    """
+    if votes.shape[-1] < 2:  # there is always an "other" class, possibly with no votes
+        pad = np.zeros(votes.shape[:-1] + (2 - votes.shape[-1],), votes.dtype)
+        votes = np.concatenate([votes, pad], axis=-1)
+    yy = y[..., None]
+    own = np.take_along_axis(votes, yy, axis=-1)[..., 0]
+    others = votes.astype(np.int64)  # a copy: the true class is masked out below
+    np.put_along_axis(others, yy, -1, axis=-1)
+    rival = np.argmax(others, axis=-1)
+    m = own.astype(np.int64) - np.take_along_axis(others, rival[..., None], axis=-1)[..., 0]
+    return m, rival
+
+
+def margins(
+    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
+) -> xr.DataArray:
+    """Voting margin of every row: share of votes for the true class minus the largest share
+    of votes for any other class.
+
+    margin(x_i) = (1/T) sum_t I(f_t(x_i) = y_i) - max_{c != y_i} (1/T) sum_t I(f_t(x_i) = c),
+
+    in [-1, 1]; positive exactly where uniform voting is right without a tie. Breiman's strength
+    s is its mean over rows (:func:`treelab.analysis.strength_correlation` computes it from the
+    same function, :func:`margin_counts`). Schapire et al. bound the generalisation error of a
+    voting classifier by the share of training margins below theta plus a term shrinking with
+    theta; the margin distribution (:func:`margin_cdf`) is what their figures show.
+
+    Parameters
+    ----------
+    member_labels : array-like or DataArray, (..., tree, sample)
+        Class codes predicted by every member; leading dims (``alpha``, ``fold``) broadcast.
+    y : array-like or DataArray, (sample,) or (..., sample)
+        True class codes.
+    n_classes : int, optional
+        Number of classes (default: largest code + 1).
+    classes : array-like, optional
+        Original labels; when given, labels are looked up in it instead of being codes.
+
+    Returns
+    -------
+    xarray.DataArray
+        ``margin`` over (..., sample), with attr ``n_trees``.
+
+    References
+    ----------
+    Schapire, Freund, Bartlett & Lee (1998), section 2; Breiman (2001), section 2.
+
+    Examples
+    --------
+    >>> from treelab.analysis import margins
+    >>> margins([[0, 1, 2], [0, 1, 1], [0, 2, 1]], [0, 1, 2]).values.round(3).tolist()
+    [1.0, 0.333, -0.333]
+    """
+    b = batched_labels(member_labels, y, n_classes=n_classes, classes=classes)
+    n_trees = b.labels.shape[1]
+    m, _ = margin_counts(batched_votes(b.labels, b.n_classes), b.y)
+    var = Var((_dims.SAMPLE,), m / n_trees, "voting margin", valid_range=(-1.0, 1.0),
+              cite=f"{CITE_SCHAPIRE}; {CITE_BREIMAN}")
+    ds = build({"margin": var}, b.lead_dims, b.lead_shape, function="margins",
+               params={"n_classes": b.n_classes, "n_trees": n_trees}, coords=b.coords)
+    out = ds["margin"]
+    out.attrs = {**ds.attrs, **out.attrs, "n_trees": n_trees}
+    return out
+
+
+def margin_cdf(margin: Any, thresholds: Any = None) -> xr.DataArray:
+    """Cumulative distribution of margins over rows: F(theta) = (1/N) sum_i I(margin_i <= theta).
+
+    Parameters
+    ----------
+    margin : array-like or DataArray, (..., sample)
+        Margins, e.g. from :func:`margins`; leading dims broadcast.
+    thresholds : array-like, optional
+        Values theta (default: 201 points from -1 to 1).
+
+    Returns
+    -------
+    xarray.DataArray
+        ``margin_cdf`` over (..., threshold), the threshold coordinate holding theta.
+
+    References
+    ----------
+    Schapire, Freund, Bartlett & Lee (1998), figures of cumulative margin distributions.
+    """
+    arr, lead, coords = split_input(margin, "margin", (_dims.SAMPLE,))
+    arr = arr.astype(np.float64)
+    if arr.shape[-1] < 1 or not np.all(np.isfinite(arr)):
+        raise ValueError("margin must hold at least one finite value per row set")
+    theta = np.linspace(-1.0, 1.0, 201) if thresholds is None else np.asarray(
+        thresholds, dtype=np.float64)
+    if theta.ndim != 1 or theta.size < 1:
+        raise ValueError("thresholds must be a non-empty 1-d array")
+    srt = np.sort(arr, axis=-1).reshape(-1, arr.shape[-1])
+    cdf = np.stack([np.searchsorted(row, theta, side="right") for row in srt]) / arr.shape[-1]
+    var = Var((_dims.THRESHOLD,), cdf, "share of rows with margin <= theta",
+              valid_range=(0.0, 1.0), cite=CITE_SCHAPIRE)
+    ds = build({"margin_cdf": var}, lead, arr.shape[:-1], function="margin_cdf",
+               params={"n_thresholds": theta.size}, coords={**coords, _dims.THRESHOLD: theta})
+    out = ds["margin_cdf"]
+    out.attrs = {**ds.attrs, **out.attrs}
+    return out

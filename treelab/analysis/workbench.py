@@ -1,0 +1,77 @@
+"""The workbench measures that :func:`treelab.analysis.diagnose` computes on request
+(``measures=``), from the member labels and ensemble probabilities of its one member pass."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from treelab.analysis._dataset import Var
+from treelab.analysis.kuncheva import nonpairwise_diversity, pairwise_diversity
+
+__all__ = ["MEASURES", "check_measures", "measure_vars"]
+
+#: Names accepted by ``diagnose(..., measures=...)``.
+MEASURES = ("pairwise_diversity", "nonpairwise_diversity", "probability_quality")
+
+
+def check_measures(measures: Any) -> tuple[str, ...]:
+    """A measure name or a sequence of them, each one of :data:`MEASURES`."""
+    if measures is None:
+        return ()
+    names = (measures,) if isinstance(measures, str) else tuple(measures)
+    for name in names:
+        if name not in MEASURES:
+            raise ValueError(f"measures holds {name!r}; known measures: {list(MEASURES)}")
+    return tuple(dict.fromkeys(names))
+
+
+def _compute(name: str, labels: np.ndarray, y: np.ndarray, n_classes: int,
+             proba: np.ndarray) -> xr.Dataset:
+    if name == "pairwise_diversity":
+        return pairwise_diversity(labels, y, n_classes=n_classes)
+    if name == "nonpairwise_diversity":
+        return nonpairwise_diversity(labels, y, n_classes=n_classes)
+    from treelab.stats import probability_quality  # stats builds on analysis: import late
+
+    if n_classes < 2:
+        return xr.Dataset()
+    return probability_quality(proba / proba.sum(axis=1, keepdims=True), y)
+
+
+def measure_vars(
+    measures: tuple[str, ...],
+    labels: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    proba: np.ndarray,
+    taken: Mapping[str, Var],
+) -> dict[str, Var]:
+    """Variables of the requested measures. A name already in ``taken`` with equal values is
+    dropped (``member_error``); one with other values gets the measure's name as prefix
+    (``pairwise_diversity_correlation`` beside Breiman's ``correlation``)."""
+    out: dict[str, Var] = {}
+    for name in measures:
+        ds = _compute(name, labels, y, n_classes, proba)
+        for key, da in ds.data_vars.items():
+            key = str(key)
+            if key in taken or key in out:
+                old = taken.get(key) or out[key]
+                if np.array_equal(np.asarray(old.data), da.values, equal_nan=True):
+                    continue
+                key = f"{name}_{key}"
+            attrs = da.attrs
+            rng = attrs.get("valid_range")
+            out[key] = Var(
+                tuple(str(d) for d in da.dims),
+                da.values,
+                str(attrs.get("long_name", key)),
+                units=str(attrs.get("units", "1")),
+                valid_range=None if rng is None else (float(rng[0]), float(rng[1])),
+                cite=str(attrs.get("cite", "")),
+                description=f"diagnose(measures=[{name!r}])",
+            )
+    return out

@@ -1,0 +1,155 @@
+"""Probability quality: log loss, multi-class Brier score with Murphy's decomposition,
+expected calibration error (equal-width and equal-count bins) and one-vs-rest AUC."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+import xarray as xr
+from sklearn.metrics import log_loss, roc_auc_score
+
+from treelab import _dims
+from treelab.analysis._batch import split_input
+from treelab.analysis._dataset import Var, check_proba, encode_labels
+from treelab.stats._common import build
+
+__all__ = ["brier_decomposition", "probability_quality"]
+
+CITE_BRIER = "Brier (1950), Verification of forecasts expressed in terms of probability"
+CITE_MURPHY = "Murphy (1973), A new vector partition of the probability score, J. Appl. Meteor."
+CITE_ECE = (
+    "Naeini, Cooper & Hauskrecht (2015), Obtaining well calibrated probabilities using "
+    "Bayesian binning, AAAI; Guo, Pleiss, Sun & Weinberger (2017), On calibration of modern "
+    "neural networks, ICML"
+)
+CITE_AUC = (
+    "Provost & Domingos (2003), Tree induction for probability-based ranking, Machine "
+    "Learning 52 (one-vs-rest AUC); scikit-learn roc_auc_score"
+)
+CITE_LOGLOSS = "Good (1952), Rational decisions, JRSS B; scikit-learn log_loss"
+
+
+def brier_decomposition(p: np.ndarray, y: np.ndarray) -> tuple[float, float, float, float]:
+    """Brier score and Murphy's reliability, resolution, uncertainty for one (sample, class)
+    table; forecasts grouped by identical probability vectors, so BS = REL - RES + UNC."""
+    n, n_c = p.shape
+    onehot = np.zeros_like(p)
+    onehot[np.arange(n), y] = 1.0
+    bs = float(np.mean(np.sum((p - onehot) ** 2, axis=1)))
+    _, group, counts = np.unique(p, axis=0, return_inverse=True, return_counts=True)
+    group = group.ravel()
+    obs = np.zeros((counts.size, n_c))
+    np.add.at(obs, group, onehot)
+    obs /= counts[:, None]
+    fc = np.zeros((counts.size, n_c))
+    fc[group] = p
+    base = onehot.mean(axis=0)
+    rel = float(np.sum(counts * np.sum((fc - obs) ** 2, axis=1)) / n)
+    res = float(np.sum(counts * np.sum((obs - base) ** 2, axis=1)) / n)
+    unc = float(np.sum(base * (1.0 - base)))
+    return bs, rel, res, unc
+
+
+def _ece(conf: np.ndarray, correct: np.ndarray, n_bins: int, equal_count: bool) -> float:
+    n = conf.size
+    if equal_count:
+        order = np.argsort(conf, kind="stable")
+        bins = np.empty(n, dtype=np.int64)
+        for b, idx in enumerate(np.array_split(order, n_bins)):
+            bins[idx] = b
+    else:  # bins (k/B, (k+1)/B], the first closed at 0
+        bins = np.clip(np.ceil(conf * n_bins).astype(np.int64) - 1, 0, n_bins - 1)
+    gap = np.bincount(bins, weights=correct - conf, minlength=n_bins)
+    return float(np.sum(np.abs(gap)) / n) if n else np.nan
+
+
+def probability_quality(
+    proba: Any, y: Any, *, n_bins: int = 10, classes: Any = None
+) -> xr.Dataset:
+    """Log loss, Brier score with Murphy's decomposition, ECE and one-vs-rest AUC.
+
+    For probabilities p_i (rows i = 1..N, classes c) and labels y_i:
+
+    * log loss = -(1/N) sum_i log p_i(y_i) (``sklearn.metrics.log_loss``, which clips
+      probabilities to [eps, 1 - eps]);
+    * Brier score BS = (1/N) sum_i sum_c (p_ic - I(y_i = c))^2 (Brier 1950, multi-class);
+      Murphy's partition BS = REL - RES + UNC over the K distinct forecast vectors f_k used
+      on N_k rows with observed class frequencies o_k and overall frequencies o:
+      REL = (1/N) sum_k N_k ||f_k - o_k||^2, RES = (1/N) sum_k N_k ||o_k - o||^2,
+      UNC = sum_c o_c (1 - o_c) (exact, as forecasts are grouped by identical vectors);
+    * ECE = sum_b (n_b / N) |acc_b - conf_b| over bins of the confidence max_c p_ic, with
+      acc_b the share of rows in bin b whose argmax is right: ``ece_width`` with B equal-width
+      bins (k/B, (k+1)/B], ``ece_count`` with B bins of (nearly) equal row counts (Naeini et
+      al. 2015; Guo et al. 2017);
+    * ``auc_ovr``: macro average over classes of the one-vs-rest ROC AUC
+      (``sklearn.metrics.roc_auc_score(multi_class="ovr")``; for 2 classes the AUC of class
+      1); NaN when some class never occurs in ``y``.
+
+    Parameters
+    ----------
+    proba : array-like or DataArray, (..., sample, class)
+        Class probabilities; leading dims (``alpha``, ``fold``, ...) give one value each.
+    y : array-like, (sample,)
+        True class codes (or labels with ``classes``).
+    n_bins : int, default 10
+        Number of ECE bins.
+    classes : array-like, optional
+        Original labels of the class columns.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``log_loss``, ``brier``, ``brier_reliability``, ``brier_resolution``,
+        ``brier_uncertainty``, ``ece_width``, ``ece_count``, ``auc_ovr`` over the leading dims.
+
+    References
+    ----------
+    Brier (1950); Murphy (1973); Naeini et al. (2015); Guo et al. (2017).
+    """
+    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+    arr, lead, coords = split_input(proba, "proba", (_dims.SAMPLE, _dims.CLASS))
+    arr = check_proba(arr, "proba")
+    n, n_c = arr.shape[-2:]
+    y_arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y)
+    if y_arr.ndim != 1 or y_arr.size != n:
+        raise ValueError(f"y must be (sample,) with {n} rows, got shape {y_arr.shape}")
+    codes = encode_labels(y_arr, "y", classes=classes, n_classes=n_c)
+    if n < 1 or n_c < 2:
+        raise ValueError(f"proba needs at least one row and two classes, got {arr.shape}")
+    if not np.allclose(arr.sum(axis=-1), 1.0, atol=1e-6):
+        raise ValueError("proba rows must sum to 1")
+    flat = arr.reshape(-1, n, n_c)
+    out = np.full((flat.shape[0], 8), np.nan)
+    labels = np.arange(n_c)
+    every_class = np.unique(codes).size == n_c
+    for b, p in enumerate(flat):
+        out[b, 0] = log_loss(codes, p, labels=labels)
+        out[b, 1:5] = brier_decomposition(p, codes)
+        conf = p.max(axis=1)
+        correct = (np.argmax(p, axis=1) == codes).astype(np.float64)
+        out[b, 5] = _ece(conf, correct, n_bins, equal_count=False)
+        out[b, 6] = _ece(conf, correct, n_bins, equal_count=True)
+        if every_class:
+            out[b, 7] = (roc_auc_score(codes, p[:, 1]) if n_c == 2 else
+                         roc_auc_score(codes, p, multi_class="ovr", labels=labels))
+    shape = arr.shape[:-2]
+    spec = [
+        ("log_loss", "log loss", CITE_LOGLOSS),
+        ("brier", "multi-class Brier score", CITE_BRIER),
+        ("brier_reliability", "Brier reliability REL (Murphy)", CITE_MURPHY),
+        ("brier_resolution", "Brier resolution RES (Murphy)", CITE_MURPHY),
+        ("brier_uncertainty", "Brier uncertainty UNC (Murphy)", CITE_MURPHY),
+        ("ece_width", "expected calibration error, equal-width bins", CITE_ECE),
+        ("ece_count", "expected calibration error, equal-count bins", CITE_ECE),
+        ("auc_ovr", "one-vs-rest ROC AUC, macro average", CITE_AUC),
+    ]
+    variables = {
+        key: Var(lead, out[:, i].reshape(shape), text, cite=cite)
+        for i, (key, text, cite) in enumerate(spec)
+    }
+    coords = {k: v for k, v in coords.items() if k in lead}
+    return build(variables, function="probability_quality",
+                 params={"n_bins": int(n_bins), "n_classes": n_c}, coords=coords)
