@@ -160,3 +160,20 @@ def test_bad_inputs():
         pairwise_diversity(np.zeros((2, 2, 3), int), np.zeros((3, 3), int))
     with pytest.raises(TypeError, match="member_labels"):
         pairwise_diversity(np.array([["a", "b"]]), [0, 1])
+
+
+def test_results_survive_netcdf(tmp_path):
+    from treelab.analysis import bias_variance_01, margins
+
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 3, 20)
+    L = xr.DataArray(rng.integers(0, 3, (2, 4, 20)), dims=("alpha", "tree", "sample"),
+                     coords={"alpha": [0.0, 1.0]})
+    for i, res in enumerate([pairwise_diversity(L, y, n_classes=3),
+                             nonpairwise_diversity(L, y, n_classes=3),
+                             margins(L, y, n_classes=3).to_dataset(),
+                             bias_variance_01(L.rename(tree="repeat"), y, n_classes=3)]):
+        path = tmp_path / f"r{i}.nc"
+        res.to_netcdf(path)
+        with xr.open_dataset(path) as back:
+            xr.testing.assert_identical(back.load(), res)

@@ -155,7 +155,7 @@ def pairwise_diversity(
         "correlation": ("correlation coefficient rho of oracle outputs", _SIGNED, CITE_KW),
         "disagreement": ("disagreement measure", _UNIT, CITE_KW),
         "double_fault": ("double-fault measure", _UNIT, CITE_KW),
-        "kappa": ("Cohen's kappa between member labels", (-np.inf, 1.0), CITE_COHEN),
+        "kappa": ("Cohen's kappa between member labels", None, CITE_COHEN),
     }
     variables = {}
     for key, (long_name, rng, cite) in names.items():
@@ -273,7 +273,7 @@ def nonpairwise_diversity(
     spec = {
         "entropy": ("entropy measure E", _UNIT, CITE_KW),
         "kw_variance": ("Kohavi-Wolpert variance", (0.0, 0.25), CITE_KW),
-        "interrater_kappa": ("interrater agreement kappa", (-np.inf, 1.0), CITE_KW),
+        "interrater_kappa": ("interrater agreement kappa", None, CITE_KW),
         "difficulty": ("measure of difficulty theta", (0.0, 0.25), CITE_KW),
         "generalized_diversity": ("generalized diversity GD", _UNIT, CITE_PK),
         "coincident_failure_diversity": ("coincident failure diversity CFD", _UNIT, CITE_PK),
