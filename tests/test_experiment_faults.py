@@ -5,6 +5,8 @@ import errno
 import json
 import logging
 import math
+import os
+import warnings
 
 import numpy as np
 import pytest
@@ -214,7 +216,7 @@ def test_read_only_folder_gives_a_clear_message(tmp_path, monkeypatch):
         run(wine_config(tmp_path / "o"), progress=False)
 
 
-@pytest.mark.skipif(not hasattr(__import__("os"), "geteuid") or __import__("os").geteuid() == 0,
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
                     reason="root writes to read-only folders")
 def test_read_only_folder_by_permissions(tmp_path):
     folder = tmp_path / "o"
@@ -274,8 +276,6 @@ def test_class_smaller_than_the_folds_is_named_in_a_warning(tmp_path):
         expand(config)
     toml_like = config.replace(datasets=[{"name": "small", "path": path,
                                           "min_class_size": 10}])
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert len(expand(toml_like)) == 10
