@@ -72,6 +72,8 @@ templates_path = ["_templates"]
 
 
 def _kind(obj: object) -> str:
+    if inspect.ismodule(obj):
+        return "Modules"
     if inspect.isclass(obj):
         return "Classes"
     if callable(obj):
@@ -86,17 +88,22 @@ def write_api_pages(app=None) -> list[str]:
     pages = []
     for name, title, blurb in API_MODULES:
         module = importlib.import_module(name)
-        groups: dict[str, list[str]] = {"Classes": [], "Functions": [], "Constants": []}
+        groups: dict[str, list[str]] = {"Modules": [], "Classes": [], "Functions": [],
+                                        "Constants": []}
         for public in module.__all__:
             groups[_kind(getattr(module, public))].append(public)
         heading = f"{title} (``{name}``)"
         lines = [heading, "=" * len(heading), ""]
         if blurb:
             lines += [blurb, ""]
-        lines += [f".. automodule:: {name}", "   :no-index:", "", f".. currentmodule:: {name}",
+        lines += [f".. automodule:: {name}", "", f".. currentmodule:: {name}",
                   ""]
         for kind, names in groups.items():
             if not names:
+                continue
+            if kind == "Modules":  # a public submodule has a page of its own
+                lines += [kind, "-" * len(kind), ""]
+                lines += [f"- :mod:`{name}.{n}`" for n in sorted(names)] + [""]
                 continue
             lines += [kind, "-" * len(kind), "", ".. autosummary::", "   :toctree: generated",
                       "   :nosignatures:", ""]
