@@ -96,8 +96,7 @@ def write_api_pages(app=None) -> list[str]:
         lines = [heading, "=" * len(heading), ""]
         if blurb:
             lines += [blurb, ""]
-        lines += [f".. automodule:: {name}", "", f".. currentmodule:: {name}",
-                  ""]
+        lines += [f".. automodule:: {name}", "", f".. currentmodule:: {name}", ""]
         for kind, names in groups.items():
             if not names:
                 continue
