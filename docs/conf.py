@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 import sys
 from pathlib import Path
 
@@ -209,7 +210,25 @@ def constant_docstring(app, what, name, obj, options, lines):
         lines[:] = []
 
 
+# Plain-text formulas in docstrings write absolute values as |x|, which reStructuredText reads as
+# a substitution reference (an error). Outside literals and roles, escape such pairs.
+_LITERAL = re.compile(r"(``.+?``|`[^`]*`)")
+_ABSOLUTE = re.compile(r"(?<![\\\w|])\|(?=\S)([^|]*?\S)\|(?![\w|])")
+
+
+def escape_absolute_values(app, what, name, obj, options, lines):
+    """Turn ``|x|`` in a docstring's prose into a literal bar pair, not a substitution."""
+    for i, line in enumerate(lines):
+        if "|" not in line:
+            continue
+        parts = _LITERAL.split(line)
+        for j in range(0, len(parts), 2):  # even parts lie outside literals and roles
+            parts[j] = _ABSOLUTE.sub(r"\\|\1\\|", parts[j])
+        lines[i] = "".join(parts)
+
+
 def setup(app):
+    app.connect("autodoc-process-docstring", escape_absolute_values, priority=100)
     app.connect("autodoc-skip-member", skip_member)
     app.connect("autodoc-process-docstring", constant_docstring, priority=100)  # before numpydoc
 
