@@ -185,7 +185,7 @@ def waveform(
 ) -> LabeledData:
     """Draw rows of Breiman's waveform problem (Waveform-21, Waveform-40).
 
-    Base waves h1(i) = max(6 - |i - 11|, 0), h2(i) = h1(i - 4), h3(i) = h1(i + 4), i = 1..21.
+    Base waves ``h1(i) = max(6 - |i - 11|, 0)``, h2(i) = h1(i - 4), h3(i) = h1(i + 4), i = 1..21.
     A class is drawn uniformly; class 0 is u h1 + (1 - u) h2 + e, class 1 u h1 + (1 - u) h3 + e,
     class 2 u h2 + (1 - u) h3 + e with u ~ U(0, 1) per row and e ~ N(0, 1) per attribute.
     Columns beyond the 21st are irrelevant N(0, 1) noise (``n_features=40`` is Waveform-40).

@@ -218,9 +218,9 @@ def nemenyi(
 
     with q_alpha the upper-alpha quantile of the studentized range of k means (infinite degrees
     of freedom) divided by sqrt(2) (Demsar's Table 5a: 1.960, 2.343, 2.569, ... for k = 2, 3,
-    4, ... at alpha = 0.05). The pairwise p-value is P(Q > sqrt(2) |R_i - R_j| / sqrt(k (k + 1)
-    / (6 N))) for Q studentized-range distributed (k, infinite df), as in scikit-posthocs'
-    ``posthoc_nemenyi_friedman``.
+    4, ... at alpha = 0.05). The pairwise p-value is
+    ``P(Q > sqrt(2) |R_i - R_j| / sqrt(k (k + 1) / (6 N)))`` for Q studentized-range
+    distributed (k, infinite df), as in scikit-posthocs' ``posthoc_nemenyi_friedman``.
 
     Parameters
     ----------
@@ -235,7 +235,7 @@ def nemenyi(
     xarray.Dataset
         ``average_rank``, ``mean_value`` (method), ``rank`` (dataset, method), ``q_alpha``,
         ``critical_difference``, and over (method, ``versus``): ``rank_difference`` (R_row -
-        R_column), ``p_value`` and ``significant`` (1 where |R_i - R_j| >= CD).
+        R_column), ``p_value`` and ``significant`` (1 where ``|R_i - R_j| >= CD``).
 
     References
     ----------
@@ -284,8 +284,8 @@ def bonferroni_dunn(
 
         z_j = (R_j - R_control) / sqrt(k (k + 1) / (6 N)),
 
-    two-sided p-values p_j = 2 (1 - Phi(|z_j|)), Bonferroni-adjusted p_j (k - 1) (capped at 1).
-    Equivalently, a method differs from the control when |R_j - R_control| >= CD with
+    two-sided p-values ``p_j = 2 (1 - Phi(|z_j|))``, Bonferroni-adjusted p_j (k - 1) (capped at 1).
+    Equivalently, a method differs from the control when ``|R_j - R_control| >= CD`` with
 
         CD = q_alpha * sqrt(k (k + 1) / (6 N)),  q_alpha = Phi^-1(1 - alpha / (2 (k - 1)))
 
