@@ -73,8 +73,18 @@ def check_result(ds: Any, name: str, variables: Sequence[str] = (),
                          f"(has {sorted(map(str, ds.data_vars))})")
     missing = [d for d in dims if d not in ds.dims]
     if missing:
-        raise ValueError(f"{name} lacks the dims {missing} (has {tuple(ds.dims)})")
+        raise ValueError(f"{name} lacks the dims {missing} (has {tuple(ds.dims)}): "
+                         f"{_how_to_add(missing)}")
     return ds
+
+
+def _how_to_add(missing: Sequence[str]) -> str:
+    """How a user gets the missing dims (the message of a failed dims check)."""
+    if set(missing) <= {_dims.ENSEMBLE, _dims.ALPHA}:
+        return ("stack several diagnose results with treelab.plot.stack_results([...]), or "
+                "add the dims to one result with ds.expand_dims(ensemble=['name'], "
+                "alpha=[0.5])")
+    return "add a dim with ds.expand_dims(name=[value]) or run an experiment that sweeps it"
 
 
 def pick_dataset(ds: xr.Dataset, dataset: Any, name: str = "ds") -> xr.Dataset:
@@ -97,7 +107,8 @@ def pick_dataset(ds: xr.Dataset, dataset: Any, name: str = "ds") -> xr.Dataset:
 def pick_ensembles(ds: xr.Dataset, ensembles: Sequence[str] | None, name: str = "ds") -> list:
     """Ensemble coordinates to draw (checked), in order."""
     if _dims.ENSEMBLE not in ds.dims:
-        raise ValueError(f"{name} must have an 'ensemble' dim (has {tuple(ds.dims)})")
+        raise ValueError(f"{name} must have an 'ensemble' dim (has {tuple(ds.dims)}): "
+                         f"{_how_to_add([_dims.ENSEMBLE])}")
     names = list(ds[_dims.ENSEMBLE].values)
     if ensembles is None:
         return names
