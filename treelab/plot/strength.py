@@ -18,10 +18,11 @@ from treelab.plot._common import (
     palette_for,
     pick_dataset,
     pick_ensembles,
+    place_legend,
 )
 from treelab.plot._docstrings import share_docs
 
-__all__ = ["auto_levels", "breiman_bound", "strength_correlation"]
+__all__ = ["auto_levels", "breiman_bound", "label_contours", "strength_correlation"]
 
 
 def breiman_bound(strength: Any, correlation: Any) -> np.ndarray:
@@ -49,6 +50,39 @@ def auto_levels(bounds: np.ndarray, n: int = 6) -> np.ndarray:
     digits = np.floor(np.log10(raw))
     rounded = np.round(raw / 10.0**digits) * 10.0**digits
     return np.unique(rounded)
+
+
+def label_contours(ax: Any, contours: Any, bounds: Sequence[float], inset: float = 0.12
+                   ) -> list:
+    """Label each contour line once, well inside the axes, and the labels apart.
+
+    matplotlib's automatic placement may put a label at the very edge (cut) or two labels on
+    top of each other; here each level's label sits at the point of its line nearest a spot
+    on the diagonal band of the axes, the spots spread evenly so neighbouring levels do not
+    share one, all at least ``inset`` (a fraction of ``bounds``, the drawn (xmin, xmax, ymin,
+    ymax)) from every edge.
+    """
+    x0, x1, y0, y1 = (float(b) for b in bounds)
+    xs = contours.allsegs
+    spots = []
+    n = max(len(xs), 1)
+    for i, segs in enumerate(xs):
+        points = np.vstack([seg for seg in segs if len(seg)]) if any(len(g) for g in segs) \
+            else np.empty((0, 2))
+        if not len(points):
+            continue
+        fx = (points[:, 0] - x0) / (x1 - x0)
+        fy = (points[:, 1] - y0) / (y1 - y0)
+        inner = (fx > inset) & (fx < 1 - inset) & (fy > inset) & (fy < 1 - inset)
+        if not inner.any():
+            continue  # a line that only grazes the corner stays unlabelled rather than cut
+        # walk the inner part of the line: levels alternate ends, so labels stay apart
+        target = inset + (1 - 2 * inset) * (i + 0.5) / n
+        along = np.where(inner, np.abs(fx - target), np.inf)
+        spots.append(tuple(points[int(np.argmin(along))]))
+    if not spots:
+        return []
+    return ax.clabel(contours, fmt="%g", fontsize="x-small", manual=spots, inline=True)
 
 
 def trajectories(ds: xr.Dataset, ensembles: list) -> dict[Any, dict[str, np.ndarray]]:
@@ -135,10 +169,12 @@ def strength_correlation(
         levels = auto_levels(breiman_bound(all_s, all_r))
     contours = ax.contour(s_grid, r_grid, breiman_bound(s_grid, r_grid), levels=levels,
                           colors="0.65", linewidths=0.8, zorder=1)
-    ax.clabel(contours, fmt="%g", fontsize="x-small")
+    label_contours(ax, contours, (s_lo, s_hi, 0.0, r_hi))
     import matplotlib as mpl
+    from matplotlib.lines import Line2D
 
     norm = mpl.colors.Normalize(vmin=0.0, vmax=1.0)
+    ringed = False
     for name, path in paths.items():
         finite = finite_alpha(path["alpha"])
         if finite.any():
@@ -150,18 +186,30 @@ def strength_correlation(
             if mark_alpha is not None:
                 hit = np.isclose(path["alpha"], float(mark_alpha))
                 if hit.any():
+                    ringed = True
                     ax.scatter(path["strength"][hit], path["correlation"][hit], s=110,
                                facecolors="none", edgecolors="k", linewidths=1.2, zorder=4,
                                gid=f"mark:{name}")
         elif path["alpha"].size:
-            ax.scatter(path["strength"][:1], path["correlation"][:1], marker="D", s=40,
-                       color=colours[name], edgecolors="k", label=str(name), zorder=3)
+            # white with the ensemble's colour as a thick edge: no colour of the alpha scale
+            ax.scatter(path["strength"][:1], path["correlation"][:1], marker="D", s=46,
+                       facecolors="white", edgecolors=[colours[name]], linewidths=1.8,
+                       label=f"{name} (no alpha)", zorder=3, gid=f"fixed:{name}")
+    # the legend says what the rings and the grey lines are
+    handles, labels = ax.get_legend_handles_labels()
+    if ringed:
+        handles.append(Line2D([], [], linestyle="none", marker="o", markersize=9,
+                              markerfacecolor="none", markeredgecolor="k"))
+        labels.append(rf"$\alpha$ = {float(mark_alpha):g}")
+    handles.append(Line2D([], [], color="0.65", linewidth=0.8))
+    labels.append("Breiman bound\n" + r"$\bar\rho(1-s^2)/s^2$")
     if colorbar:
         mappable = mpl.cm.ScalarMappable(norm=norm, cmap=cmap)
-        ax.figure.colorbar(mappable, ax=ax, label=r"$\alpha$", shrink=0.85)
+        ax.figure.colorbar(mappable, ax=ax, label=r"point colour: $\alpha$", location="top",
+                           fraction=0.05, pad=0.03, aspect=30)
     ax.set_xlim(s_lo, s_hi)
     ax.set_ylim(0.0, r_hi)
     ax.set_xlabel(axis_label("strength"))
     ax.set_ylabel(axis_label("correlation"))
-    ax.legend(fontsize="small", frameon=False, loc="upper left")
+    place_legend(ax, handles=handles, labels=labels)
     return ax
