@@ -70,6 +70,16 @@ def _undrawn_tick_labels(fig: Any) -> set[int]:
     return skipped
 
 
+def _tick_labels(fig: Any) -> set[int]:
+    out = set()
+    for ax in fig.axes:
+        for axis in ax._axis_map.values():
+            for tick in axis.majorTicks + axis.minorTicks:
+                out.update((id(tick.label1), id(tick.label2)))
+            out.add(id(axis.offsetText))
+    return out
+
+
 def _describe(text: Text) -> str:
     return repr(text.get_text()[:40])
 
@@ -156,6 +166,10 @@ def layout_problems(fig: Any, *, labels: bool = True) -> list[str]:
     labels : bool, default True
         Also require every visible, non-colour-bar axes with ticks to have x and y labels.
     """
+    if not hasattr(fig.canvas, "get_renderer"):  # a bare Figure (the widgets' own)
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig)
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     problems = []
@@ -178,6 +192,18 @@ def layout_problems(fig: Any, *, labels: bool = True) -> list[str]:
             if box.x0 < ab.x0 - 1 or box.x1 > ab.x1 + 1 or box.y0 < ab.y0 - 1 \
                     or box.y1 > ab.y1 + 1:
                 problems.append(f"text {desc} is cut by its axes")
+    # text (a title, a legend entry) running into another axes' area: hidden behind it
+    ticks = _tick_labels(fig)
+    for desc, text, box in texts:
+        if id(text) in ticks:
+            continue
+        own = getattr(text, "axes", None)
+        for ax in fig.axes:
+            if ax is own or not ax.get_visible() or not ax.axison:
+                continue
+            if _overlap(box, ax.get_window_extent(renderer)):
+                problems.append(f"text {desc} runs into the area of axes "
+                                f"{ax.get_label() or ax.get_title()!r}")
     # legends over data
     for legend in legends:
         lbox = legend.get_window_extent(renderer)
