@@ -211,3 +211,10 @@ def test_export_scales_fonts_of_a_wide_figure_and_restores_them():
         assert axes[0].title.get_fontsize() == pytest.approx(max(MIN_FONT_PT, 12 * 7 / 10.5))
     assert axes[0].title.get_fontsize() == 12
     np.testing.assert_allclose(fig.get_size_inches(), [10.5, 3.5])
+
+
+def test_decision_surface_leaves_the_surface_visible():
+    data = gaussian_mixture(2000, random_state=0)
+    model = treelab.VRTrees(n_estimators=3, random_state=0).fit(data.X, data.y)
+    ax = plot.decision_surface(model, data.X, data.y, resolution=12)
+    assert len(ax.collections[0].get_offsets()) == 500  # an evenly spaced subset

@@ -110,7 +110,7 @@ def decision_surface(
     resolution: int = 100,
     bounds: Sequence[float] | None = None,
     points: bool = True,
-    max_points: int = 2000,
+    max_points: int = 500,
     colorbar: bool = False,
     title: str | None = None,
     ax: Any = None,
@@ -139,8 +139,9 @@ def decision_surface(
         The square drawn (default: the data's range with a 4%% margin).
     points : bool, default True
         Draw the training points.
-    max_points : int, default 2000
-        Draw at most this many points (an evenly spaced subset).
+    max_points : int, default 500
+        Draw at most this many points (an evenly spaced subset), so that the surface stays
+        visible under them.
     colorbar : bool, default False
         Add a colour bar (two classes only).
     title : str, optional
