@@ -57,32 +57,54 @@ def label_contours(ax: Any, contours: Any, bounds: Sequence[float], inset: float
     """Label each contour line once, well inside the axes, and the labels apart.
 
     matplotlib's automatic placement may put a label at the very edge (cut) or two labels on
-    top of each other; here each level's label sits at the point of its line nearest a spot
-    on the diagonal band of the axes, the spots spread evenly so neighbouring levels do not
-    share one, all at least ``inset`` (a fraction of ``bounds``, the drawn (xmin, xmax, ymin,
-    ymax)) from every edge.
+    top of each other where the lines crowd (low strength, low correlation). Here each level's
+    label sits where its line leaves an inner box (``inset``, a fraction of ``bounds``, the
+    drawn (xmin, xmax, ymin, ymax), from every edge) towards the upper right, where the lines
+    of Breiman's bound are furthest apart, and no closer to another label than a label's
+    size; a level without such a spot is left unlabelled.
     """
     x0, x1, y0, y1 = (float(b) for b in bounds)
     xs = contours.allsegs
-    spots = []
-    n = max(len(xs), 1)
-    for i, segs in enumerate(xs):
-        points = np.vstack([seg for seg in segs if len(seg)]) if any(len(g) for g in segs) \
+    # a label's size as a fraction of the axes (a layout engine shrinks the axes later, and
+    # export scales fonts with the width: 1.6 covers both)
+    from matplotlib.font_manager import FontProperties
+
+    points = FontProperties(size="x-small").get_size_in_points()
+    fig_w, fig_h = ax.figure.get_size_inches()
+    box = ax.get_position()
+    sep_x = 1.6 * 4 * 0.6 * points / 72 / max(box.width * fig_w, 0.5)
+    sep_y = 1.6 * 1.3 * points / 72 / max(box.height * fig_h, 0.5)
+    spots: list[tuple[float, tuple[float, float]]] = []
+    placed: list[tuple[float, float]] = []
+    for level, segs in zip(contours.levels, xs, strict=False):
+        line = np.vstack([seg for seg in segs if len(seg)]) if any(len(g) for g in segs) \
             else np.empty((0, 2))
-        if not len(points):
+        if not len(line):
             continue
-        fx = (points[:, 0] - x0) / (x1 - x0)
-        fy = (points[:, 1] - y0) / (y1 - y0)
+        fx = (line[:, 0] - x0) / (x1 - x0)
+        fy = (line[:, 1] - y0) / (y1 - y0)
         inner = (fx > inset) & (fx < 1 - inset) & (fy > inset) & (fy < 1 - inset)
         if not inner.any():
             continue  # a line that only grazes the corner stays unlabelled rather than cut
-        # walk the inner part of the line: levels alternate ends, so labels stay apart
-        target = inset + (1 - 2 * inset) * (i + 0.5) / n
-        along = np.where(inner, np.abs(fx - target), np.inf)
-        spots.append(tuple(points[int(np.argmin(along))]))
-    if not spots:
-        return []
-    return ax.clabel(contours, fmt="%g", fontsize="x-small", manual=spots, inline=True)
+        # the upper-right-most point of the line that keeps clear of the labels placed so far
+        # (a label is about 0.15 x 0.1 of a small panel); a level with no such point stays
+        # unlabelled rather than overprinted
+        for k in np.argsort(-(fx + fy), kind="stable"):
+            if not inner[k]:
+                continue
+            if all(abs(fx[k] - ax_) > sep_x or abs(fy[k] - ay_) > sep_y for ax_, ay_ in placed):
+                placed.append((fx[k], fy[k]))
+                spots.append((float(level), tuple(line[k])))
+                break
+    labels = []
+    for level, spot in spots:  # one level a call: a manual spot labels the nearest line
+        labels += ax.clabel(contours, [level], fmt="%g", fontsize="x-small", manual=[spot],
+                            inline=False)
+    for text in labels:  # level, on a white patch over its line, under the data
+        text.set_rotation(0)
+        text.set_bbox({"facecolor": "white", "edgecolor": "none", "pad": 0.6})
+        text.set_zorder(1.5)
+    return labels
 
 
 def trajectories(ds: xr.Dataset, ensembles: list) -> dict[Any, dict[str, np.ndarray]]:
@@ -206,7 +228,7 @@ def strength_correlation(
     if colorbar:
         mappable = mpl.cm.ScalarMappable(norm=norm, cmap=cmap)
         ax.figure.colorbar(mappable, ax=ax, label=r"point colour: $\alpha$", location="top",
-                           fraction=0.05, pad=0.03, aspect=30)
+                           fraction=0.05, pad=0.03, aspect=30, ticks=[0.0, 0.5, 1.0])
     ax.set_xlim(s_lo, s_hi)
     ax.set_ylim(0.0, r_hi)
     ax.set_xlabel(axis_label("strength"))

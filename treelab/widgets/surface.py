@@ -131,7 +131,7 @@ def _strength_panel(ax: Any, s: float, rho: float, alpha: float,
                          edgecolors="k", linewidths=1.2, zorder=3, gid="current")
     # point colour carries alpha: the colour bar says so
     bar = ax.figure.colorbar(current, ax=ax, label=r"point colour: $\alpha$", location="top",
-                             fraction=0.05, pad=0.03, aspect=30)
+                             fraction=0.05, pad=0.03, aspect=30, ticks=[0.0, 0.5, 1.0])
     ax.set_xlim(s_lo, 1.0)
     ax.set_ylim(0.0, r_hi)
     ax.set_xlabel("strength $s$")
