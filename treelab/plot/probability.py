@@ -133,8 +133,10 @@ def bias_variance(
     ax.bar(x, bias, color=colors[0], label="bias")
     ax.bar(x, var, bottom=bias, color=colors[1], label="variance")
     # long names wrap onto two lines; many bars stand their labels upright, so none collide
-    turn = len(names) > 3 or max(len(str(n)) for n in names) > 10
-    labels = [str(n) if turn else textwrap.fill(str(n), 10) for n in names]
+    wrapped = [textwrap.fill(str(n), 10) for n in names]
+    widest = max(len(line) for w in wrapped for line in w.splitlines())
+    turn = len(names) * widest > 20  # about what fits across a journal column
+    labels = [str(n) for n in names] if turn else wrapped
     ax.set_xticks(x, labels, rotation=90 if turn else 0)
     ax.set_xlabel(by)
     ax.set_ylabel("squared loss of\nprobability estimates")
