@@ -219,3 +219,14 @@ def test_decision_surface_leaves_the_surface_visible():
     model = treelab.VRTrees(n_estimators=3, random_state=0).fit(data.X, data.y)
     ax = plot.decision_surface(model, data.X, data.y, resolution=12)
     assert len(ax.collections[0].get_offsets()) == 500  # an evenly spaced subset
+
+
+def test_error_ratio_with_long_fit_labels_keeps_its_panel(result):
+    named = result.assign_coords(ensemble=["uniform voting", "distribution summation", "RF"])
+    ax = plot.error_ratio_vs_phi(named, fit="hue")
+    assert_clean(ax.figure, "single")
+    with export_size(ax.figure, "single") as figure:
+        figure.canvas.draw()
+        legend = ax.get_legend().get_window_extent()
+        assert legend.y1 <= ax.get_window_extent().y0  # under the panel, not beside it
+        assert ax.get_window_extent().width > 0.5 * figure.bbox.width

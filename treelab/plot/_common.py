@@ -163,15 +163,33 @@ def mean_spread(da: xr.DataArray, spread: str, valid: tuple[float, float] | None
 
 
 def place_legend(ax: Any, **kwargs: Any) -> Any:
-    """The Axes' legend outside its data area, to the right, so it never covers a point and
-    stays in one place when the figure is redrawn."""
+    """The Axes' legend outside its data area, so it never covers a point and stays in one
+    place when the figure is redrawn: right of the axes, or under them when its entries are
+    long."""
     handles, labels = ax.get_legend_handles_labels()
+    handles, labels = kwargs.pop("handles", handles), kwargs.pop("labels", labels)
     if not handles:
         return None
     options = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0,
                "frameon": False, "fontsize": "small"}
+    if max(len(line) for label in labels for line in str(label).splitlines()) > 24:
+        # long entries (fitted lines with their r^2) would squeeze the panel: under it
+        # instead, below the tick labels and the axis label
+        # (an offset in points from the axes' bottom, so a layout engine that shrinks the
+        # axes keeps it clear of the labels; export only shrinks the labels)
+        from matplotlib.transforms import offset_copy
+
+        if not hasattr(ax.figure.canvas, "get_renderer"):  # a bare Figure (no pyplot)
+            from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+            FigureCanvasAgg(ax.figure)
+        renderer = ax.figure.canvas.get_renderer()
+        drop = (ax.get_window_extent(renderer).y0 - ax.get_tightbbox(renderer).y0) \
+            * 72.0 / ax.figure.dpi + 3.0
+        options.update(loc="upper left", bbox_to_anchor=(0.0, 0.0), bbox_transform=offset_copy(
+            ax.transAxes, fig=ax.figure, y=-drop, units="points"))
     options.update(kwargs)
-    return ax.legend(**options)
+    return ax.legend(handles, labels, **options)
 
 
 def value_ticks(ax: Any, values: Sequence[float], axis: str = "x") -> None:
