@@ -92,3 +92,11 @@ def test_decision_surface_takes_x_and_y_like_scikit_learn():
         treelab.plot.decision_surface(model, data.X)
     with pytest.raises(TypeError, match="once"):
         treelab.plot.decision_surface(model, data, data.y)
+
+
+def test_widgets_say_how_to_add_missing_dims(runs):
+    with pytest.raises(ValueError, match="stack_results"):
+        treelab.widgets.spectrum_view(runs[0], None, "Aggregating", 0.5)
+    grid = treelab.plot.stack_results(runs)
+    fig, table = treelab.widgets.spectrum_view(grid, None, "Aggregating", 0.5)
+    assert table.loc["ensemble_error", "mean"] == runs[2].ensemble_error.item()

@@ -94,7 +94,10 @@ def _check_result(result: Any, dims: Sequence[str]) -> xr.Dataset:
                         f"{type(result).__name__}")
     missing = [d for d in dims if d not in result.dims]
     if missing:
-        raise ValueError(f"result lacks the dims {missing} (has {tuple(result.dims)})")
+        from treelab.plot._common import _how_to_add
+
+        raise ValueError(f"result lacks the dims {missing} (has {tuple(result.dims)}): "
+                         f"{_how_to_add(missing)}")
     return result
 
 
