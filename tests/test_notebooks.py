@@ -36,8 +36,19 @@ def test_notebook_is_stripped(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs_in_quick_mode(path, monkeypatch):
+def test_notebook_has_a_visible_quick_switch(path):
+    nb = nbformat.read(path, as_version=4)
+    (params,) = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    lines = [ln.strip() for ln in params.source.splitlines()]
+    assert 'QUICK = os.environ.get("TREELAB_QUICK", "0") == "1"' in lines
+    assert "mkdtemp" not in params.source  # a temp folder that nobody removes
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs_in_quick_mode(path, monkeypatch, tmp_path):
     monkeypatch.setenv("TREELAB_QUICK", "1")
+    # the kernel's temp folder: whatever a quick run leaves there is seen below
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
     nb = nbformat.read(path, as_version=4)
     # kernel "python3" runs this interpreter (jupyter_client swaps "python" for sys.executable)
     client = nbclient.NotebookClient(nb, timeout=TIME_LIMIT, kernel_name="python3",
@@ -47,3 +58,5 @@ def test_notebook_runs_in_quick_mode(path, monkeypatch):
     elapsed = time.perf_counter() - start
     sys.stderr.write(f"{path.name}: {elapsed:.1f} s in quick mode\n")
     assert elapsed < TIME_LIMIT, f"{path.name} took {elapsed:.0f} s in quick mode"
+    left = sorted(p.name for p in tmp_path.glob("treelab-*"))
+    assert left == [], f"{path.name} left {left} in the temp folder"

@@ -118,7 +118,12 @@ def test_strength_correlation_trajectories_and_bound(result):
         np.testing.assert_allclose(line.get_xdata(), sel.strength.sel(ensemble=name)[:-1])
         np.testing.assert_allclose(line.get_ydata(), sel.correlation.sel(ensemble=name)[:-1])
     by_gid = {c.get_gid(): c for c in ax.collections if c.get_gid()}
-    assert set(by_gid) == {"alpha:Agg.", "alpha:Bag.", "mark:Agg.", "mark:Bag."}
+    assert set(by_gid) == {"alpha:Agg.", "alpha:Bag.", "mark:Agg.", "mark:Bag.", "fixed:RF"}
+    # RF (no alpha) is a white diamond: no colour of the alpha scale
+    np.testing.assert_allclose(by_gid["fixed:RF"].get_facecolor()[0], [1, 1, 1, 1])
+    # the legend explains the rings and the grey contour lines
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "$\\alpha$ = 0.5" in legend and any("Breiman bound" in t for t in legend)
     for name in ("Agg.", "Bag."):
         # points coloured by alpha, at the trajectory's vertices
         points = by_gid[f"alpha:{name}"]

@@ -36,7 +36,7 @@ def best_time(fn, repeats=3):
 
 def test_spectrum_view_marks_alpha_and_tabulates_the_cell(result):
     fig, table = widgets.spectrum_view(result, "wine", "Bag.", 0.75)
-    left, right = fig.axes
+    left, right = fig.axes[:2]  # and the colour bar of alpha
     marked = [ln for ln in left.get_lines() if np.allclose(ln.get_xdata(), 0.75)]
     assert len(marked) == 1
     cell = result.sel(dataset="wine", ensemble="Bag.", alpha=0.75)
@@ -85,7 +85,7 @@ def test_surface_view_refits_with_the_chosen_settings():
                                              construction="Bagging", resolution=20)
     assert model.get_params()["alpha"] == 0.2 and model.n_estimators == 6
     assert model.get_params()["sampling"] == "bootstrap"
-    surface, plane = fig.axes
+    surface, plane = fig.axes[:2]
     (image,) = surface.images
     assert np.asarray(image.get_array()).shape == (20, 20)
     current = next(c for c in plane.collections if c.get_gid() == "current")
@@ -155,4 +155,49 @@ def test_missing_ipywidgets_gives_an_actionable_error(monkeypatch, result):
         widgets.SpectrumExplorer(result)
     # the callbacks need no ipywidgets at all
     fig, table = widgets.spectrum_view(result, "wine", "Agg.", 0.5)
-    assert len(fig.axes) == 2 and "phi_e" in table.index
+    assert len(fig.axes) >= 2 and "phi_e" in table.index
+
+
+# ------------------------------------------------------------------ layout of the pictures
+
+
+def test_widget_pictures_have_clean_layouts(result):
+    from layout_checks import layout_problems
+
+    pictures = {
+        "spectrum": widgets.spectrum_view(result, "wine", "Bag.", 0.5)[0],
+        "diversity": widgets.diversity_view(result, "led")[0],
+        "surface": widgets.surface_view(gaussian_mixture(200, random_state=2), n_estimators=4,
+                                        resolution=16, history=[(0.1, 0.5, 0.2)])[0],
+    }
+    for name, fig in pictures.items():
+        problems = layout_problems(fig)
+        assert problems == [], f"{name}: " + "\n".join(problems)
+
+
+def test_widget_colours_and_legend_stay_put_between_redraws(result):
+    from matplotlib.colors import same_color
+
+    first = widgets.spectrum_view(result, "wine", "Agg.", 0.5)[0]
+    second = widgets.spectrum_view(result, "wine", "Bag.", 1.0)[0]
+    colours = [{ln.get_label(): ln.get_color() for ln in fig.axes[0].get_lines()}
+               for fig in (first, second)]
+    for name in ("Agg.", "Bag.", "RF"):
+        assert same_color(colours[0][name], colours[1][name])  # not recoloured by the choice
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    boxes = [fig.axes[0].get_legend().get_window_extent(FigureCanvasAgg(fig).get_renderer())
+             for fig in (first, second)]
+    np.testing.assert_allclose(boxes[0].bounds, boxes[1].bounds)
+    # the strength panel colours its points by alpha and has a colour bar that says so
+    assert any("alpha" in ax.get_xlabel() + ax.get_ylabel() for ax in first.axes[2:])
+
+
+def test_widget_labels_whole_and_tables_rounded(result):
+    explorer = widgets.SpectrumExplorer(result)
+    assert explorer.ensemble.style.description_width == "initial"
+    import re
+
+    numbers = re.findall(r"<td>(-?[0-9.e+-]+)</td>", explorer.table.value)
+    assert numbers and all(len(n.replace("-", "").replace(".", "").lstrip("0")) <= 3
+                           for n in numbers if "e" not in n)

@@ -1,6 +1,18 @@
-"""treelab: decision-tree ensembles across the spectrum of randomness, and their diversity."""
+"""treelab: decision-tree ensembles across the spectrum of randomness, and their diversity.
 
+The estimators are imported with the package. The subpackages ``analysis``, ``plot``,
+``stats``, ``widgets``, ``datasets``, ``experiment`` and ``combine`` are attributes too, but
+each is imported only when first used (PEP 562), so ``import treelab`` stays fast and fitting
+a model never imports xarray or matplotlib::
+
+    import treelab
+    model = treelab.VRTrees(alpha=0.5).fit(X, y)
+    result = treelab.analysis.diagnose(model, X_test, y_test)  # imports treelab.analysis now
+"""
+
+import importlib
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 from treelab.estimators import (
     CVDT,
@@ -25,6 +37,22 @@ try:
     __version__ = version("treelab")
 except PackageNotFoundError:  # running from a source tree that was not installed
     __version__ = "0.0.0"
+
+#: Subpackages reachable as attributes, imported on first access.
+_LAZY = ("analysis", "combine", "datasets", "experiment", "plot", "stats", "widgets")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        module = importlib.import_module(f"treelab.{name}")
+        globals()[name] = module  # later look-ups skip this function
+        return module
+    raise AttributeError(f"module 'treelab' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "CVDT",

@@ -99,6 +99,7 @@ def diagnose(
     thresholds: Any = ("1.0", "top1", "top2", "top3"),
     k: Any = (1, 2, 3),
     measures: Any = (),
+    label: str | None = None,
 ) -> xr.Dataset:
     """Diagnose a fitted ensemble on a test set: errors, diversity, strength, probabilities.
 
@@ -153,6 +154,9 @@ def diagnose(
         ``"pairwise_diversity"`` (its (tree, tree_other) matrices and ``mean_*``; Kuncheva's
         ``correlation`` becomes ``pairwise_diversity_correlation``), ``"nonpairwise_diversity"``
         and ``"probability_quality"`` (of the ensemble's probabilities).
+    label : str, optional
+        The ensemble's name, recorded as the scalar coordinate ``ensemble`` (default: the
+        estimator's class name, e.g. ``"VRTrees"``).
 
     Returns
     -------
@@ -164,8 +168,12 @@ def diagnose(
         ``independent_error``, ``optimal_error``; ``thresholded_mse`` (threshold),
         ``topk_error`` (k), ``exact_mse`` (with ``true_proba``); gain ties ``ties``,
         ``decision_nodes``, ``g`` (tree), ``mean_g``, ``pooled_g``; and every per-tree variable
-        of ``ensemble.tree_stats()`` (prefixed ``tree_`` where a name is taken).
+        of ``ensemble.tree_stats()`` (prefixed ``tree_`` where a name is taken). Scalar
+        coordinates ``ensemble`` (``label``) and ``alpha`` (the estimator's ``alpha``
+        parameter, NaN where it has none) let :func:`treelab.plot.stack_results` put several
+        results into the (ensemble, alpha) shape the figures take.
     """
+    _check_label(label)
     for attr in ("classes_", "forest_"):
         if not hasattr(ensemble, attr):
             raise TypeError(f"ensemble must be a fitted treelab ensemble (missing {attr})")
@@ -252,7 +260,22 @@ def diagnose(
         "true_proba": true_proba is not None,
     }
     coords = {_dims.THRESHOLD: np.array(names), _dims.K: ks}
-    return to_dataset(variables, function="diagnose", params=params, coords=coords)
+    out = to_dataset(variables, function="diagnose", params=params, coords=coords)
+    return _label(out, ensemble, label)
+
+
+def _check_label(label: Any) -> None:
+    if label is not None and not isinstance(label, str):
+        raise TypeError(f"label must be a string or None, got {type(label).__name__}")
+
+
+def _label(ds: xr.Dataset, ensemble: Any, label: str | None) -> xr.Dataset:
+    """Scalar ``ensemble`` and ``alpha`` coordinates, so that results stack for the figures."""
+    alpha = _get_params(ensemble).get("alpha")
+    alpha = float(alpha) if isinstance(alpha, int | float) and not isinstance(alpha, bool) \
+        else np.nan
+    return ds.assign_coords({_dims.ENSEMBLE: label or type(ensemble).__name__,
+                             _dims.ALPHA: alpha})
 
 
 def _tree_stats(stats: xr.Dataset, taken: dict[str, Var], n_trees: int) -> dict[str, Var]:

@@ -17,6 +17,7 @@ SVG in one call.
 :func:`decision_surface`           predicted probability over a 2-D grid with the training points
 :func:`irrelevant_attributes`      accuracy against added irrelevant attributes (log x axis)
 :func:`measure_curve`              any measure against any swept dim (training size, noise)
+:func:`stack_results`              several ``diagnose`` results in the (ensemble, alpha) shape
 =================================  =============================================================
 """
 
@@ -26,6 +27,7 @@ from treelab.plot.export import savefig
 from treelab.plot.irrelevant import irrelevant_attributes, measure_curve
 from treelab.plot.probability import bias_variance, reliability
 from treelab.plot.spectrum import spectrum
+from treelab.plot.stack import stack_results
 from treelab.plot.strength import breiman_bound, strength_correlation
 from treelab.plot.surface import decision_surface, surface_grid
 from treelab.plot.workbench import kappa_error_diagram, kappa_error_points, margin_cdf
@@ -45,6 +47,7 @@ __all__ = [
     "reliability",
     "savefig",
     "spectrum",
+    "stack_results",
     "strength_correlation",
     "surface_grid",
 ]

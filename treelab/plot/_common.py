@@ -12,8 +12,12 @@ import xarray as xr
 from treelab import _dims
 
 __all__ = [
+    "ENSEMBLE_COLOURS",
     "RESAMPLING",
     "axis_label",
+    "clip_range",
+    "place_legend",
+    "value_ticks",
     "check_choice",
     "check_result",
     "get_ax",
@@ -73,8 +77,18 @@ def check_result(ds: Any, name: str, variables: Sequence[str] = (),
                          f"(has {sorted(map(str, ds.data_vars))})")
     missing = [d for d in dims if d not in ds.dims]
     if missing:
-        raise ValueError(f"{name} lacks the dims {missing} (has {tuple(ds.dims)})")
+        raise ValueError(f"{name} lacks the dims {missing} (has {tuple(ds.dims)}): "
+                         f"{_how_to_add(missing)}")
     return ds
+
+
+def _how_to_add(missing: Sequence[str]) -> str:
+    """How a user gets the missing dims (the message of a failed dims check)."""
+    if set(missing) <= {_dims.ENSEMBLE, _dims.ALPHA}:
+        return ("stack several diagnose results with treelab.plot.stack_results([...]), or "
+                "add the dims to one result with ds.expand_dims(ensemble=['name'], "
+                "alpha=[0.5])")
+    return "add a dim with ds.expand_dims(name=[value]) or run an experiment that sweeps it"
 
 
 def pick_dataset(ds: xr.Dataset, dataset: Any, name: str = "ds") -> xr.Dataset:
@@ -97,7 +111,8 @@ def pick_dataset(ds: xr.Dataset, dataset: Any, name: str = "ds") -> xr.Dataset:
 def pick_ensembles(ds: xr.Dataset, ensembles: Sequence[str] | None, name: str = "ds") -> list:
     """Ensemble coordinates to draw (checked), in order."""
     if _dims.ENSEMBLE not in ds.dims:
-        raise ValueError(f"{name} must have an 'ensemble' dim (has {tuple(ds.dims)})")
+        raise ValueError(f"{name} must have an 'ensemble' dim (has {tuple(ds.dims)}): "
+                         f"{_how_to_add([_dims.ENSEMBLE])}")
     names = list(ds[_dims.ENSEMBLE].values)
     if ensembles is None:
         return names
@@ -109,23 +124,139 @@ def pick_ensembles(ds: xr.Dataset, ensembles: Sequence[str] | None, name: str = 
     return list(ensembles)
 
 
-def mean_spread(da: xr.DataArray, spread: str) -> tuple[xr.DataArray, xr.DataArray,
-                                                          xr.DataArray]:
-    """Mean over repeats and folds, and the lower and upper edge of the spread band."""
+#: Ranges of the usual measures, for Datasets whose variables carry no ``valid_range`` attr.
+_RANGES = {
+    "ensemble_error": (0.0, 1.0), "mean_member_error": (0.0, 1.0), "single_error": (0.0, 1.0),
+    "accuracy": (0.0, 1.0), "exact_mse": (0.0, 2.0), "phi_e": (0.0, 1.0),
+    "phi_star": (0.0, 1.0), "strength": (-1.0, 1.0), "correlation": (-1.0, 1.0),
+    "error_ratio": (0.0, math.inf), "bias": (0.0, math.inf), "variance": (0.0, math.inf),
+}
+
+
+def clip_range(da: xr.DataArray) -> tuple[float, float]:
+    """The values ``da`` can take: its ``valid_range`` attr, else the known range of its
+    name (an error rate lies in [0, 1]), else the whole line."""
+    valid = da.attrs.get("valid_range")
+    if valid is not None and len(valid) == 2:
+        return float(valid[0]), float(valid[1])
+    return _RANGES.get(str(da.name), (-math.inf, math.inf))
+
+
+def mean_spread(da: xr.DataArray, spread: str, valid: tuple[float, float] | None = None
+                ) -> tuple[xr.DataArray, xr.DataArray, xr.DataArray]:
+    """Mean over repeats and folds, and the lower and upper edge of the spread band.
+
+    The +-1 sd band is clipped to ``valid`` (default :func:`clip_range` of ``da``): an error
+    rate's band never runs below 0, an accuracy's never above 1.
+    """
     dims = [d for d in RESAMPLING if d in da.dims]
     if not dims:
         return da, da, da
     mean = da.mean(dims)
     if spread == "sd":
+        lo, hi = valid if valid is not None else clip_range(da)
         sd = da.std(dims, ddof=1) if math.prod(da.sizes[d] for d in dims) > 1 else mean * 0
-        return mean, mean - sd, mean + sd
+        return mean, (mean - sd).clip(min=lo), (mean + sd).clip(max=hi)
     if spread == "range":
         return mean, da.min(dims), da.max(dims)
     return mean, mean, mean
 
 
+def place_legend(ax: Any, **kwargs: Any) -> Any:
+    """The Axes' legend outside its data area, so it never covers a point and stays in one
+    place when the figure is redrawn: right of the axes, or under them when its entries are
+    long."""
+    handles, labels = ax.get_legend_handles_labels()
+    handles, labels = kwargs.pop("handles", handles), kwargs.pop("labels", labels)
+    if not handles:
+        return None
+    options = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0,
+               "frameon": False, "fontsize": "small"}
+    if max(len(line) for label in labels for line in str(label).splitlines()) > 24:
+        # long entries (fitted lines with their r^2) would squeeze the panel: under it
+        # instead, below the tick labels and the axis label
+        # (an offset in points from the axes' bottom, so a layout engine that shrinks the
+        # axes keeps it clear of the labels; export only shrinks the labels)
+        from matplotlib.transforms import offset_copy
+
+        if not hasattr(ax.figure.canvas, "get_renderer"):  # a bare Figure (no pyplot)
+            from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+            FigureCanvasAgg(ax.figure)
+        renderer = ax.figure.canvas.get_renderer()
+        drop = (ax.get_window_extent(renderer).y0 - ax.get_tightbbox(renderer).y0) \
+            * 72.0 / ax.figure.dpi + 3.0
+        options.update(loc="upper left", bbox_to_anchor=(0.0, 0.0), bbox_transform=offset_copy(
+            ax.transAxes, fig=ax.figure, y=-drop, units="points"))
+    options.update(kwargs)
+    return ax.legend(handles, labels, **options)
+
+
+def value_ticks(ax: Any, values: Sequence[float], axis: str = "x") -> None:
+    """Label a log or symlog axis with the swept values themselves (0, 4, 16, 64), not
+    powers of ten."""
+    from matplotlib.ticker import FixedLocator, NullLocator
+
+    values = np.unique(np.asarray(values, dtype=np.float64))
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    target.set_major_locator(FixedLocator(values))
+    target.set_minor_locator(NullLocator())
+    target.set_major_formatter(lambda v, _pos: f"{v:g}")
+
+
+#: Okabe & Ito's colour-blind-safe palette (with grey and brown): distinguishable with the
+#: common colour-vision deficiencies and in greyscale by lightness.
+_COLORBLIND = (
+    (0.000, 0.447, 0.698),  # 0 blue
+    (0.902, 0.624, 0.000),  # 1 orange
+    (0.000, 0.620, 0.451),  # 2 bluish green
+    (0.800, 0.475, 0.655),  # 3 reddish purple
+    (0.337, 0.706, 0.914),  # 4 sky blue
+    (0.835, 0.369, 0.000),  # 5 vermillion
+    (0.941, 0.894, 0.259),  # 6 yellow
+    (0.600, 0.600, 0.600),  # 7 grey
+    (0.000, 0.000, 0.000),  # 8 black
+    (0.600, 0.400, 0.200),  # 9 brown
+)
+
+#: Order in which names without a colour of their own take the free colours (yellow, the
+#: faintest on white, last).
+_FREE_ORDER = (0, 1, 2, 3, 4, 5, 9, 7, 8, 6)
+
+#: The one colour of each known ensemble in every figure and widget (names compared in lower
+#: case without a leading "bagged "): an index into the palette. Ensembles a study draws
+#: together get different colours (01: Coalescence, MDE, Bagging, Random Subspace, RF; 03:
+#: unpruned and pruned tree, RD, RF+, BT+, DST; 04: RDT, ERDT, MMDT, CVDT).
+ENSEMBLE_COLOURS = {
+    "aggregating": 0, "agg.": 0, "vrtrees": 0, "vr-trees": 0, "uniform voting": 0,
+    "bagging": 1, "bag.": 1, "bt+": 1, "baggedtrees": 1, "distribution summation": 1,
+    "subspacing": 2, "random subspace": 2, "rdt": 2, "rd": 2, "randomdecisiontrees": 2,
+    "random forest": 3, "rf": 3, "rf+": 3, "randomforest": 3, "likelihood combination": 3,
+    "coalescence": 4, "cvdt": 4, "baggedcvdt": 4, "bayesian combination": 4,
+    "erdt": 5, "rotation forest": 5, "rotationforest": 5,
+    "extra trees": 6, "extratrees": 6, "pert": 6, "stochasticid3": 6,
+    "mmdt": 7, "baggedmmdt": 7, "pruned tree": 7,
+    "unpruned tree": 8, "c4.5": 8, "decisiontree": 8, "single tree": 8,
+    "max-diverse ensemble": 9, "mde": 9, "maxdiverseensemble": 9, "dst": 9,
+    "disjointsampletrees": 9,
+}
+
+
+def _known_slot(name: Any) -> int | None:
+    key = str(name).strip().lower()
+    if key.startswith("bagged ") and key not in ENSEMBLE_COLOURS:
+        key = key[len("bagged "):]
+    return ENSEMBLE_COLOURS.get(key)
+
+
 def palette_for(names: Sequence[Any], palette: Any = None) -> dict[Any, Any]:
-    """A colour per name: seaborn's colorblind palette unless one is given."""
+    """A colour per name, the same for an ensemble in every figure.
+
+    Without ``palette``, a known ensemble (:data:`ENSEMBLE_COLOURS`) always gets its own
+    colour of the colour-blind-safe palette, whatever else is drawn; other names (and a known
+    one whose colour is taken in this figure) get the free colours in order. A palette name
+    or list colours the names in order; a dict is used as given.
+    """
     import seaborn as sns
 
     if isinstance(palette, dict):
@@ -133,8 +264,22 @@ def palette_for(names: Sequence[Any], palette: Any = None) -> dict[Any, Any]:
         if missing:
             raise ValueError(f"palette has no colour for {missing}")
         return dict(palette)
-    colours = sns.color_palette(palette or "colorblind", max(len(names), 1))
-    return {n: colours[i % len(colours)] for i, n in enumerate(names)}
+    if palette is not None:
+        colours = sns.color_palette(palette, max(len(names), 1))
+        return {n: colours[i % len(colours)] for i, n in enumerate(names)}
+    out: dict[Any, Any] = {}
+    taken: set[int] = set()
+    for n in names:
+        slot = _known_slot(n)
+        if slot is not None and slot not in taken:
+            out[n] = _COLORBLIND[slot]
+            taken.add(slot)
+    free = [i for i in _FREE_ORDER if i not in taken]
+    extra = [n for n in names if n not in out]
+    for i, n in enumerate(extra):
+        out[n] = _COLORBLIND[free[i]] if i < len(free) else sns.color_palette(
+            "husl", len(extra))[i]
+    return {n: out[n] for n in names}
 
 
 def get_ax(ax: Any, figsize: tuple[float, float] = (5.0, 3.6)) -> Any:

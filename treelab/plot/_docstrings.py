@@ -23,8 +23,9 @@ DOCS: dict[str, str] = {
     "ensembles": """ensembles : sequence of str, optional
         Ensembles to draw, in this order (default: every ``ensemble`` coordinate with data).""",
     "spread": """spread : {"sd", "range", "none"}, default "sd"
-        Band drawn around the mean over repeats and folds: +-1 standard deviation, min-max, or
-        nothing.""",
+        Band drawn around the mean over repeats and folds: +-1 standard deviation clipped to
+        the variable's valid range (its ``valid_range`` attr; an error rate's band stops at
+        0, an accuracy's at 1), min-max, or nothing.""",
     "ax": """ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure is made when None.""",
     "palette": """palette : str, list or dict, optional

@@ -7,7 +7,14 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from treelab.plot._common import RESAMPLING, axis_label, check_result, get_ax, palette_for
+from treelab.plot._common import (
+    RESAMPLING,
+    axis_label,
+    check_result,
+    get_ax,
+    palette_for,
+    place_legend,
+)
 from treelab.plot._docstrings import share_docs
 
 __all__ = ["error_ratio_vs_gain_ties", "error_ratio_vs_phi", "scatter_points"]
@@ -75,7 +82,7 @@ def _scatter_fit(result: Any, x: str, y: str, hue: str | None, fit: Any, palette
     ax.set_xlabel(axis_label(x, ds[x]))
     ax.set_ylabel(axis_label(y, ds[y]))
     if hue is not None or fit:
-        ax.legend(fontsize="small", frameon=False)
+        place_legend(ax)
     return ax
 
 

@@ -14,11 +14,14 @@ from treelab.plot._common import (
     axis_label,
     check_choice,
     check_result,
+    clip_range,
     get_ax,
     mean_spread,
     palette_for,
     pick_dataset,
     pick_ensembles,
+    place_legend,
+    value_ticks,
 )
 from treelab.plot._docstrings import share_docs
 
@@ -87,9 +90,11 @@ def measure_curve(
     names = pick_ensembles(ds, ensembles, "result")
     one = pick_dataset(ds, dataset, "result")
     da = _one_alpha(one[var], alpha)
+    valid = clip_range(one[var])
     if transform == "accuracy":
         da = 1.0 - da
-    mean, low, high = mean_spread(da, spread)
+        valid = (1.0 - valid[1], 1.0 - valid[0])
+    mean, low, high = mean_spread(da, spread, valid)
     extra = [d for d in mean.dims if d not in (dim, _dims.ENSEMBLE)]
     if any(mean.sizes[d] > 1 for d in extra):
         raise ValueError(f"result has dims {extra} besides {dim!r} and 'ensemble'; select one "
@@ -114,9 +119,11 @@ def measure_curve(
         ax.set_xscale("symlog", linthresh=1.0)
     else:
         ax.set_xscale(xscale)
+    if xscale != "linear":
+        value_ticks(ax, counts)  # 0, 4, 16, 64 rather than 10^0, 10^1
     ax.set_xlabel(axis_label(dim))
     ax.set_ylabel("accuracy" if transform == "accuracy" else axis_label(var, ds[var]))
-    ax.legend(fontsize="small", frameon=False)
+    place_legend(ax)
     return ax
 
 

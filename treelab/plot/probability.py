@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -9,7 +10,7 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
-from treelab.plot._common import check_result, get_ax, palette_for
+from treelab.plot._common import check_result, get_ax, palette_for, place_legend
 from treelab.plot._docstrings import share_docs
 
 __all__ = ["bias_variance", "reliability"]
@@ -70,14 +71,15 @@ def reliability(
     for c in classes:
         part = ds.sel({_dims.CLASS: c})
         name = f"class {c}" if label is None else f"{label}, class {c}"
+        # markers at exactly 0 or 1 sit on the frame: drawn whole, not cut in half
         ax.plot(part["mean_predicted"].values, part["observed_frequency"].values, "-o",
-                markersize=3.5, color=colours[c], label=name)
+                markersize=3.5, color=colours[c], label=name, clip_on=False, zorder=3)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_aspect("equal")
     ax.set_xlabel("mean predicted probability")
     ax.set_ylabel("observed frequency")
-    ax.legend(fontsize="small", frameon=False)
+    place_legend(ax)
     return ax
 
 
@@ -126,11 +128,17 @@ def bias_variance(
         raise ValueError("colors must hold two colours (bias, variance)")
     bias = np.asarray(ds["bias"].transpose(by).values, dtype=np.float64)
     var = np.asarray(ds["variance"].transpose(by).values, dtype=np.float64)
-    ax = get_ax(ax, figsize=(max(3.0, 0.8 * len(names) + 1.5), 3.4))
+    ax = get_ax(ax, figsize=(max(3.5, 0.45 * len(names) + 2.0), 3.4))
     x = np.arange(len(names))
     ax.bar(x, bias, color=colors[0], label="bias")
     ax.bar(x, var, bottom=bias, color=colors[1], label="variance")
-    ax.set_xticks(x, [str(n) for n in names], rotation=30 if len(names) > 4 else 0)
-    ax.set_ylabel("squared loss of probabilities")
-    ax.legend(fontsize="small", frameon=False)
+    # long names wrap onto two lines; many bars stand their labels upright, so none collide
+    wrapped = [textwrap.fill(str(n), 10) for n in names]
+    widest = max(len(line) for w in wrapped for line in w.splitlines())
+    turn = len(names) * widest > 20  # about what fits across a journal column
+    labels = [str(n) for n in names] if turn else wrapped
+    ax.set_xticks(x, labels, rotation=90 if turn else 0)
+    ax.set_xlabel(by)
+    ax.set_ylabel("squared loss of\nprobability estimates")
+    place_legend(ax)
     return ax

@@ -20,6 +20,7 @@ from treelab.plot._common import (
     palette_for,
     pick_dataset,
     pick_ensembles,
+    place_legend,
 )
 from treelab.plot._docstrings import share_docs
 
@@ -116,7 +117,7 @@ def spectrum(
         one = pick_dataset(ds, dataset, "result")
         ax = get_ax(ax)
         _draw(ax, one, var, names, spread, references, colours, mark_alpha)
-        ax.legend(fontsize="small", frameon=False)
+        place_legend(ax)
         return ax
     if ax is not None:
         raise ValueError("ax must be None when col='dataset' (the grid makes its own figure)")

@@ -18,10 +18,11 @@ from treelab.plot._common import (
     palette_for,
     pick_dataset,
     pick_ensembles,
+    place_legend,
 )
 from treelab.plot._docstrings import share_docs
 
-__all__ = ["auto_levels", "breiman_bound", "strength_correlation"]
+__all__ = ["auto_levels", "breiman_bound", "label_contours", "strength_correlation"]
 
 
 def breiman_bound(strength: Any, correlation: Any) -> np.ndarray:
@@ -49,6 +50,61 @@ def auto_levels(bounds: np.ndarray, n: int = 6) -> np.ndarray:
     digits = np.floor(np.log10(raw))
     rounded = np.round(raw / 10.0**digits) * 10.0**digits
     return np.unique(rounded)
+
+
+def label_contours(ax: Any, contours: Any, bounds: Sequence[float], inset: float = 0.12
+                   ) -> list:
+    """Label each contour line once, well inside the axes, and the labels apart.
+
+    matplotlib's automatic placement may put a label at the very edge (cut) or two labels on
+    top of each other where the lines crowd (low strength, low correlation). Here each level's
+    label sits where its line leaves an inner box (``inset``, a fraction of ``bounds``, the
+    drawn (xmin, xmax, ymin, ymax), from every edge) towards the upper right, where the lines
+    of Breiman's bound are furthest apart, and no closer to another label than a label's
+    size; a level without such a spot is left unlabelled.
+    """
+    x0, x1, y0, y1 = (float(b) for b in bounds)
+    xs = contours.allsegs
+    # a label's size as a fraction of the axes (a layout engine shrinks the axes later, and
+    # export scales fonts with the width: 1.6 covers both)
+    from matplotlib.font_manager import FontProperties
+
+    points = FontProperties(size="x-small").get_size_in_points()
+    fig_w, fig_h = ax.figure.get_size_inches()
+    box = ax.get_position()
+    sep_x = 1.6 * 4 * 0.6 * points / 72 / max(box.width * fig_w, 0.5)
+    sep_y = 1.6 * 1.3 * points / 72 / max(box.height * fig_h, 0.5)
+    spots: list[tuple[float, tuple[float, float]]] = []
+    placed: list[tuple[float, float]] = []
+    for level, segs in zip(contours.levels, xs, strict=False):
+        line = np.vstack([seg for seg in segs if len(seg)]) if any(len(g) for g in segs) \
+            else np.empty((0, 2))
+        if not len(line):
+            continue
+        fx = (line[:, 0] - x0) / (x1 - x0)
+        fy = (line[:, 1] - y0) / (y1 - y0)
+        inner = (fx > inset) & (fx < 1 - inset) & (fy > inset) & (fy < 1 - inset)
+        if not inner.any():
+            continue  # a line that only grazes the corner stays unlabelled rather than cut
+        # the upper-right-most point of the line that keeps clear of the labels placed so far
+        # (a label is about 0.15 x 0.1 of a small panel); a level with no such point stays
+        # unlabelled rather than overprinted
+        for k in np.argsort(-(fx + fy), kind="stable"):
+            if not inner[k]:
+                continue
+            if all(abs(fx[k] - ax_) > sep_x or abs(fy[k] - ay_) > sep_y for ax_, ay_ in placed):
+                placed.append((fx[k], fy[k]))
+                spots.append((float(level), tuple(line[k])))
+                break
+    labels = []
+    for level, spot in spots:  # one level a call: a manual spot labels the nearest line
+        labels += ax.clabel(contours, [level], fmt="%g", fontsize="x-small", manual=[spot],
+                            inline=False)
+    for text in labels:  # level, on a white patch over its line, under the data
+        text.set_rotation(0)
+        text.set_bbox({"facecolor": "white", "edgecolor": "none", "pad": 0.6})
+        text.set_zorder(1.5)
+    return labels
 
 
 def trajectories(ds: xr.Dataset, ensembles: list) -> dict[Any, dict[str, np.ndarray]]:
@@ -135,10 +191,12 @@ def strength_correlation(
         levels = auto_levels(breiman_bound(all_s, all_r))
     contours = ax.contour(s_grid, r_grid, breiman_bound(s_grid, r_grid), levels=levels,
                           colors="0.65", linewidths=0.8, zorder=1)
-    ax.clabel(contours, fmt="%g", fontsize="x-small")
+    label_contours(ax, contours, (s_lo, s_hi, 0.0, r_hi))
     import matplotlib as mpl
+    from matplotlib.lines import Line2D
 
     norm = mpl.colors.Normalize(vmin=0.0, vmax=1.0)
+    ringed = False
     for name, path in paths.items():
         finite = finite_alpha(path["alpha"])
         if finite.any():
@@ -150,18 +208,30 @@ def strength_correlation(
             if mark_alpha is not None:
                 hit = np.isclose(path["alpha"], float(mark_alpha))
                 if hit.any():
+                    ringed = True
                     ax.scatter(path["strength"][hit], path["correlation"][hit], s=110,
                                facecolors="none", edgecolors="k", linewidths=1.2, zorder=4,
                                gid=f"mark:{name}")
         elif path["alpha"].size:
-            ax.scatter(path["strength"][:1], path["correlation"][:1], marker="D", s=40,
-                       color=colours[name], edgecolors="k", label=str(name), zorder=3)
+            # white with the ensemble's colour as a thick edge: no colour of the alpha scale
+            ax.scatter(path["strength"][:1], path["correlation"][:1], marker="D", s=46,
+                       facecolors="white", edgecolors=[colours[name]], linewidths=1.8,
+                       label=f"{name} (no alpha)", zorder=3, gid=f"fixed:{name}")
+    # the legend says what the rings and the grey lines are
+    handles, labels = ax.get_legend_handles_labels()
+    if ringed:
+        handles.append(Line2D([], [], linestyle="none", marker="o", markersize=9,
+                              markerfacecolor="none", markeredgecolor="k"))
+        labels.append(rf"$\alpha$ = {float(mark_alpha):g}")
+    handles.append(Line2D([], [], color="0.65", linewidth=0.8))
+    labels.append("Breiman bound\n" + r"$\bar\rho(1-s^2)/s^2$")
     if colorbar:
         mappable = mpl.cm.ScalarMappable(norm=norm, cmap=cmap)
-        ax.figure.colorbar(mappable, ax=ax, label=r"$\alpha$", shrink=0.85)
+        ax.figure.colorbar(mappable, ax=ax, label=r"point colour: $\alpha$", location="top",
+                           fraction=0.05, pad=0.03, aspect=30, ticks=[0.0, 0.5, 1.0])
     ax.set_xlim(s_lo, s_hi)
     ax.set_ylim(0.0, r_hi)
     ax.set_xlabel(axis_label("strength"))
     ax.set_ylabel(axis_label("correlation"))
-    ax.legend(fontsize="small", frameon=False, loc="upper left")
+    place_legend(ax, handles=handles, labels=labels)
     return ax

@@ -25,14 +25,21 @@ _CLASS_COLOURS = np.array([
 ])
 
 
-def _xy(data: Any) -> tuple[np.ndarray, np.ndarray]:
-    if hasattr(data, "X") and hasattr(data, "y"):
+def _xy(data: Any, labels: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """X and y from ``data`` alone (LabeledData or a pair) or from ``data=X, labels=y``."""
+    if labels is not None:
+        if (hasattr(data, "X") and hasattr(data, "y")) or isinstance(data, tuple):
+            raise TypeError("give the training points once: (model, X, y) or (model, data), "
+                            "not data and y")
+        X, y = data, labels
+    elif hasattr(data, "X") and hasattr(data, "y"):
         X, y = data.X, data.y
     elif isinstance(data, tuple | list) and len(data) == 2:
         X, y = data
     else:
-        raise TypeError("data must be a treelab LabeledData or a pair (X, y), got "
-                        f"{type(data).__name__}")
+        raise TypeError("decision_surface takes the training points as (model, X, y), "
+                        "(model, (X, y)) or (model, LabeledData); got "
+                        f"{type(data).__name__} without y")
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
     if X.ndim != 2 or X.shape[1] != 2:
@@ -98,11 +105,12 @@ def class_colours(n_classes: int) -> np.ndarray:
 def decision_surface(
     estimator: Any,
     data: Any,
+    y: Any = None,
     *,
     resolution: int = 100,
     bounds: Sequence[float] | None = None,
     points: bool = True,
-    max_points: int = 2000,
+    max_points: int = 500,
     colorbar: bool = False,
     title: str | None = None,
     ax: Any = None,
@@ -119,16 +127,21 @@ def decision_surface(
     ----------
     estimator : fitted classifier
         Any classifier with ``predict_proba`` and ``classes_`` fitted on two features.
-    data : LabeledData or (X, y)
-        The training points (X with exactly two columns; y original labels).
+    data : array-like (sample, 2), LabeledData or (X, y)
+        The training points: X with exactly two columns when ``y`` is given (as scikit-learn's
+        ``DecisionBoundaryDisplay.from_estimator(estimator, X)``), else a LabeledData or a
+        pair (X, y).
+    y : array-like (sample,), optional
+        Labels of ``data`` (original labels, as in ``estimator.classes_``).
     resolution : int, default 100
         Grid points per axis.
     bounds : (xmin, xmax, ymin, ymax), optional
         The square drawn (default: the data's range with a 4%% margin).
     points : bool, default True
         Draw the training points.
-    max_points : int, default 2000
-        Draw at most this many points (an evenly spaced subset).
+    max_points : int, default 500
+        Draw at most this many points (an evenly spaced subset), so that the surface stays
+        visible under them.
     colorbar : bool, default False
         Add a colour bar (two classes only).
     title : str, optional
@@ -138,8 +151,13 @@ def decision_surface(
     Returns
     -------
     %(returns_ax)s
+
+    Examples
+    --------
+    >>> model = treelab.VRTrees(alpha=0.5).fit(X, y)  # doctest: +SKIP
+    >>> ax = treelab.plot.decision_surface(model, X, y)  # doctest: +SKIP
     """
-    X, y = _xy(data)
+    X, y = _xy(data, y)
     if not isinstance(points, bool):
         raise TypeError(f"points must be True or False, got {points!r}")
     b = _bounds(X, bounds)
@@ -167,7 +185,10 @@ def decision_surface(
         codes = np.clip(codes, 0, len(classes) - 1)
         ax.scatter(X[idx, 0], X[idx, 1], c=colours[codes], s=9, edgecolors="white",
                    linewidths=0.4, zorder=3)
-    names = getattr(data, "feature_names", None) or ("x1", "x2")
+    names = getattr(data, "feature_names", None)
+    if names is None and hasattr(data, "columns"):  # a DataFrame X
+        names = [str(c) for c in data.columns]
+    names = names or ("x1", "x2")
     ax.set_xlabel(str(names[0]))
     ax.set_ylabel(str(names[1]))
     ax.set_xlim(b[0], b[1])

@@ -37,14 +37,26 @@ def _ipywidgets() -> Any:
     return ipywidgets
 
 
-def _figure(width: float, height: float, ncols: int = 1) -> tuple[Any, Any]:
+#: Room (inches) right of a panel for its legend, which sits outside the data.
+LEGEND_IN = 1.6
+
+#: Controls' descriptions are shown whole ("construction", not "constructi...").
+STYLE = {"description_width": "initial"}
+
+
+def _figure(width: float, height: float, ncols: int = 1, legend_in: float = LEGEND_IN,
+            top_in: float = 0.35) -> tuple[Any, Any]:
     from matplotlib.figure import Figure
 
-    # fixed margins: a layout engine would double the drawing time of every interaction
+    # fixed margins, with room for each panel's legend on its right: a layout engine would
+    # double the drawing time of every interaction, and fixed room keeps the legend in one
+    # place from one redraw to the next
     fig = Figure(figsize=(width, height))
     axes = fig.subplots(1, ncols)
-    fig.subplots_adjust(left=0.75 / width, right=1 - 0.25 / width, bottom=0.55 / height,
-                        top=1 - 0.35 / height, wspace=0.9 / width * ncols)
+    left, right, gap = 0.75, 0.15 + legend_in, 0.8 + legend_in
+    panel = (width - left - right - (ncols - 1) * gap) / ncols
+    fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=0.55 / height,
+                        top=1 - top_in / height, wspace=gap / panel)
     return fig, axes
 
 
@@ -82,7 +94,10 @@ def _check_result(result: Any, dims: Sequence[str]) -> xr.Dataset:
                         f"{type(result).__name__}")
     missing = [d for d in dims if d not in result.dims]
     if missing:
-        raise ValueError(f"result lacks the dims {missing} (has {tuple(result.dims)})")
+        from treelab.plot._common import _how_to_add
+
+        raise ValueError(f"result lacks the dims {missing} (has {tuple(result.dims)}): "
+                         f"{_how_to_add(missing)}")
     return result
 
 
@@ -135,10 +150,6 @@ def measures_at(result: xr.Dataset, *, dataset: Any, ensemble: Any, alpha: float
         "measure")
 
 
-def _palette(n: int) -> list:
-    import seaborn as sns
-
-    return list(sns.color_palette("colorblind", max(n, 1)))[:n]
 
 
 class _Explorer:
@@ -155,5 +166,5 @@ class _Explorer:
         self.figure = fig
         self.measures = table
         self.image.value = render_png(fig)
-        self.table.value = table.to_html(float_format=lambda v: f"{v:.4g}", na_rep="-",
+        self.table.value = table.to_html(float_format=lambda v: f"{v:.3g}", na_rep="-",
                                          border=0)

@@ -10,6 +10,7 @@ import xarray as xr
 from treelab import _dims
 from treelab.widgets._common import (
     MEASURES,
+    STYLE,
     _check_coord,
     _check_result,
     _Explorer,
@@ -53,7 +54,7 @@ def diversity_view(
     for var in (x, y):
         if var not in ds.data_vars:
             raise ValueError(f"result has no variable {var!r}")
-    fig, ax = _figure(6.0, 4.2)
+    fig, ax = _figure(7.2, 4.2)
     plot.error_ratio_vs_phi(ds, x=x, y=y, ax=ax)
     chosen = scatter_points(ds.sel({_dims.DATASET: [dataset]}), x, y, None)[None]
     ax.scatter(chosen[0], chosen[1], s=140, facecolors="none", edgecolors="k",
@@ -93,7 +94,8 @@ class DiversityExplorer(_Explorer):
                 raise ValueError(f"result has no variable {var!r}")
         self.result, self.x, self.y = ds, x, y
         names = list(ds[_dims.DATASET].values)
-        self.dataset = w.Dropdown(options=names, value=names[0], description="data set")
+        self.dataset = w.Dropdown(options=names, value=names[0], description="data set",
+                                  style=STYLE)
         self.image = w.Image(format="png")
         self.table = w.HTML()
         self.dataset.observe(self._on_change, names="value")

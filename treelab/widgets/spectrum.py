@@ -11,12 +11,12 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.widgets._common import (
+    STYLE,
     _check_coord,
     _check_result,
     _Explorer,
     _figure,
     _ipywidgets,
-    _palette,
     measures_at,
 )
 
@@ -58,20 +58,24 @@ def spectrum_view(
     _check_coord(ds, _dims.ENSEMBLE, ensemble, "ensemble")
     _check_coord(ds, _dims.ALPHA, alpha, "alpha")
     one = ds.sel({_dims.DATASET: [dataset]}) if _dims.DATASET in ds.dims else ds
-    names = [e for e in ds[_dims.ENSEMBLE].values if e != ensemble] + [ensemble]
+    from treelab.plot._common import palette_for
+
+    everyone = list(ds[_dims.ENSEMBLE].values)
+    names = [e for e in everyone if e != ensemble] + [ensemble]  # the chosen one on top
     has_sc = "strength" in ds and "correlation" in ds
-    fig, axes = _figure(10.0 if has_sc else 5.5, 3.8, 2 if has_sc else 1)
+    fig, axes = _figure(12.0 if has_sc else 6.5, 4.2, 2 if has_sc else 1, top_in=1.15)
     left = axes[0] if has_sc else axes
-    palette = dict(zip(names, _palette(len(names)), strict=True))
+    palette = palette_for(everyone)  # every ensemble keeps its colour whatever is chosen
     plot.spectrum(one, var=var, ensembles=names, mark_alpha=alpha, palette=palette, ax=left)
     for line in left.get_lines():
         if line.get_label() == str(ensemble):
             line.set_linewidth(2.6)
     left.set_title(f"{dataset}: {var}", fontsize="medium")
     if has_sc:
-        plot.strength_correlation(one, ensembles=[ensemble], mark_alpha=alpha, colorbar=False,
+        plot.strength_correlation(one, ensembles=[ensemble], mark_alpha=alpha, colorbar=True,
                                   palette={ensemble: palette[ensemble]}, ax=axes[1])
-        axes[1].set_title(f"{ensemble} at alpha = {alpha:g}", fontsize="medium")
+        # above the alpha colour bar, which sits on top of the panel
+        fig.axes[-1].set_title(f"{ensemble} at alpha = {alpha:g}", fontsize="medium")
     table = measures_at(ds, dataset=dataset, ensemble=ensemble, alpha=alpha)
     return fig, table
 
@@ -117,11 +121,13 @@ class SpectrumExplorer(_Explorer):
                  if bool(err.sel({_dims.ENSEMBLE: e, _dims.ALPHA: finite}).notnull().any())]
         self.result, self.var = ds, var
         datasets = list(ds[_dims.DATASET].values) if _dims.DATASET in ds.dims else [None]
-        self.dataset = w.Dropdown(options=datasets, value=datasets[0], description="data set")
-        self.ensemble = w.Dropdown(options=swept, value=swept[0], description="construction")
+        self.dataset = w.Dropdown(options=datasets, value=datasets[0], description="data set",
+                                  style=STYLE)
+        self.ensemble = w.Dropdown(options=swept, value=swept[0], description="construction",
+                                   style=STYLE)
         start = min(finite, key=lambda a: abs(a - 0.5))
         self.alpha = w.SelectionSlider(options=finite, value=start, description="alpha",
-                                       continuous_update=False)
+                                       continuous_update=False, style=STYLE)
         self.image = w.Image(format="png")
         self.table = w.HTML()
         for control in (self.dataset, self.ensemble, self.alpha):

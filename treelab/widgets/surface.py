@@ -10,6 +10,7 @@ import pandas as pd
 
 from treelab.widgets._common import (
     CONSTRUCTIONS,
+    STYLE,
     _Explorer,
     _figure,
     _ipywidgets,
@@ -88,7 +89,7 @@ def surface_view(
     model.fit(X, y)  # with two features, a subspace tree sees one of them
     known = np.isin(yt, model.classes_)
     diag = diagnose(model, Xt[known], yt[known])
-    fig, (left, right) = _figure(9.0, 4.0, 2)
+    fig, (left, right) = _figure(9.0, 4.0, 2, legend_in=0.3, top_in=1.15)
     names = getattr(data, "feature_names", None)
     plot.decision_surface(model, (X, y), resolution=resolution, ax=left,
                           bounds=plot.surface._bounds(np.vstack([X, Xt]), None),
@@ -110,7 +111,7 @@ def _strength_panel(ax: Any, s: float, rho: float, alpha: float,
                     history: Sequence[tuple[float, float, float]]) -> None:
     import matplotlib as mpl
 
-    from treelab.plot.strength import breiman_bound
+    from treelab.plot.strength import breiman_bound, label_contours
 
     pts = [(a, hs, hr) for a, hs, hr in history if np.isfinite(hs) and np.isfinite(hr)]
     s_all = [p[1] for p in pts] + [s]
@@ -120,19 +121,22 @@ def _strength_panel(ax: Any, s: float, rho: float, alpha: float,
     sg, rg = np.meshgrid(np.linspace(s_lo, 1.0, 80), np.linspace(0.0, r_hi, 80))
     cs = ax.contour(sg, rg, breiman_bound(sg, rg), levels=(0.05, 0.1, 0.2, 0.4, 0.8),
                     colors="0.65", linewidths=0.8)
-    ax.clabel(cs, fmt="%g", fontsize="x-small")
+    label_contours(ax, cs, (s_lo, 1.0, 0.0, r_hi))
     norm = mpl.colors.Normalize(0, 1)
     if pts:
         hist = np.array(pts)
         ax.scatter(hist[:, 1], hist[:, 2], c=hist[:, 0], cmap="viridis", norm=norm, s=18,
                    alpha=0.45, gid="history")
-    ax.scatter([s], [rho], c=[alpha], cmap="viridis", norm=norm, s=120, edgecolors="k",
-               linewidths=1.2, zorder=3, gid="current")
+    current = ax.scatter([s], [rho], c=[alpha], cmap="viridis", norm=norm, s=120,
+                         edgecolors="k", linewidths=1.2, zorder=3, gid="current")
+    # point colour carries alpha: the colour bar says so
+    bar = ax.figure.colorbar(current, ax=ax, label=r"point colour: $\alpha$", location="top",
+                             fraction=0.05, pad=0.03, aspect=30, ticks=[0.0, 0.5, 1.0])
     ax.set_xlim(s_lo, 1.0)
     ax.set_ylim(0.0, r_hi)
     ax.set_xlabel("strength $s$")
     ax.set_ylabel(r"correlation $\bar\rho$")
-    ax.set_title("test rows: strength and correlation", fontsize="medium")
+    bar.ax.set_title("test rows: strength and correlation", fontsize="medium")
 
 
 class DecisionSurfaceExplorer(_Explorer):
@@ -180,11 +184,12 @@ class DecisionSurfaceExplorer(_Explorer):
         self.resolution, self.random_state = resolution, random_state
         self.history: list[tuple[float, float, float]] = []
         self.alpha = w.FloatSlider(value=float(alpha), min=0.0, max=1.0, step=0.05,
-                                   description="alpha", continuous_update=False)
+                                   description="alpha", continuous_update=False, style=STYLE)
         self.n_estimators = w.IntSlider(value=int(n_estimators), min=2, max=100,
-                                        description="trees", continuous_update=False)
+                                        description="trees", continuous_update=False,
+                                        style=STYLE)
         self.construction = w.Dropdown(options=list(CONSTRUCTIONS), value=construction,
-                                       description="construction")
+                                       description="construction", style=STYLE)
         self.image = w.Image(format="png")
         self.table = w.HTML()
         for control in (self.alpha, self.n_estimators, self.construction):
