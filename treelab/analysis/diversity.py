@@ -290,7 +290,9 @@ def error_arrangement(
       that table has at most ``max_states`` cells ((T + 1)^W for W wrong classes that get
       votes: any T for three classes, about 60 members for four); beyond, by Monte Carlo over
       ``n_draws`` rows per class seeded by ``random_state``, with the standard error in
-      ``independent_error_se`` (0 when exact) and the method in the variable's description.
+      ``independent_error_se`` (0 when exact; the binomial sqrt(p (1 - p) / n_draws) per class,
+      so a class never or always lost in the draws adds 0: read that as "below 1 / n_draws")
+      and the method in the variable's description.
     * ``optimal_error``: L / n with L the fewest rows that must hold more than m errors over all
       re-arrangements of each member's errors across the rows (each member errs on k_t distinct
       rows; rows with at most m errors count as correct, and once a row is lost further errors go
