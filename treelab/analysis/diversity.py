@@ -425,7 +425,8 @@ def error_ratio(ensemble_error: Any, single_error: Any) -> xr.DataArray:
         Error E_s of the single deterministic model of the same family on the same training rows
         (for VR-Trees the alpha = 1 tree). Broadcast against ``ensemble_error`` by xarray rules
         and paired by coordinate; a dim both carry must hold the same labels (in any order),
-        else ``ValueError`` (no silent inner join).
+        else ``ValueError`` (no silent inner join). Its dims must be dims of
+        ``ensemble_error`` (one E_s may serve several ensembles, not the reverse).
 
     Returns
     -------
@@ -448,6 +449,11 @@ def error_ratio(ensemble_error: Any, single_error: Any) -> xr.DataArray:
         if bool((val < 0).any()):
             raise ValueError(f"{name} must be non-negative")
     if isinstance(ensemble_error, xr.DataArray) and isinstance(single_error, xr.DataArray):
+        extra = [d for d in s.dims if d not in e.dims]
+        if extra:
+            # broadcasting would pair every E_e with every E_s along those dims
+            raise ValueError(f"single_error has dims {extra} that ensemble_error lacks "
+                             f"({tuple(e.dims)}); the ratio would be an outer product")
         _check_same_labels(e, s)
     if bool((s == 0).any()):
         warnings.warn(
