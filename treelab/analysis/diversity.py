@@ -269,7 +269,7 @@ def error_arrangement(
     n_classes: int | None = None,
     classes: Any = None,
     max_states: int = MAX_STATES,
-    n_draws: int = 10_000,
+    n_draws: int = 2_000,
     random_state: int = 0,
 ) -> xr.Dataset:
     """Observed, independent and optimal arrangements of member errors (Ali & Pazzani §5.3).
@@ -311,7 +311,7 @@ def error_arrangement(
         Original labels; when given, labels are looked up in it instead of being codes.
     max_states : int, default 250000
         Largest exact table; beyond it the independent error is simulated.
-    n_draws : int, default 10000
+    n_draws : int, default 2000
         Simulated rows per class for the Monte Carlo estimate.
     random_state : int, default 0
         Seed of the Monte Carlo estimate.
