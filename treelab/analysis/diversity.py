@@ -292,7 +292,9 @@ def error_arrangement(
       ``n_draws`` rows per class seeded by ``random_state``, with the standard error in
       ``independent_error_se`` (0 when exact; the binomial sqrt(p (1 - p) / n_draws) per class,
       so a class never or always lost in the draws adds 0: read that as "below 1 / n_draws")
-      and the method in the variable's description.
+      and the method in the variable's description. A class whose chance of losing is provably
+      below 1 / n_draws (the union bound sum_l P(V_l >= V_k), exact per pair) is not
+      simulated: it adds 0 to the error and the bound to the standard error.
     * ``optimal_error``: L / n with L the fewest rows that must hold more than m errors over all
       re-arrangements of each member's errors across the rows (each member errs on k_t distinct
       rows; rows with at most m errors count as correct, and once a row is lost further errors go
