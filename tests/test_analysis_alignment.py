@@ -68,3 +68,23 @@ def test_fit_error_ratio_refuses_different_dims():
         fit_error_ratio(phi, ratio)
     fit = fit_error_ratio(phi, ratio.rename(point="dataset"))
     assert float(fit.slope) == pytest.approx(1.0)
+
+
+def test_error_ratio_refuses_an_outer_product():
+    e = xr.DataArray([0.1, 0.2], dims="point")
+    s = xr.DataArray([0.2, 0.4], dims="other")
+    with pytest.raises(ValueError, match="outer product"):
+        error_ratio(e, s)
+    # one single-model error per data set serves every alpha
+    e2 = xr.DataArray([[0.1, 0.2], [0.3, 0.4]], dims=("dataset", "alpha"))
+    s2 = xr.DataArray([0.2, 0.4], dims="dataset")
+    np.testing.assert_allclose(error_ratio(e2, s2).transpose("dataset", "alpha").values,
+                               [[0.5, 1.0], [0.75, 1.0]])
+
+
+def test_missing_and_mixed_labels_are_refused():
+    L = np.array([[0, 1, 1]])
+    with pytest.raises(ValueError, match="y holds a missing label"):
+        errors(L, np.array(["a", None, "b"], dtype=object), classes=["a", "b"])
+    with pytest.raises(TypeError, match="y mixes label types"):
+        errors(L, np.array(["a", 1, "b"], dtype=object), classes=["a", "b"])

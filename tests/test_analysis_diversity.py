@@ -229,3 +229,18 @@ def test_bad_input(L, y, kwargs, exc, match):
     for fn in (error_correlation, error_arrangement, errors):
         with pytest.raises(exc, match=match):
             fn(L, y, **kwargs)
+
+
+def test_independent_error_union_bound_path_brackets_the_exact_value():
+    rng = np.random.default_rng(5)
+    T, n, C = 9, 400, 4
+    y = rng.integers(0, C, n)
+    L = np.where(rng.random((T, n)) < 0.12, (y[None, :] + rng.integers(1, C, (T, n))) % C,
+                 y[None, :])
+    exact = error_arrangement(L, y, n_classes=C, max_states=10**7)
+    bounded = error_arrangement(L, y, n_classes=C, max_states=1, n_draws=1000)
+    assert "union bound" in bounded.independent_error.attrs["description"]
+    assert float(bounded.independent_error) == 0.0
+    se = float(bounded.independent_error_se)
+    assert 0 < float(exact.independent_error) <= 2 * se  # 0 <= value <= sum of bounds
+    assert se < 1 / 1000

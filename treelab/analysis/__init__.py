@@ -8,6 +8,7 @@ the dims of :mod:`treelab._dims`; :func:`diagnose` runs them all on a fitted ens
 
 from treelab.analysis.bias_variance import bias_variance
 from treelab.analysis.characteristics import sample_density
+from treelab.analysis.costs import cost_sensitive_profit, cost_thresholds
 from treelab.analysis.decomposition import bias_variance_01, bias_variance_diversity
 from treelab.analysis.diagnose import diagnose
 from treelab.analysis.diversity import error_arrangement, error_correlation, error_ratio, errors
@@ -15,8 +16,6 @@ from treelab.analysis.kuncheva import nonpairwise_diversity, pairwise_diversity
 from treelab.analysis.margins import margin_cdf, margins
 from treelab.analysis.oob import in_bag_counts, oob_strength_correlation
 from treelab.analysis.probability import (
-    cost_sensitive_profit,
-    cost_thresholds,
     exact_mse,
     reliability,
     thresholded_mse,

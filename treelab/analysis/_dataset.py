@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import json
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from typing import Any, NamedTuple
@@ -243,7 +244,26 @@ def as_array(
             )
     if arr.dtype == object and not labels:
         raise TypeError(f"{name} must hold numbers, got dtype object")
+    if arr.dtype == object and arr.size:
+        types = set(map(type, arr.ravel()))
+        floats = [t for t in types if issubclass(t, float)]
+        if type(None) in types or (
+            floats and any(isinstance(v, float) and v != v for v in arr.ravel())
+        ):
+            raise ValueError(f"{name} holds a missing label (None or NaN)")
+        if len({_kind(t) for t in types}) > 1:
+            raise TypeError(
+                f"{name} mixes label types {sorted(t.__name__ for t in types)}; "
+                "use one type for every label"
+            )
     return arr, coords
+
+
+def _kind(kind: type) -> str:
+    """Labels of one kind compare with each other: numbers, strings, or one other type."""
+    if issubclass(kind, numbers.Number):
+        return "number"
+    return "str" if issubclass(kind, str) else kind.__name__
 
 
 def align_to(

@@ -11,9 +11,12 @@ sum_k p(y = k) P(k loses | y = k), p(y = k) the share of rows of class k.
 P(k loses | y = k) is computed exactly by dynamic programming over the vote counts of the wrong
 classes that can receive votes (the correct count is T minus their sum), while that table has
 at most ``max_states`` cells; beyond, by seeded Monte Carlo over ``n_draws`` simulated rows,
-with its standard error reported. Where the union bound sum_l P(V_l >= V_k) (each term exact,
-by DP over the vote difference) is below 1e-12, the class counts as never losing, so the
-result is exact to 1e-12 there.
+with its standard error reported. The union bound sum_l P(V_l >= V_k) (each term exact, by DP
+over the vote difference) comes first: below 1e-12 the class counts as never losing (exact to
+1e-12); where the table is too large and the bound is below 1 / n_draws (less than the draws
+could resolve), the class's loss is reported as 0 with the bound as its standard error (the
+value lies between 0 and the bound). The method (``"exact"``, ``"union bound"``,
+``"monte carlo"``, joined with ``+``) says which were used.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+
+from treelab.engine.kernels._votes import difference_tails, lost_draws
 
 __all__ = ["IndependentError", "independent_vote_error", "vote_model"]
 
@@ -65,17 +70,8 @@ NEGLIGIBLE = 1e-12
 def _union_bound(p: np.ndarray, k: int, wrong: np.ndarray) -> float:
     """sum over wrong classes l of P(V_l >= V_k): an upper bound on P(k loses), exact per pair
     by DP over the vote difference V_l - V_k (each member adds +1, -1 or 0)."""
-    n_trees = p.shape[0]
-    diff = np.zeros((wrong.size, 2 * n_trees + 1))
-    diff[:, n_trees] = 1.0  # offset n_trees: difference 0
-    for t in range(n_trees):
-        up, down = p[t, wrong][:, None], p[t, k]
-        stay = 1.0 - up - down
-        new = diff * stay
-        new[:, 1:] += diff[:, :-1] * up
-        new[:, :-1] += diff[:, 1:] * down
-        diff = new
-    return float(diff[:, n_trees:].sum())
+    tails = difference_tails(np.ascontiguousarray(p), int(k), wrong.astype(np.int64))
+    return float(tails.sum())
 
 
 def _loses_exact(p: np.ndarray, k: int, wrong: np.ndarray) -> float:
@@ -103,24 +99,11 @@ def _loses_exact(p: np.ndarray, k: int, wrong: np.ndarray) -> float:
     return float(max(0.0, 1.0 - table[wins].sum()))
 
 
-def _loses_mc(p: np.ndarray, k: int, n_draws: int, rng: np.random.Generator) -> float:
+def _loses_mc(p: np.ndarray, k: int, n_draws: int, seed: int) -> float:
     """Share of ``n_draws`` simulated rows on which class k loses; p (tree, class)."""
-    n_trees, C = p.shape
     cum = np.cumsum(p, axis=1)
     cum[:, -1] = 1.0  # guard the last edge against rounding
-    # one sorted array for all members: member t's edges shifted by t, so a draw u + t falls
-    # into member t's block and its position there is the class it votes
-    edges = (cum + np.arange(n_trees)[:, None]).ravel()
-    lost = 0
-    chunk = max(1, 4_000_000 // n_trees)
-    for start in range(0, n_draws, chunk):
-        m = min(chunk, n_draws - start)
-        u = rng.random((n_trees, m)) + np.arange(n_trees)[:, None]
-        votes_of = np.searchsorted(edges, u, side="right") - (np.arange(n_trees) * C)[:, None]
-        flat = (np.arange(m) * C)[None, :] + votes_of
-        counts = np.bincount(flat.ravel(), minlength=m * C).reshape(m, C)
-        lost += int(np.count_nonzero(np.argmax(counts, axis=1) != k))
-    return lost / n_draws
+    return lost_draws(np.ascontiguousarray(cum), int(k), int(n_draws), np.uint64(seed)) / n_draws
 
 
 def independent_vote_error(
@@ -129,7 +112,7 @@ def independent_vote_error(
     n_classes: int,
     *,
     max_states: int = MAX_STATES,
-    n_draws: int = 10_000,
+    n_draws: int = 2_000,
     random_state: int = 0,
     n_known: int | None = None,
 ) -> IndependentError:
@@ -138,8 +121,9 @@ def independent_vote_error(
     n_trees, n_samples = labels.shape
     model = vote_model(labels, y, n_classes)
     share = np.bincount(y, minlength=n_classes) / n_samples
-    rng = np.random.default_rng(random_state)
-    error, var, exact = 0.0, 0.0, True
+    # one seed per class, so a class's estimate does not depend on which others were simulated
+    seeds = np.random.default_rng(random_state).integers(0, 2**63, size=n_classes)
+    error, var, methods = 0.0, 0.0, set()
     n_known = n_classes if n_known is None else n_known
     for k in np.flatnonzero(share):
         if k >= n_known:  # no member can vote a class it never saw
@@ -147,14 +131,22 @@ def independent_vote_error(
             continue
         p = model[:, k, :]
         wrong = np.array([c for c in range(n_classes) if c != k and p[:, c].any()], dtype=int)
-        if wrong.size == 0 or _union_bound(p, int(k), wrong) < NEGLIGIBLE:
+        bound = _union_bound(p, int(k), wrong) if wrong.size else 0.0
+        if bound < NEGLIGIBLE:
             continue
         if float(n_trees + 1) ** wrong.size <= max_states:
+            methods.add("exact")
             lost = _loses_exact(p, int(k), wrong)
+        elif bound < 1.0 / n_draws:
+            # below what the draws could resolve: the loss lies in [0, bound]; report 0 with
+            # the bound as its uncertainty instead of simulating
+            methods.add("union bound")
+            lost = 0.0
+            var += (share[k] * bound) ** 2
         else:
-            exact = False
-            lost = _loses_mc(p, int(k), n_draws, rng)
+            methods.add("monte carlo")
+            lost = _loses_mc(p, int(k), n_draws, int(seeds[k]))
             var += share[k] ** 2 * lost * (1.0 - lost) / n_draws
         error += share[k] * lost
-    return IndependentError(min(1.0, error), float(np.sqrt(var)), "exact" if exact else
-                            "monte carlo")
+    method = " + ".join(sorted(methods)) if methods else "exact"
+    return IndependentError(min(1.0, error), float(np.sqrt(var)), method)

@@ -165,7 +165,8 @@ def diagnose(
         ``error_ratio``; ``phi_e``, ``phi_star``, ``phi_gap``, ``relation``; ``strength``,
         ``correlation``, ``breiman_bound``, ``margin_variance``, ``margin`` (sample),
         ``rival_class`` (sample), ``p1``, ``p2``, ``sd`` (tree); ``observed_error``,
-        ``independent_error``, ``optimal_error``; ``thresholded_mse`` (threshold),
+        ``independent_error``, ``independent_error_se``, ``optimal_error``;
+        ``thresholded_mse`` (threshold),
         ``topk_error`` (k), ``exact_mse`` (with ``true_proba``); gain ties ``ties``,
         ``decision_nodes``, ``g`` (tree), ``mean_g``, ``pooled_g``; and every per-tree variable
         of ``ensemble.tree_stats()`` (prefixed ``tree_`` where a name is taken). Scalar

@@ -269,7 +269,7 @@ def error_arrangement(
     n_classes: int | None = None,
     classes: Any = None,
     max_states: int = MAX_STATES,
-    n_draws: int = 10_000,
+    n_draws: int = 2_000,
     random_state: int = 0,
 ) -> xr.Dataset:
     """Observed, independent and optimal arrangements of member errors (Ali & Pazzani §5.3).
@@ -290,7 +290,11 @@ def error_arrangement(
       that table has at most ``max_states`` cells ((T + 1)^W for W wrong classes that get
       votes: any T for three classes, about 60 members for four); beyond, by Monte Carlo over
       ``n_draws`` rows per class seeded by ``random_state``, with the standard error in
-      ``independent_error_se`` (0 when exact) and the method in the variable's description.
+      ``independent_error_se`` (0 when exact; the binomial sqrt(p (1 - p) / n_draws) per class,
+      so a class never or always lost in the draws adds 0: read that as "below 1 / n_draws")
+      and the method in the variable's description. A class whose chance of losing is provably
+      below 1 / n_draws (the union bound sum_l P(V_l >= V_k), exact per pair) is not
+      simulated: it adds 0 to the error and the bound to the standard error.
     * ``optimal_error``: L / n with L the fewest rows that must hold more than m errors over all
       re-arrangements of each member's errors across the rows (each member errs on k_t distinct
       rows; rows with at most m errors count as correct, and once a row is lost further errors go
@@ -309,7 +313,7 @@ def error_arrangement(
         Original labels; when given, labels are looked up in it instead of being codes.
     max_states : int, default 250000
         Largest exact table; beyond it the independent error is simulated.
-    n_draws : int, default 10000
+    n_draws : int, default 2000
         Simulated rows per class for the Monte Carlo estimate.
     random_state : int, default 0
         Seed of the Monte Carlo estimate.
@@ -423,7 +427,8 @@ def error_ratio(ensemble_error: Any, single_error: Any) -> xr.DataArray:
         Error E_s of the single deterministic model of the same family on the same training rows
         (for VR-Trees the alpha = 1 tree). Broadcast against ``ensemble_error`` by xarray rules
         and paired by coordinate; a dim both carry must hold the same labels (in any order),
-        else ``ValueError`` (no silent inner join).
+        else ``ValueError`` (no silent inner join). Its dims must be dims of
+        ``ensemble_error`` (one E_s may serve several ensembles, not the reverse).
 
     Returns
     -------
@@ -446,6 +451,11 @@ def error_ratio(ensemble_error: Any, single_error: Any) -> xr.DataArray:
         if bool((val < 0).any()):
             raise ValueError(f"{name} must be non-negative")
     if isinstance(ensemble_error, xr.DataArray) and isinstance(single_error, xr.DataArray):
+        extra = [d for d in s.dims if d not in e.dims]
+        if extra:
+            # broadcasting would pair every E_e with every E_s along those dims
+            raise ValueError(f"single_error has dims {extra} that ensemble_error lacks "
+                             f"({tuple(e.dims)}); the ratio would be an outer product")
         _check_same_labels(e, s)
     if bool((s == 0).any()):
         warnings.warn(

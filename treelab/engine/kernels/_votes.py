@@ -1,0 +1,68 @@
+"""Vote-count kernels of the independent-errors voting error (treelab.analysis).
+
+``difference_tails``: P(V_l >= V_k) per wrong class l by DP over the vote difference;
+``lost_draws``: Monte Carlo rows on which class k loses the vote, on the engine's splitmix64
+generator (one seed, so results do not depend on threads or call order).
+"""
+
+import numpy as np
+from numba import njit
+
+from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._rng import new_state, rand_float
+
+__all__ = ["difference_tails", "lost_draws"]
+
+
+@njit(**NUMBA_FLAGS)
+def difference_tails(p: np.ndarray, k: int, wrong: np.ndarray) -> np.ndarray:
+    """P(V_l >= V_k) for each class l in ``wrong``: DP over the vote difference V_l - V_k
+    (member t adds +1 with p[t, l], -1 with p[t, k], else 0)."""
+    n_trees = p.shape[0]
+    width = 2 * n_trees + 1
+    out = np.zeros(wrong.size)
+    diff = np.empty(width)
+    new = np.empty(width)
+    for j in range(wrong.size):
+        cls = wrong[j]
+        diff[:] = 0.0
+        diff[n_trees] = 1.0  # offset n_trees: difference 0
+        for t in range(n_trees):
+            up = p[t, cls]
+            down = p[t, k]
+            stay = 1.0 - up - down
+            for i in range(width):
+                v = diff[i] * stay
+                if i > 0:
+                    v += diff[i - 1] * up
+                if i < width - 1:
+                    v += diff[i + 1] * down
+                new[i] = v
+            diff[:] = new
+        out[j] = diff[n_trees:].sum()
+    return out
+
+
+@njit(**NUMBA_FLAGS)
+def lost_draws(cum: np.ndarray, k: int, n_draws: int, seed: np.uint64) -> int:
+    """How many of ``n_draws`` simulated rows class k loses; ``cum`` (tree, class) holds each
+    member's cumulative vote probabilities. A tie goes to the lower class index."""
+    n_trees, n_classes = cum.shape
+    state = new_state(seed)
+    counts = np.zeros(n_classes, dtype=np.int64)
+    lost = 0
+    for _ in range(n_draws):
+        counts[:] = 0
+        for t in range(n_trees):
+            u = rand_float(state)
+            c = 0
+            while c < n_classes - 1 and u >= cum[t, c]:
+                c += 1
+            counts[c] += 1
+        best = 0
+        for c in range(1, n_classes):
+            if counts[c] > counts[best]:
+                best = c
+        if best != k:
+            lost += 1
+    return lost
