@@ -12,6 +12,7 @@ Usage (the full protocol is 30 trials; shrink it on a busy machine)::
 
     python benchmarks/reproduce_ali_pazzani.py --trials 5 --choice entropy --laplace weights
     python benchmarks/reproduce_ali_pazzani.py --trials 2 --sets tic-tac-toe wine --json out.json
+    python benchmarks/reproduce_ali_pazzani.py --from-json out.json other.json
 """
 
 from __future__ import annotations
@@ -130,7 +131,16 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--loo-rows", type=int, help="leave-one-out on this many random rows only")
     ap.add_argument("--json", help="also write the rows to this file")
+    ap.add_argument("--from-json", nargs="+", metavar="FILE",
+                    help="print the table of rows written by earlier runs (--json) and stop")
     a = ap.parse_args(argv)
+    if a.from_json:
+        rows = []
+        for path in a.from_json:
+            with open(path) as fh:
+                rows.extend(json.load(fh)["rows"])
+        print(summarize(rows))
+        return
     params = {"choice": a.choice, "entropy_laplace": a.laplace, "lookahead": a.lookahead,
               "beta": a.beta}
     print(f"reading: {params}")
