@@ -155,7 +155,12 @@ class StochasticID3(TreeEnsembleClassifier):
         With ``lookahead=1`` the estimated work is n_estimators x d^2 x m (d features, m rows);
         above ``LOOKAHEAD_WORK_WARN`` (1e8) a warning gives the estimate and the remedy.
         """
-        shape = np.shape(X)
+        shape = getattr(X, "shape", None)
+        if shape is None:
+            try:
+                shape = np.shape(X)
+            except (TypeError, ValueError):  # array-likes that refuse NumPy's protocol
+                shape = ()
         if self.lookahead == 1 and len(shape) == 2 and isinstance(self.n_estimators, int):
             work = float(self.n_estimators) * shape[1] ** 2 * shape[0]
             if work > LOOKAHEAD_WORK_WARN:
