@@ -19,7 +19,7 @@ def diagonal_gaussians(n, seed, sd=0.4):
 
 def test_root_direction_is_the_difference_of_class_means():
     X, y = diagonal_gaussians(300, 0, sd=0.8)
-    est = treelab.MMDT(random_state=0).fit(X, y)
+    est = treelab.MMDT(scale=None, random_state=0).fit(X, y)
     fr = est.forest_
     assert fr.kind[0] == 3
     w = fr.projections[fr.feature[0]]
@@ -85,7 +85,7 @@ def test_more_classes_split_by_the_principal_component_of_the_labels():
     sizes = np.array([300, 120, 60])
     y = np.repeat(np.arange(3), sizes)
     X = centres[y] + rng.normal(size=(y.size, 2))
-    est = treelab.MMDT(random_state=1).fit(X, y)
+    est = treelab.MMDT(scale=None, random_state=1).fit(X, y)
     fr = est.forest_
     w = fr.projections[fr.feature[0]]
     # direct computation: leading eigenvector of the label scatter, T = classes with
@@ -105,7 +105,7 @@ def test_more_classes_split_by_the_principal_component_of_the_labels():
 def test_a_node_stops_when_a_side_is_empty():
     X = np.ones((20, 3))
     y = np.arange(20) % 2
-    est = treelab.MMDT(random_state=0).fit(X, y)
+    est = treelab.MMDT(scale=None, random_state=0).fit(X, y)
     assert est.forest_.kind.tolist() == [0]
     np.testing.assert_array_equal(est.forest_.counts[0], [10, 10])
     # duplicated points with conflicting labels end in a mixed leaf, the rest split on
@@ -129,7 +129,8 @@ def test_real_features_one_hot_mean_imputation_and_equal_confidences():
     ])
     np.testing.assert_array_equal(Z, expected)
     # an unseen code at prediction time is treated as missing by the encoder
-    est = treelab.MMDT(categorical_features=[1], random_state=0).fit(X, [0, 1, 0, 1])
+    est = treelab.MMDT(scale=None, categorical_features=[1], random_state=0)
+    est.fit(X, [0, 1, 0, 1])
     np.testing.assert_array_equal(est._encode_predict(np.array([[np.nan, 7.0]])),
                                   [[3.0, 1 / 3, 1 / 3, 1 / 3]])
 
@@ -167,3 +168,53 @@ def test_bagged_mmdt_member_outputs_and_diagnose():
     assert np.isfinite(float(ds.single_error))  # single_model() is an MMDT
     rows = est.tree_stats().rows_seen.values
     assert (rows == 300).all()
+
+
+@pytest.mark.parametrize("scale", ["standard", "minmax"])
+def test_scaling_equals_scaling_the_data_by_hand(scale):
+    rng = np.random.default_rng(4)
+    X, y = diagonal_gaussians(150, 4)
+    X = np.column_stack([X, rng.normal(size=150)]) * [1.0, 300.0, 1e-3] + [5.0, -40.0, 2.0]
+    Xte = X[::3] + 0.1
+    if scale == "standard":
+        offset, span = X.mean(axis=0), X.std(axis=0)
+    else:
+        offset, span = X.min(axis=0), X.max(axis=0) - X.min(axis=0)
+    by_hand = treelab.BaggedMMDT(n_estimators=5, scale=None, random_state=2)
+    by_hand.fit((X - offset) * (1.0 / span), y)
+    est = treelab.BaggedMMDT(n_estimators=5, scale=scale, random_state=2).fit(X, y)
+    np.testing.assert_array_equal(est.forest_.projections, by_hand.forest_.projections)
+    np.testing.assert_array_equal(est.forest_.threshold, by_hand.forest_.threshold)
+    np.testing.assert_array_equal(est.predict_proba(Xte),
+                                  by_hand.predict_proba((Xte - offset) * (1.0 / span)))
+    two = treelab.BaggedMMDT(n_estimators=5, scale=scale, random_state=2, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(two.predict_proba(Xte), est.predict_proba(Xte))
+
+
+def test_scale_changes_mmdt_where_a_feature_has_a_large_range():
+    X, y = diagonal_gaussians(200, 6)
+    X[:, 1] = X[:, 1] * 1e4 + np.random.default_rng(6).normal(scale=3e4, size=200)  # noisy
+    raw = treelab.MMDT(scale=None, random_state=0).fit(X, y)
+    scaled = treelab.MMDT(scale="standard", random_state=0).fit(X, y)
+    # raw: the root direction is almost the noisy feature's axis; scaled: both count
+    w_raw = raw.forest_.projections[0] / np.abs(raw.forest_.projections[0]).max()
+    assert abs(w_raw[0]) < 1e-3
+    assert treelab.CVDT(scale="bogus").get_params()["scale"] == "bogus"
+    with pytest.raises(ValueError, match="scale"):
+        treelab.CVDT(scale="bogus").fit(X, y)
+    assert scaled.score(X, y) == 1.0
+
+
+@pytest.mark.parametrize("factor", [1e160, 1e-170])
+@pytest.mark.parametrize("make", [
+    lambda: treelab.MMDT(scale=None, random_state=0),
+    lambda: treelab.BaggedMMDT(n_estimators=3, scale=None, random_state=0),
+    lambda: treelab.RotationForest(n_estimators=3, random_state=0),
+])
+def test_extreme_magnitudes_grow_the_same_trees_not_single_leaves(make, factor):
+    X, y = diagonal_gaussians(120, 8)
+    small = make().fit(X, y)
+    big = make().fit(X * factor, y)
+    assert big.tree_stats().n_nodes.values.min() > 1
+    assert np.array_equal(big.tree_stats().n_nodes.values, small.tree_stats().n_nodes.values)
+    np.testing.assert_array_equal(big.predict(X * factor), small.predict(X))

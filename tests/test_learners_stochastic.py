@@ -1,5 +1,7 @@
 """Stochastic ID3 (algorithms spec 2.7) against a pure-Python reference written from the spec."""
 
+import warnings
+
 import numpy as np
 import pytest
 from helpers_trees import children, tree_nodes
@@ -17,10 +19,18 @@ def laplace_entropy(counts):
     return float(-(p * np.log2(p)).sum())
 
 
-def split_score(y, parts, n_classes):
-    """Weighted Laplace entropy sum_b (n_b / n) H_L(b) of a partition of labels y."""
+def plain_entropy(counts):
+    """H of one branch from its class counts, in bits (0 log 0 = 0)."""
+    counts = np.asarray(counts, dtype=float)
+    p = counts[counts > 0] / counts.sum()
+    return float(-(p * np.log2(p)).sum())
+
+
+def split_score(y, parts, n_classes, lap=True):
+    """Weighted entropy sum_b (n_b / n) H(b) of a partition of labels y (H_L if ``lap``)."""
     n = len(y)
-    return sum(len(y[p]) / n * laplace_entropy(np.bincount(y[p], minlength=n_classes))
+    h = laplace_entropy if lap else plain_entropy
+    return sum(len(y[p]) / n * h(np.bincount(y[p], minlength=n_classes))
                for p in parts if p.any())
 
 
@@ -36,8 +46,8 @@ def midpoint(lo, hi):
 class Reference:
     """Deterministic (beta = 1) stochastic ID3 on continuous features, recursively."""
 
-    def __init__(self, X, y, n_classes, lookahead, min_split=2, max_depth=10**9):
-        self.X, self.y, self.C = X, y, n_classes
+    def __init__(self, X, y, n_classes, lookahead, min_split=2, max_depth=10**9, lap=True):
+        self.X, self.y, self.C, self.lap = X, y, n_classes, lap
         self.lookahead, self.min_split, self.max_depth = lookahead, min_split, max_depth
 
     def candidates(self, idx):
@@ -50,7 +60,7 @@ class Reference:
             best = None
             for lo, hi in zip(values[:-1], values[1:], strict=True):
                 left = x <= lo
-                score = split_score(y, [left, ~left], self.C)
+                score = split_score(y, [left, ~left], self.C, self.lap)
                 if best is None or (score < best[0] and not tie(score, best[0])):
                     best = (score, f, midpoint(lo, hi))
             if best is not None:
@@ -72,7 +82,8 @@ class Reference:
                 child = idx[side]
                 if not child.size:
                     continue
-                own = laplace_entropy(np.bincount(self.y[child], minlength=self.C))
+                h = laplace_entropy if self.lap else plain_entropy
+                own = h(np.bincount(self.y[child], minlength=self.C))
                 sub = self.candidates(child) if self.will_split(child, depth + 1) else []
                 best = min(s for s, _, _ in sub) if sub else own
                 total += len(child) / n * best
@@ -117,33 +128,40 @@ def continuous_data(seed, n=160, d=4, n_classes=3):
 
 
 @pytest.mark.parametrize("lookahead", [0, 1])
-def test_beta_one_without_ties_reproduces_the_deterministic_reference_tree(lookahead):
+@pytest.mark.parametrize("entropy_laplace", ["all", "weights"])
+def test_beta_one_without_ties_reproduces_the_deterministic_reference_tree(lookahead,
+                                                                            entropy_laplace):
     X, y = continuous_data(7, n=300)
     est = treelab.StochasticID3(n_estimators=2, beta=1.0, lookahead=lookahead, max_depth=4,
-                                min_samples_split=12, random_state=0).fit(X, y)
+                                min_samples_split=12, entropy_laplace=entropy_laplace,
+                                random_state=0).fit(X, y)
     stats_ = est.tree_stats()
     # no gain ties at any node of these trees: the comparison does not lean on tie-breaking
     assert stats_.gain_ties.values.tolist() == [0, 0]
     assert stats_.n_nodes.values.min() >= 27
-    ref = Reference(X, y, 3, lookahead, min_split=12, max_depth=4).build(np.arange(len(y)))
+    ref = Reference(X, y, 3, lookahead, min_split=12, max_depth=4,
+                    lap=entropy_laplace == "all").build(np.arange(len(y)))
     for t in range(2):  # beta = 1 draws nothing: both trees are the reference tree
         assert_same_tree(tree_nodes(est.forest_, t), ref)
 
 
 @pytest.mark.parametrize("lookahead", [0, 1])
-def test_beta_one_grown_to_purity_matches_the_reference_ties_included(lookahead):
+@pytest.mark.parametrize("entropy_laplace", ["all", "weights"])
+def test_beta_one_grown_to_purity_matches_the_reference_ties_included(lookahead,
+                                                                      entropy_laplace):
     X, y = continuous_data(3, n=120)
     est = treelab.StochasticID3(n_estimators=1, beta=1.0, lookahead=lookahead,
-                                random_state=0).fit(X, y)
+                                entropy_laplace=entropy_laplace, random_state=0).fit(X, y)
     assert est.tree_stats().gain_ties.item() > 0  # small nodes tie: lowest feature wins
-    assert_same_tree(tree_nodes(est.forest_, 0),
-                     Reference(X, y, 3, lookahead).build(np.arange(len(y))))
+    ref = Reference(X, y, 3, lookahead, lap=entropy_laplace == "all")
+    assert_same_tree(tree_nodes(est.forest_, 0), ref.build(np.arange(len(y))))
 
 
 def test_beta_one_breaks_ties_by_the_lowest_feature_and_records_them():
     X, y = continuous_data(4, n=80)
     X = np.column_stack([X[:, 1], X])  # column 0 duplicates column 2: every split on it ties
-    est = treelab.StochasticID3(n_estimators=1, beta=1.0, lookahead=0, random_state=0).fit(X, y)
+    est = treelab.StochasticID3(n_estimators=1, beta=1.0, lookahead=0, entropy_laplace="all",
+                                random_state=0).fit(X, y)
     ref = Reference(X, y, 3, 0).build(np.arange(len(y)))
     nodes = tree_nodes(est.forest_, 0)
     assert_same_tree(nodes, ref)
@@ -152,18 +170,30 @@ def test_beta_one_breaks_ties_by_the_lowest_feature_and_records_them():
     assert stats_.gain_ties.item() >= (nodes["feature"] == 0).sum() > 0
 
 
-def test_choice_frequencies_follow_inverse_entropy_weights():
+@pytest.mark.parametrize("choice, entropy_laplace, beta", [
+    ("entropy", "all", 1.21), ("entropy", "weights", 1.1), ("gain", "all", 1.5),
+    ("gain", "weights", 1.5)])
+def test_choice_frequencies_follow_inverse_entropy_weights(choice, entropy_laplace, beta):
     X, y = continuous_data(5, n=200, d=5, n_classes=2)
-    beta = 1.21
     n_trees = 3000
     est = treelab.StochasticID3(n_estimators=n_trees, beta=beta, lookahead=0, max_depth=1,
+                                choice=choice, entropy_laplace=entropy_laplace,
                                 random_state=11).fit(X, y)
     roots = est.forest_.feature[est.forest_.node_offsets[:-1]]
-    ref = Reference(X, y, 2, 0)
-    scores = np.array([s for s, _, _ in ref.candidates(np.arange(len(y)))])
-    in_set = scores <= beta * scores.min()
-    assert in_set.sum() == 3  # a real choice among three, and two features left out
-    weights = np.where(in_set, 1.0 / scores, 0.0)
+    lap = entropy_laplace == "all"
+    ref = Reference(X, y, 2, 0, lap=lap)
+    cands = ref.candidates(np.arange(len(y)))
+    scores = np.array([s for s, _, _ in cands])
+    if choice == "entropy":
+        in_set = scores <= beta * scores.min()
+    else:  # gain = H(node) - E within a factor beta of the best gain
+        h = (laplace_entropy if lap else plain_entropy)(np.bincount(y))
+        in_set = h - scores >= (h - scores.min()) / beta
+    assert 1 < in_set.sum() < len(scores)  # a real choice, and some features left out
+    # the weights are 1 / (Laplace-corrected entropy of the same split) in every reading
+    lap_scores = np.array([split_score(y, [X[:, f] <= t, X[:, f] > t], 2)
+                           for _, f, t in cands])
+    weights = np.where(in_set, 1.0 / lap_scores, 0.0)
     expected = n_trees * weights / weights.sum()
     observed = np.bincount(roots, minlength=len(scores))
     assert observed[~in_set].sum() == 0
@@ -245,8 +275,23 @@ def test_nominal_and_missing_values():
     ({"beta": "wide"}, "beta", TypeError),
     ({"lookahead": 2}, "lookahead", ValueError),
     ({"lookahead": 0.5}, "lookahead", TypeError),
+    ({"choice": "ratio"}, "choice", ValueError),
+    ({"entropy_laplace": "none"}, "entropy_laplace", ValueError),
 ])
 def test_bad_parameters_name_themselves(kwargs, name, exc):
     X, y = continuous_data(1, n=30)
     with pytest.raises(exc, match=name):
         treelab.StochasticID3(**kwargs).fit(X, y)
+
+
+def test_lookahead_on_many_features_warns_before_any_work():
+    from treelab.estimators.learners import LookaheadCostWarning
+    X = np.zeros((20, 10_000))
+    y = np.arange(20) % 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LookaheadCostWarning)  # stop at the warning
+        with pytest.raises(LookaheadCostWarning, match="lookahead=0"):
+            treelab.StochasticID3(lookahead=1).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LookaheadCostWarning)
+        treelab.StochasticID3(n_estimators=2, lookahead=0).fit(X[:, :50], y)  # no warning

@@ -44,6 +44,11 @@ if TYPE_CHECKING:
 __all__ = ["CVDT", "MMDT", "BaggedCVDT", "BaggedMMDT", "RotationForest"]
 
 CANDIDATES = ("entropy_tree", "mmdt", "random_tree")
+SCALES = ("minmax", "standard", None)
+#: real features beyond 2**BIG_EXP in magnitude (or nonzero below 2**-BIG_EXP) are brought near
+#: 1 by a power of two first: squares and products of |x| >= 1e154 overflow, which made every
+#: node a leaf; a power of two is exact in binary floating point, so no split moves.
+BIG_EXP = 100
 ROTATIONS = ("random", "pca", "identity")
 
 _COMMON_DOC = """
@@ -59,6 +64,18 @@ _COMMON_DOC = """
         Seeds one generator per tree; the same value gives bit-identical trees for any n_jobs.
 """
 
+DEFAULT_SCALE = "standard"
+
+_SCALE_DOC = """
+    scale : {"standard", "minmax", None}, default "standard"
+        Scaling of the real features before growth, with statistics from the rows given to
+        ``fit`` and applied at prediction: z-scores (``"standard"``), (x - min) / (max - min)
+        (``"minmax"``) or none. The mean-margins direction is a difference of class means, so
+        without scaling a feature with a large range dominates it (wine: bagged MMDT 0.725 raw
+        vs 0.983 scaled). Features beyond 2**100 in magnitude are first brought near 1 by an
+        exact power of two under every option. See ``docs/reproductions/mmdt.md``.
+"""
+
 _ENSEMBLE_DOC = """
     combine : {"average", "vote", "sum", "likelihood", "bayesian"}, default "average"
         Combination function (algorithms spec 4).
@@ -69,6 +86,7 @@ _ENSEMBLE_DOC = """
 
 def _doc(cls):
     text = cls.__doc__.replace("    %(common)s\n", _COMMON_DOC.lstrip("\n"))
+    text = text.replace("    %(scale)s\n", _SCALE_DOC.lstrip("\n"))
     cls.__doc__ = text.replace("    %(ensemble)s\n", _ENSEMBLE_DOC.lstrip("\n"))
     return cls
 
@@ -79,18 +97,66 @@ def _seeds(random_state, n_trees: int) -> np.ndarray:
     return rng.randint(0, np.iinfo(np.int32).max, size=n_trees).astype(np.uint64)
 
 
+def fit_scaling(Z: np.ndarray, scale: str | None) -> tuple[float, np.ndarray, np.ndarray]:
+    """(power of two p, offset o, factor f) with which ``apply_scaling`` maps real features.
+
+    p = 2**-k brings the largest finite |z| near 1 when it lies beyond 2**BIG_EXP (or, nonzero,
+    below 2**-BIG_EXP), else p = 1. Then, per column of p Z: ``"minmax"`` o = min, f = 1 /
+    (max - min); ``"standard"`` o = mean, f = 1 / standard deviation (population); None o = 0,
+    f = 1. A constant column keeps f = 1.
+    """
+    finite = np.abs(Z[np.isfinite(Z)])
+    top = float(finite.max()) if finite.size else 0.0
+    p = 1.0
+    if top > 2.0 ** BIG_EXP or 0.0 < top < 2.0 ** -BIG_EXP:
+        p = float(np.ldexp(1.0, -int(np.frexp(top)[1])))
+    Zp = Z * p
+    d = Z.shape[1]
+    offset, factor = np.zeros(d), np.ones(d)
+    if scale == "minmax":
+        offset = Zp.min(axis=0)
+        span = Zp.max(axis=0) - offset
+    elif scale == "standard":
+        offset = Zp.mean(axis=0)
+        span = Zp.std(axis=0)
+    else:
+        span = np.ones(d)
+    ok = np.isfinite(span) & (span > 0)
+    factor[ok] = 1.0 / span[ok]
+    offset[~np.isfinite(offset)] = 0.0
+    return p, offset, factor
+
+
+def apply_scaling(scaling: tuple[float, np.ndarray, np.ndarray], Z: np.ndarray) -> np.ndarray:
+    """((Z p) - o) f, the scaling of ``fit_scaling``, as a contiguous float64 array."""
+    p, offset, factor = scaling
+    return np.ascontiguousarray((Z * p - offset) * factor, dtype=np.float64)
+
+
 class _RealFeatureLearner(TreeEnsembleClassifier):
-    """Learners whose trees read the real features (fitted attribute ``real_map_``)."""
+    """Learners whose trees read the real features (fitted attributes ``real_map_`` and
+    ``scaling_``, see ``fit_scaling``; the scaling's statistics come from the rows given to
+    ``fit``)."""
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if getattr(self, "scale", None) not in SCALES:
+            raise ValueError(f"scale must be one of {SCALES}, got {self.scale!r}")
 
     def _fit_encoded(self, Xv, y_codes) -> None:
         self.real_map_ = fit_real_map(Xv, self.nominal_features_, self.arity_)
         Z = apply_real_map(self.real_map_, Xv)
+        self.scaling_ = fit_scaling(Z, getattr(self, "scale", None))
+        Z = apply_scaling(self.scaling_, Z)
         seeds = _seeds(self.random_state, self._n_trees())
         self.forest_ = self._grow(Xv, Z, y_codes, seeds)
 
+    def _real_features(self, Xv) -> np.ndarray:
+        return apply_scaling(self.scaling_, apply_real_map(self.real_map_, Xv))
+
     def _encode_predict(self, X) -> np.ndarray:
         Xv = super()._encode_predict(X)
-        return apply_real_map(self.real_map_, Xv)
+        return self._real_features(Xv)
 
     def _n_trees(self) -> int:
         return int(getattr(self, "n_estimators", 1))
@@ -130,6 +196,7 @@ class BaggedMMDT(_RealFeatureLearner):
     ----------
     n_estimators : int, default 100
         Number of trees.
+    %(scale)s
     %(common)s
     %(ensemble)s
 
@@ -141,9 +208,10 @@ class BaggedMMDT(_RealFeatureLearner):
 
     _bootstrap = True
 
-    def __init__(self, *, n_estimators=100, curtail_min=1, laplace=False, combine="average",
-                 categorical_features=None, random_state=None, n_jobs=None):
+    def __init__(self, *, n_estimators=100, scale=DEFAULT_SCALE, curtail_min=1, laplace=False,
+                 combine="average", categorical_features=None, random_state=None, n_jobs=None):
         self.n_estimators = n_estimators
+        self.scale = scale
         self.curtail_min = curtail_min
         self.laplace = laplace
         self.combine = combine
@@ -157,7 +225,7 @@ class BaggedMMDT(_RealFeatureLearner):
 
     def single_model(self):
         """One MMDT on all rows, unfitted."""
-        return MMDT(curtail_min=self.curtail_min, laplace=self.laplace,
+        return MMDT(scale=self.scale, curtail_min=self.curtail_min, laplace=self.laplace,
                     categorical_features=self.categorical_features,
                     random_state=self.random_state)
 
@@ -168,13 +236,15 @@ class MMDT(_SingleTree, BaggedMMDT):
 
     Parameters
     ----------
+    %(scale)s
     %(common)s
     """
 
     _bootstrap = False
 
-    def __init__(self, *, curtail_min=1, laplace=False, categorical_features=None,
-                 random_state=None):
+    def __init__(self, *, scale=DEFAULT_SCALE, curtail_min=1, laplace=False,
+                 categorical_features=None, random_state=None):
+        self.scale = scale
         self.curtail_min = curtail_min
         self.laplace = laplace
         self.categorical_features = categorical_features
@@ -204,6 +274,7 @@ class BaggedCVDT(_RealFeatureLearner):
         Number of trees.
     candidates : sequence of {"entropy_tree", "mmdt", "random_tree"}
         Learners to choose from, in tie-breaking order.
+    %(scale)s
     %(common)s
     %(ensemble)s
 
@@ -215,11 +286,12 @@ class BaggedCVDT(_RealFeatureLearner):
 
     _bootstrap = True
 
-    def __init__(self, *, n_estimators=100, candidates=("entropy_tree", "mmdt"), curtail_min=1,
-                 laplace=False, combine="average", categorical_features=None, random_state=None,
-                 n_jobs=None):
+    def __init__(self, *, n_estimators=100, candidates=("entropy_tree", "mmdt"),
+                 scale=DEFAULT_SCALE, curtail_min=1, laplace=False, combine="average",
+                 categorical_features=None, random_state=None, n_jobs=None):
         self.n_estimators = n_estimators
         self.candidates = candidates
+        self.scale = scale
         self.curtail_min = curtail_min
         self.laplace = laplace
         self.combine = combine
@@ -266,7 +338,7 @@ class BaggedCVDT(_RealFeatureLearner):
     def _encode_predict(self, X) -> np.ndarray:
         Xv = TreeEnsembleClassifier._encode_predict(self, X)
         # axis-aligned trees read the encoded columns, MMDT the real features appended to them
-        return np.ascontiguousarray(np.hstack([Xv, apply_real_map(self.real_map_, Xv)]))
+        return np.ascontiguousarray(np.hstack([Xv, self._real_features(Xv)]))
 
     def tree_stats(self) -> xr.Dataset:
         """Per-tree statistics (see ``TreeEnsembleClassifier.tree_stats``) plus ``learner``,
@@ -281,7 +353,7 @@ class BaggedCVDT(_RealFeatureLearner):
 
     def single_model(self):
         """One CVDT on all rows, unfitted."""
-        return CVDT(candidates=self.candidates, curtail_min=self.curtail_min,
+        return CVDT(candidates=self.candidates, scale=self.scale, curtail_min=self.curtail_min,
                     laplace=self.laplace, categorical_features=self.categorical_features,
                     random_state=self.random_state)
 
@@ -294,14 +366,16 @@ class CVDT(_SingleTree, BaggedCVDT):
     ----------
     candidates : sequence of {"entropy_tree", "mmdt", "random_tree"}
         Learners to choose from, in tie-breaking order.
+    %(scale)s
     %(common)s
     """
 
     _bootstrap = False
 
-    def __init__(self, *, candidates=("entropy_tree", "mmdt"), curtail_min=1, laplace=False,
-                 categorical_features=None, random_state=None):
+    def __init__(self, *, candidates=("entropy_tree", "mmdt"), scale=DEFAULT_SCALE,
+                 curtail_min=1, laplace=False, categorical_features=None, random_state=None):
         self.candidates = candidates
+        self.scale = scale
         self.curtail_min = curtail_min
         self.laplace = laplace
         self.categorical_features = categorical_features

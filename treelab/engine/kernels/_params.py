@@ -11,7 +11,7 @@ P_MAX_DEPTH = 5
 P_MAX_FEATURES = 6
 P_DET_THRESHOLD = 7  # 0: best exact threshold, 1: one uniform random threshold (Extra-Trees)
 P_RANDOM_SPLIT = 8  # 0: pair_midpoint, 1: uniform, 2: pert
-P_STOCHASTIC = 9  # 0: off; 1 + lookahead: stochastic ID3 selection at deterministic nodes
+P_STOCHASTIC = 9  # 0: off; 1 + _stochastic.mode_bits (the reading): stochastic ID3 selection
 P_BETA_BITS = 10  # stochastic ID3's beta as float64 bits (_stochastic.beta_to_bits)
 P_PRESORT = 11  # 1: presorted lists where they pay off (module _presort), 0: sort at every
 #                  node, 2: presorted lists at every node of deterministic trees (no node sorts)

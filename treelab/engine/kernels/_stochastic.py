@@ -1,22 +1,25 @@
 """Stochastic ID3 test-selection (Ali & Pazzani 1995; algorithms spec 2.7).
 
-A mode of the one growth routine (``_grow.grow_tree`` with ``iparams[P_STOCHASTIC] > 0``): at a
-deterministic node, instead of the C4.5/CART choice, every available feature offers one
-candidate test, scored by the weighted Laplace-corrected entropy of its branches
+A mode of the one growth routine (``_grow.grow_tree`` with ``iparams[P_STOCHASTIC] > 0``, whose
+value minus one is the reading's ``mode`` bits): at a deterministic node, instead of the C4.5/CART
+choice, every available feature offers one candidate test, scored by the weighted entropy of its
+branches
 
-    E = sum_b (n_b / n) H_L(b),   H_L(b) = -sum_c p_bc log2 p_bc,   p_bc = (n_bc + 1) / (n_b + C)
+    E = sum_b (n_b / n) H(b),   H(b) = -sum_c p_bc log2 p_bc,
 
-(lower is better). A continuous feature's candidate is its threshold of lowest E (midpoints of
-consecutive distinct values, as in C4.5, where a continuous attribute is one test); a nominal
-feature not yet used on the path offers its m-ary split. With ``lookahead=1`` each candidate
-(its threshold still chosen by its own E) is re-scored by the weighted entropy after the best
-further split of each of its children (a child
-that growth would not split, because it is pure, too small or has no candidate, contributes its
-own H_L). The candidates with E <= beta * E_min form the choice set and one is drawn with
-probability proportional to 1 / E (E > 0 always, thanks to the Laplace correction). With beta = 1
-the choice set is the best candidate and its ties; the lowest feature index wins (the
-single-model baseline). Ties of E_min are recorded as gain ties (analysis spec 5): per feature
-(tied candidates - 1) and per test (every tied threshold of the tied candidates, minus 1).
+with p_bc = (n_bc + 1) / (n_b + C) (Laplace, every entropy) or p_bc = n_bc / n_b
+(``MODE_LAPLACE_WEIGHTS``: the correction only in the draw weights 1 / E_L) (lower is better). A
+continuous feature's candidate is its threshold of lowest E (midpoints of consecutive distinct
+values, as in C4.5, where a continuous attribute is one test); a nominal feature not yet used on
+the path offers its m-ary split. With ``lookahead=1`` each candidate (its threshold still chosen
+by its own E) is re-scored by the weighted entropy after the best further split of each of its
+children (a child that growth would not split, because it is pure, too small or has no candidate,
+contributes its own H). The candidates with E <= beta * E_min (or, with ``MODE_GAIN``, with gain
+H(node) - E >= best gain / beta) form the choice set and one is drawn with probability
+proportional to 1 / E_L, E_L the Laplace-corrected entropy of the same test (E_L above 0 always).
+With beta = 1 the choice set is the best candidate and its ties; the lowest feature index wins
+(the single-model baseline). Ties of E_min are recorded as gain ties (analysis spec 5): per
+feature (tied candidates - 1) and per test (every tied threshold of the tied candidates, minus 1).
 
 Stochastic nodes are recorded as deterministic (``random`` = 0): every candidate is a
 deterministic test, only the choice among them is drawn. Missing values: at a candidate test,
@@ -53,6 +56,21 @@ def _xl(table, k):
 
 
 @njit(**NUMBA_FLAGS)
+def entropy_mass(cnt, nb, table, lap):
+    """n_b * H(b), Laplace-corrected (``lap``, see ``laplace_mass``) or plain:
+    n_b H = n_b log2 n_b - sum_c n_bc log2 n_bc (0 log 0 = 0)."""
+    if lap:
+        return laplace_mass(cnt, nb, table)
+    if nb <= 0:
+        return 0.0
+    s = 0.0
+    for c in range(cnt.shape[0]):
+        if cnt[c] > 0:
+            s += _xl(table, cnt[c])
+    return max(_xl(table, nb) - s, 0.0)
+
+
+@njit(**NUMBA_FLAGS)
 def laplace_mass(cnt, nb, table):
     """n_b * H_L(b): the branch's size times its Laplace-corrected entropy (bits).
 
@@ -71,12 +89,12 @@ def laplace_mass(cnt, nb, table):
 
 @njit(**NUMBA_FLAGS)
 def _threshold_candidate(dist_counts, k, nan_counts, node_counts, n_node, min_leaf, left, right,
-                         table):
-    """Best threshold of a continuous feature by weighted Laplace entropy.
+                         table, lap):
+    """Best threshold of a continuous feature by weighted entropy (Laplace-corrected if ``lap``).
 
-    Returns (score, index i of the last distinct value going left, missing-go-left flag,
-    number of thresholds tying the best); score is inf when no threshold leaves ``min_leaf``
-    rows on both sides.
+    Returns (score, Laplace score of that threshold, index i of the last distinct value going
+    left, missing-go-left flag, number of thresholds tying the best); score is inf when no
+    threshold leaves ``min_leaf`` rows on both sides.
     """
     C = dist_counts.shape[1]
     n_nan = 0.0
@@ -85,6 +103,7 @@ def _threshold_candidate(dist_counts, k, nan_counts, node_counts, n_node, min_le
         left[c] = 0.0
     n_non = n_node - n_nan
     best = np.inf
+    best_w = np.inf
     best_i = -1
     best_nl = False
     n_ties = 0
@@ -103,23 +122,26 @@ def _threshold_candidate(dist_counts, k, nan_counts, node_counts, n_node, min_le
             lc = left[c] + (nan_counts[c] if nan_left else 0.0)
             left[c] = lc
             right[c] = node_counts[c] - lc
-        score = (laplace_mass(left, a, table) + laplace_mass(right, b, table)) / n_node
-        if nan_left:
-            for c in range(C):
-                left[c] -= nan_counts[c]
+        score = (entropy_mass(left, a, table, lap) + entropy_mass(right, b, table, lap)) / n_node
         if best_i >= 0 and is_tie(score, best):
             n_ties += 1
         elif score < best:
             best = score
+            best_w = score if lap else (laplace_mass(left, a, table)
+                                        + laplace_mass(right, b, table)) / n_node
             best_i = i
             best_nl = nan_left
             n_ties = 0
-    return best, best_i, best_nl, n_ties + 1
+        if nan_left:
+            for c in range(C):
+                left[c] -= nan_counts[c]
+    return best, best_w, best_i, best_nl, n_ties + 1
 
 
 @njit(**NUMBA_FLAGS)
-def _nominal_candidate(dist_counts, arity, nan_counts, n_node, min_leaf, tmp, table):
-    """Weighted Laplace entropy of the m-ary split; returns (score, branch of missing rows)."""
+def _nominal_candidate(dist_counts, arity, nan_counts, n_node, min_leaf, tmp, table, lap):
+    """Weighted entropy of the m-ary split (Laplace-corrected if ``lap``); returns (score,
+    Laplace score, branch of missing rows)."""
     C = dist_counts.shape[1]
     n_nan = 0.0
     for c in range(C):
@@ -137,28 +159,32 @@ def _nominal_candidate(dist_counts, arity, nan_counts, n_node, min_leaf, tmp, ta
             big_n = t
             big = b
     if present < 2:
-        return np.inf, 0
+        return np.inf, np.inf, 0
     mass = 0.0
+    mass_w = 0.0
     for b in range(arity):
         nb = 0.0
         for c in range(C):
             tmp[c] = dist_counts[b, c] + (nan_counts[c] if b == big else 0.0)
             nb += tmp[c]
         if 0 < nb < min_leaf:
-            return np.inf, 0
-        mass += laplace_mass(tmp, nb, table)
-    return mass / n_node, big
+            return np.inf, np.inf, 0
+        mass += entropy_mass(tmp, nb, table, lap)
+        mass_w += laplace_mass(tmp, nb, table)
+    return mass / n_node, mass_w / n_node, big
 
 
 @njit(**NUMBA_FLAGS)
 def _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, Xc, R,
                 node_counts, n_node, min_leaf, keys, keys2, hist, occ, dist_rank, dist_counts,
                 nan_counts, left, right, cand_f, cand_kind, cand_t, cand_nan, cand_score,
-                cand_nt, skip_f, table, all_classes):
+                cand_w, cand_nt, skip_f, table, all_classes, lap):
     """Every available feature's candidate test at rows[s:e]; returns their number.
 
-    ``all_classes`` (0..C-1) keeps every class in its own column: the Laplace correction
-    counts all C classes."""
+    ``cand_score`` gets the selection score (Laplace-corrected if ``lap``), ``cand_w`` the
+    Laplace-corrected score of the same test (for the 1 / E weights). ``all_classes``
+    (0..C-1) keeps every class in its own column: the Laplace correction counts all C
+    classes."""
     nc = 0
     for q in range(nv):
         f = vis[q]
@@ -169,8 +195,8 @@ def _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, 
                 continue
             arity = n_distinct[f]
             summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts, all_classes)
-            score, nb = _nominal_candidate(dist_counts, arity, nan_counts, n_node, min_leaf,
-                                           left, table)
+            score, w, nb = _nominal_candidate(dist_counts, arity, nan_counts, n_node,
+                                              min_leaf, left, table, lap)
             if score == np.inf:
                 continue
             cand_kind[nc] = KIND_NOMINAL
@@ -182,9 +208,9 @@ def _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, 
                                      dist_rank, dist_counts, nan_counts, all_classes)
             if k < 2:
                 continue
-            score, bi, nan_left, nt = _threshold_candidate(dist_counts, k, nan_counts,
-                                                           node_counts, n_node, min_leaf, left,
-                                                           right, table)
+            score, w, bi, nan_left, nt = _threshold_candidate(dist_counts, k, nan_counts,
+                                                              node_counts, n_node, min_leaf,
+                                                              left, right, table, lap)
             if bi < 0:
                 continue
             base = uniq_off[f]
@@ -194,6 +220,7 @@ def _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, 
             cand_nt[nc] = nt
         cand_f[nc] = f
         cand_score[nc] = score
+        cand_w[nc] = w
         nc += 1
     return nc
 
@@ -211,9 +238,11 @@ def _child_of(p, f, kind, t, nanc, Xc):
 @njit(**NUMBA_FLAGS)
 def _lookahead_scores(nc, cand_f, cand_kind, cand_t, cand_nan, nominal, n_distinct, used, vis,
                       nv, seg, Xc, R, n_node, C, min_split, min_leaf, max_depth_left, table,
-                      cand_score):
+                      cand_score, cand_w, lap):
     """Re-score every candidate by the weighted entropy after the best further split of each of
-    its children (one-step lookahead), written into ``cand_score``.
+    its children (one-step lookahead), written into ``cand_score`` (Laplace-corrected if
+    ``lap``; the children's splits are chosen by that score) and ``cand_w`` (the
+    Laplace-corrected entropy of the same grandchildren, for the 1 / E weights).
 
     The node's rows ``seg`` are sorted once per continuous feature (by global rank); for each
     candidate one pass over every feature's sorted rows scores the thresholds of all children
@@ -255,6 +284,7 @@ def _lookahead_scores(nc, cand_f, cand_kind, cand_t, cand_nan, nominal, n_distin
     nb = np.zeros(max_kids)
     splitting = np.zeros(max_kids, dtype=np.uint8)
     best = np.zeros(max_kids)
+    best_w = np.zeros(max_kids)
     L = np.zeros((max_kids, C))
     nl = np.zeros(max_kids)
     lastr = np.zeros(max_kids, dtype=np.int64)
@@ -282,6 +312,7 @@ def _lookahead_scores(nc, cand_f, cand_kind, cand_t, cand_nan, nominal, n_distin
                     present += 1
             splitting[b] = present > 1 and nb[b] >= min_split and max_depth_left > 1
             best[b] = np.inf
+            best_w[b] = np.inf
         if kind == KIND_NOMINAL:
             used[f] = 1
         gi = 0
@@ -305,10 +336,11 @@ def _lookahead_scores(nc, cand_f, cand_kind, cand_t, cand_nan, nominal, n_distin
                         dist[b, np.int64(v), cls_of(p)] += wt_of(p)
                 for b in range(n_kids):
                     if splitting[b]:
-                        score, _ = _nominal_candidate(dist[b], arity, nanc[b], nb[b], min_leaf,
-                                                      left, table)
+                        score, w, _ = _nominal_candidate(dist[b], arity, nanc[b], nb[b],
+                                                         min_leaf, left, table, lap)
                         if score < best[b]:
                             best[b] = score
+                            best_w[b] = w
                 continue
             nanc[:n_kids] = 0.0
             nan_n[:n_kids] = 0.0
@@ -335,10 +367,13 @@ def _lookahead_scores(nc, cand_f, cand_kind, cand_t, cand_nan, nominal, n_distin
                         for c in range(C):
                             left[c] = L[b, c] + (nanc[b, c] if nan_left else 0.0)
                             right[c] = cc[b, c] - left[c]
-                        score = (laplace_mass(left, a, table)
-                                 + laplace_mass(right, bb, table)) / nb[b]
+                        score = (entropy_mass(left, a, table, lap)
+                                 + entropy_mass(right, bb, table, lap)) / nb[b]
                         if score < best[b]:
                             best[b] = score
+                            best_w[b] = score if lap else (
+                                laplace_mass(left, a, table)
+                                + laplace_mass(right, bb, table)) / nb[b]
                 L[b, cls_of(seg[j])] += wt_of(seg[j])
                 nl[b] += wt_of(seg[j])
                 lastr[b] = r
@@ -346,29 +381,57 @@ def _lookahead_scores(nc, cand_f, cand_kind, cand_t, cand_nan, nominal, n_distin
         if kind == KIND_NOMINAL:
             used[f] = 0
         total = 0.0
+        total_w = 0.0
         for b in range(n_kids):
             if nb[b] == 0:
                 continue
             if splitting[b] and best[b] < np.inf:
                 total += best[b] * nb[b] / n_node
+                total_w += best_w[b] * nb[b] / n_node
             else:
-                total += laplace_mass(cc[b], nb[b], table) / n_node
+                total += entropy_mass(cc[b], nb[b], table, lap) / n_node
+                total_w += laplace_mass(cc[b], nb[b], table) / n_node
         cand_score[q] = total
+        cand_w[q] = total_w
+
+
+MODE_LOOKAHEAD = 1
+MODE_GAIN = 2
+MODE_LAPLACE_WEIGHTS = 4
+
+
+def mode_bits(lookahead: int, choice: str, laplace: str) -> int:
+    """The reading of the study as the bit set ``stochastic_select`` takes as ``mode``."""
+    return ((MODE_LOOKAHEAD if lookahead else 0) | (MODE_GAIN if choice == "gain" else 0)
+            | (MODE_LAPLACE_WEIGHTS if laplace == "weights" else 0))
 
 
 @njit(**NUMBA_FLAGS)
-def stochastic_select(beta, lookahead, min_split, min_leaf, max_depth_left, nominal, n_distinct,
+def _in_choice(q, cand_score, gain_mode, h_node, limit):
+    if gain_mode:
+        g = h_node - cand_score[q]
+        return g >= limit or is_tie(g, limit)
+    return cand_score[q] <= limit or is_tie(cand_score[q], limit)
+
+
+@njit(**NUMBA_FLAGS)
+def stochastic_select(beta, mode, min_split, min_leaf, max_depth_left, nominal, n_distinct,
                       uniq, uniq_off, used, vis, nv, rows, s, e, Xc, R, node_counts, n_node,
                       state, keys, keys2, hist, occ, dist_rank, dist_counts, nan_counts, table,
                       all_classes):
     """Stochastic ID3 choice at rows[s:e] (see the module docstring).
 
-    ``max_depth_left`` is the depth limit minus the node's depth (lookahead only scores
-    grandchildren that growth could create); ``table`` is the growth routine's x log2 x
-    table. Returns (found, feature, kind, threshold,
-    nan_child, feature ties, test ties), the contract of the deterministic selection.
+    ``mode`` holds the reading: ``MODE_LOOKAHEAD`` (one-step lookahead), ``MODE_GAIN`` (choice
+    set gain >= best gain / beta, else entropy <= beta * E_min), ``MODE_LAPLACE_WEIGHTS``
+    (plain entropies in the scores, the Laplace correction only in the 1 / E weights, else
+    Laplace everywhere). ``max_depth_left`` is the depth limit minus the node's depth
+    (lookahead only scores grandchildren that growth could create); ``table`` is the growth
+    routine's x log2 x table. Returns (found, feature, kind, threshold, nan_child, feature
+    ties, test ties), the contract of the deterministic selection.
     """
     C = node_counts.shape[0]
+    lap = (mode & MODE_LAPLACE_WEIGHTS) == 0
+    gain_mode = (mode & MODE_GAIN) != 0
     left = np.zeros(max(C, 1))
     right = np.zeros(max(C, 1))
     cand_f = np.empty(nv, dtype=np.int64)
@@ -376,17 +439,18 @@ def stochastic_select(beta, lookahead, min_split, min_leaf, max_depth_left, nomi
     cand_t = np.empty(nv)
     cand_nan = np.empty(nv, dtype=np.int64)
     cand_score = np.empty(nv)
+    cand_w = np.empty(nv)
     cand_nt = np.empty(nv, dtype=np.int64)
     nc = _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, Xc, R,
                      node_counts, n_node, min_leaf, keys, keys2, hist, occ, dist_rank,
                      dist_counts, nan_counts, left, right, cand_f, cand_kind, cand_t, cand_nan,
-                     cand_score, cand_nt, -1, table, all_classes)
+                     cand_score, cand_w, cand_nt, -1, table, all_classes, lap)
     if nc == 0:
         return False, -1, 0, np.nan, 0, 0, 0
-    if lookahead > 0:
+    if (mode & MODE_LOOKAHEAD) != 0:
         _lookahead_scores(nc, cand_f, cand_kind, cand_t, cand_nan, nominal, n_distinct, used,
                           vis, nv, rows[s:e], Xc, R, n_node, C, min_split, min_leaf,
-                          max_depth_left, table, cand_score)
+                          max_depth_left, table, cand_score, cand_w, lap)
     e_min = np.inf
     for q in range(nc):
         if cand_score[q] < e_min:
@@ -401,20 +465,26 @@ def stochastic_select(beta, lookahead, min_split, min_leaf, max_depth_left, nomi
             if first_best < 0:
                 first_best = q
     pick = first_best
-    if beta > 1.0:
+    h_node = entropy_mass(node_counts, n_node, table, lap) / n_node
+    if gain_mode:
+        # gain = H(node) - E; with no positive gain only the best candidate and its ties remain
+        g_max = h_node - e_min
+        limit = g_max / beta if g_max > 0.0 else g_max
+    else:
         limit = beta * e_min
+    if beta > 1.0:
         tot = 0.0
         n_choice = 0
         for q in range(nc):
-            if cand_score[q] <= limit or is_tie(cand_score[q], limit):
-                tot += 1.0 / cand_score[q]
+            if _in_choice(q, cand_score, gain_mode, h_node, limit):
+                tot += 1.0 / cand_w[q]
                 n_choice += 1
         if n_choice > 1:
             u = rand_float(state) * tot
             acc = 0.0
             for q in range(nc):
-                if cand_score[q] <= limit or is_tie(cand_score[q], limit):
-                    acc += 1.0 / cand_score[q]
+                if _in_choice(q, cand_score, gain_mode, h_node, limit):
+                    acc += 1.0 / cand_w[q]
                     pick = q
                     if u < acc:
                         break
