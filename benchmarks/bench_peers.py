@@ -139,13 +139,12 @@ def workload(name: str):
     if name == "W3":
         from treelab.datasets import load_uci
 
-        X, y = load_uci("splice", return_X_y=True)
-        y = pd.factorize(np.asarray(y))[0]
-        Xa, Xb, ya, yb = train_test_split(X, y, test_size=0.25, stratify=y, random_state=0)
-        codes = (Xa.apply(lambda c: c.astype("category").cat.codes).astype(float),
-                 Xb.apply(lambda c: pd.Categorical(c, categories=Xa[c.name].astype(
-                     "category").cat.categories).codes).astype(float))
-        return Xa, Xb, ya, yb, codes
+        data = load_uci("splice")
+        frame = data.to_frame().drop(columns="target")  # nominal columns as categories
+        y = pd.factorize(np.asarray(data.y))[0]
+        a, b = train_test_split(np.arange(len(y)), test_size=0.25, stratify=y, random_state=0)
+        # integer codes (data.X) for the learners that take numbers only
+        return (frame.iloc[a], frame.iloc[b], y[a], y[b], (data.X[a], data.X[b]))
     raise ValueError(f"unknown workload {name!r}")
 
 
