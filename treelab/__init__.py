@@ -14,7 +14,12 @@ import importlib
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from treelab.estimators import (
+from treelab._cache import configure_cache
+
+# before anything below imports numba: it reads NUMBA_CACHE_DIR once, when first imported
+configure_cache()
+
+from treelab.estimators import (  # noqa: E402
     CVDT,
     MMDT,
     PERT,

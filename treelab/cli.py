@@ -1,8 +1,10 @@
-"""Command line: ``treelab run CONFIG.toml``, ``treelab list-data``, ``treelab demo``.
+"""Command line: ``treelab run CONFIG.toml``, ``treelab list-data``, ``treelab demo``,
+``treelab warmup``.
 
 Each subcommand parses its arguments and calls one public function of :mod:`treelab`
 (:func:`treelab.experiment.run`, :func:`treelab.datasets.list_uci`,
-:func:`treelab.experiment.demo.demo_config`); nothing is reachable only from here.
+:func:`treelab.experiment.demo.demo_config`, :func:`treelab._warmup.warmup`); nothing is
+reachable only from here.
 """
 
 from __future__ import annotations
@@ -57,6 +59,13 @@ def _parser() -> argparse.ArgumentParser:
                         help="comma-separated UCI sets of the bundle (default: "
                              f"{','.join(DEMO_DATASETS)}; see 'treelab list-data')")
     add_backend(p_demo, "local")
+
+    p_warm = sub.add_parser(
+        "warmup", help="compile the tree engine ahead (once per install; for images and CI)",
+        description="compile the tree engine ahead (once per install; for images and CI)")
+    p_warm.add_argument("estimators", nargs="*", metavar="ESTIMATOR",
+                        help="treelab estimators to compile for (default: all)")
+    p_warm.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
 
 
@@ -166,6 +175,23 @@ def _list_data(args: argparse.Namespace) -> int:
     return 0
 
 
+def _warmup(args: argparse.Namespace) -> int:
+    from treelab._cache import cache_dir
+    from treelab._warmup import warmup, warmup_steps
+
+    names = args.estimators or None
+    if names is not None:
+        known = {label for label, _ in warmup_steps(None, analysis=False)}
+        unknown = sorted(set(names) - known)
+        if unknown:
+            raise ValueError(f"not treelab estimators: {', '.join(unknown)}")
+    started = time.perf_counter()
+    times = warmup(names, progress=not args.no_progress)
+    print(f"compiled for {len(times)} steps in {time.perf_counter() - started:.1f} s; "
+          f"cache: {cache_dir()}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``treelab`` command and of ``python -m treelab``.
 
@@ -180,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         Exit status: 0 on success, 2 for a usage or configuration error, 1 for a failed run.
     """
     args = _parser().parse_args(argv)
-    handlers = {"run": _run, "demo": _demo, "list-data": _list_data}
+    handlers = {"run": _run, "demo": _demo, "list-data": _list_data, "warmup": _warmup}
     try:
         return handlers[args.command](args)
     except (ValueError, TypeError, FileNotFoundError) as exc:

@@ -24,3 +24,8 @@ Modules:
   grow into the same ``Forest``;
 - :mod:`treelab.engine.pruning`: reduced-error and pessimistic pruning of a grown tree.
 """
+
+from treelab.engine._notice import install as _install_compile_notice
+
+# a one-line notice the first time a group of kernels compiles (see _notice)
+_install_compile_notice()

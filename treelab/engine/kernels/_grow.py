@@ -171,7 +171,9 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     C = n_classes
     state = new_state(seed)
     w, mask = draw_construction(n, d, row_mode, part, tree_id, n_sub, state)
-    n_in = 0
+    # counters start as np.int64, not a literal 0: numba would otherwise compile the kernels
+    # they are passed to once more for Literal[int](0) (see docs/first_minute.md)
+    n_in = np.int64(0)
     rows_seen = 0
     for i in range(n):
         if w[i] > 0:
@@ -185,7 +187,7 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
         if w[i] > 0:
             buf[0, q] = (np.int64(i) << 32) | (np.int64(w[i]) << 16) | np.int64(y[i])
             q += 1
-    nv = 0
+    nv = np.int64(0)
     for f in range(d):
         if mask[f]:
             nv += 1
@@ -423,7 +425,7 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
                     split_at = partition_threshold(f, rt, nd_f, 1 if nanc == 0 else 0, rows, s,
                                                    e, Rv, other, left_counts, nan_part)
                 else:
-                    split_at = partition_threshold(f, t, np.nan, 0, rows, s, e, Xv, other,
+                    split_at = partition_threshold(f, t, np.nan, np.int64(0), rows, s, e, Xv, other,
                                                    left_counts, nan_part)
                 nl = 0.0
                 nn = 0.0
@@ -434,7 +436,7 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
                 if not det:
                     nanc = 0 if nl >= nr else 1
                     if nanc == 0 and nn > 0:
-                        split_at = partition_threshold(f, t, np.nan, 1, rows, s, e, Xv,
+                        split_at = partition_threshold(f, t, np.nan, np.int64(1), rows, s, e, Xv,
                                                        other, left_counts, nan_part)
                 if nanc == 0:
                     nl += nn

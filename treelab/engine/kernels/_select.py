@@ -140,9 +140,9 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
                 nn += nan_counts[c]
                 dist_counts[0, c] = left[c]
                 dist_counts[1, c] = node_counts[c] - left[c] - nan_counts[c]
-            g, bi, nan_left, nt, si = scan_thresholds(criterion, dist_counts, 2, nan_counts,
-                                                       node_counts, n_node, pmass, table,
-                                                       min_side, left, left_n, right_n)
+            g, bi, nan_left, nt, si = scan_thresholds(criterion, dist_counts, np.int64(2),
+                                                       nan_counts, node_counts, n_node, pmass,
+                                                       table, min_side, left, left_n, right_n)
             if bi < 0 or not g >= 0.0:
                 continue
             cand_kind[nc] = 1

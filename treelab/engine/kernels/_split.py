@@ -143,8 +143,8 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
     nan_counts[:] = 0.0
     if nd_f <= 2 * m + 16 and nd_f <= occ.shape[0]:
         # the feature's whole rank range fits the dense histogram: no pass for min and max
-        return _histogram(f, rows, s, e, R, nd_f, 0, nd_f, hist, occ, dist_rank, dist_counts,
-                          nan_counts, cmap)
+        return _histogram(f, rows, s, e, R, nd_f, np.int64(0), nd_f, hist, occ, dist_rank,
+                          dist_counts, nan_counts, cmap)
     rmin = np.int64(nd_f)
     rmax = np.int64(-1)
     for j in range(m):
@@ -165,7 +165,7 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
     if span <= 2 * m + 16 and span <= occ.shape[0]:
         return _histogram(f, rows, s, e, R, nd_f, rmin, span, hist, occ, dist_rank, dist_counts,
                           nan_counts, cmap)
-    mm = 0
+    mm = np.int64(0)
     for j in range(m):
         p = rows[s + j]
         r = np.int64(R[f, row_of(p)])
@@ -240,7 +240,7 @@ def _scan_complete(criterion, dist_counts, k, node_counts, n_node, pmass, table,
         sizes = np.empty(2)
         sizes[0] = best_nl
         sizes[1] = n_node - best_nl
-        best_si = split_info(sizes, 2, n_node, table)
+        best_si = split_info(sizes, np.int64(2), n_node, table)
     return best, best_i, False, n_ties + 1, best_si
 
 
@@ -302,7 +302,7 @@ def scan_thresholds(criterion, dist_counts, k, nan_counts, node_counts, n_node, 
                 sizes[0] = a
                 sizes[1] = b
     if best_i >= 0:
-        best_si = split_info(sizes, 2, n_node, table)
+        best_si = split_info(sizes, np.int64(2), n_node, table)
     return best, best_i, best_nan_left, n_ties + 1, best_si
 
 

@@ -1,0 +1,208 @@
+"""The first minute on a fresh install: lazy compilation, the per-user cache, the compile
+notice, ``treelab warmup`` and progress estimates that leave compilation out."""
+
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+import pytest
+
+import treelab
+from treelab import _warmup
+from treelab.cli import main
+from treelab.engine import _notice
+from treelab.experiment import ExperimentConfig, run
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _python(code: str, env_changes: dict, drop=()) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env.update(env_changes)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=300, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+IMPORT_ONLY = """
+import os, pkgutil, importlib
+import treelab, treelab.analysis
+from treelab.engine import kernels
+from numba.core.registry import CPUDispatcher
+n = 0
+for m in pkgutil.iter_modules(kernels.__path__):
+    mod = importlib.import_module("treelab.engine.kernels." + m.name)
+    for v in vars(mod).values():
+        if isinstance(v, CPUDispatcher):
+            n += 1
+            assert not v.signatures, v
+files = [f for _, _, fs in os.walk(os.environ["NUMBA_CACHE_DIR"]) for f in fs]
+print(n, len(files))
+"""
+
+
+def test_importing_treelab_compiles_nothing(tmp_path):
+    n_kernels, n_files = map(int, _python(IMPORT_ONLY, {"NUMBA_CACHE_DIR": str(tmp_path)})
+                             .split())
+    assert n_kernels > 20  # the check looked at the kernels
+    assert n_files == 0
+
+
+CACHE_DIR = "import numba, treelab; print(numba.config.CACHE_DIR)"
+
+
+def test_cache_goes_to_a_per_user_folder(tmp_path):
+    # platformdirs follows XDG_CACHE_HOME on Linux; elsewhere its own rule, same function
+    import platformdirs
+
+    env = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    got = _python(CACHE_DIR, env, drop=("NUMBA_CACHE_DIR",))
+    if sys.platform.startswith("linux"):
+        assert got == str(tmp_path / "xdg" / "treelab" / "numba")
+    else:
+        assert got == os.path.join(platformdirs.user_cache_dir("treelab", appauthor=False),
+                                   "numba")
+    # numba imported before treelab: its config is set as well, read when kernels are made
+    got = _python("import numba; " + CACHE_DIR, env, drop=("NUMBA_CACHE_DIR",))
+    assert got.endswith(os.path.join("treelab", "numba"))
+
+
+def test_numba_cache_dir_set_by_the_user_wins(tmp_path):
+    chosen = str(tmp_path / "mine")
+    assert _python(CACHE_DIR, {"NUMBA_CACHE_DIR": chosen}) == chosen
+
+
+def _kernel_like(fn, module):
+    fn.__module__ = module
+    return numba.njit(fn)
+
+
+def test_compile_notice_once_per_group(caplog, monkeypatch):
+    monkeypatch.setattr(_notice, "_announced", set())
+
+    def add(x):
+        return x + 1
+
+    def other(x):
+        return x * 2
+
+    def outside(x):
+        return x - 1
+
+    kernel = _kernel_like(add, "treelab.engine.kernels._prune")
+    second = _kernel_like(other, "treelab.engine.kernels._prune")
+    foreign = _kernel_like(outside, "somebody.else")
+    with caplog.at_level(logging.INFO, logger="treelab"):
+        foreign(1)
+        assert not caplog.records
+        assert kernel(1) == 2
+        kernel(1.5)  # a second compilation of the same group: no second line
+        second(3)
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 1, lines
+    assert "compiling the tree engine (pruning), once per install, about" in lines[0]
+    assert caplog.records[0].levelno == logging.WARNING
+    # silenced like any logger
+    monkeypatch.setattr(_notice, "_announced", set())
+    caplog.clear()
+    logging.getLogger("treelab").setLevel(logging.ERROR)
+    try:
+        _kernel_like(lambda x: x + 3, "treelab.engine.kernels._predict")(1)
+    finally:
+        logging.getLogger("treelab").setLevel(logging.NOTSET)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_warmup_covers_every_estimator_and_diagnose():
+    labels = [label for label, _ in _warmup.warmup_steps()]
+    estimators = [n for n in treelab.__all__ if isinstance(getattr(treelab, n), type)]
+    assert labels == estimators + ["diagnose"]
+    for family in ("VRTrees", "RandomForest", "StochasticID3", "MMDT", "RotationForest"):
+        assert family in labels
+    only = [label for label, _ in _warmup.warmup_steps(["MMDT", "not.a:Class", "MMDT"],
+                                                        analysis=False)]
+    assert only == ["MMDT"]
+
+
+def test_warmup_fits_and_reports_each_step():
+    times = _warmup.warmup(["VRTrees"], progress=False)
+    assert list(times) == ["VRTrees", "diagnose"]
+    assert all(t >= 0 for t in times.values())
+
+
+def test_cli_warmup_calls_warmup(monkeypatch, capsys):
+    calls = []
+    monkeypatch.setattr(_warmup, "warmup",
+                        lambda names, progress=True: calls.append((names, progress)) or {})
+    assert main(["warmup"]) == 0
+    assert main(["warmup", "MMDT", "VRTrees", "--no-progress"]) == 0
+    assert calls == [(None, True), (["MMDT", "VRTrees"], False)]
+    assert "cache:" in capsys.readouterr().out
+    assert main(["warmup", "Nope"]) == 2
+    assert "Nope" in capsys.readouterr().err
+    assert len(calls) == 2
+
+
+def test_python_m_treelab_warmup_is_wired(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(REPO), NUMBA_CACHE_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-m", "treelab", "warmup", "--help"], env=env,
+                          capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    assert "ESTIMATOR" in done.stdout and "compile the tree engine" in done.stdout
+
+
+def test_runner_warms_up_before_the_first_cell(tmp_path, monkeypatch):
+    # the module (the package exports its function under the same name)
+    run_module = sys.modules["treelab.experiment.run"]
+
+    events = []
+    monkeypatch.setattr(_warmup, "warmup",
+                        lambda names, progress=True: events.append(("warmup", names)) or {})
+    real_progress = run_module._progress
+
+    def progress(*args, **kwargs):
+        events.append(("bar", None))
+        return real_progress(*args, **kwargs)
+
+    monkeypatch.setattr(run_module, "_progress", progress)
+    config = ExperimentConfig(
+        name="tiny", datasets=[{"name": "wine", "builtin": "wine"}],
+        ensembles=[{"name": "Agg.", "estimator": "VRTrees", "params": {"n_estimators": 3}},
+                   {"name": "RF", "estimator": "RandomForest", "params": {"n_estimators": 3}}],
+        alphas=[0.5], protocol={"name": "stratified_kfold", "n_splits": 2}, seed=1,
+        backend="serial", out=str(tmp_path / "o"))
+    run(config, progress=False)
+    assert events == [("warmup", ["RandomForest", "VRTrees"]), ("bar", None)]
+    # resumed with every cell done: nothing to warm up
+    events.clear()
+    run(config, progress=False)
+    assert events == [("bar", None)]
+
+
+def test_runner_warm_up_failure_leaves_the_cells_to_compile(tmp_path, monkeypatch, caplog):
+    def broken(names, progress=True):
+        raise RuntimeError("no compiler")
+
+    monkeypatch.setattr(_warmup, "warmup", broken)
+    config = ExperimentConfig(
+        name="tiny", datasets=[{"name": "wine", "builtin": "wine"}],
+        ensembles=[{"name": "Agg.", "estimator": "VRTrees", "params": {"n_estimators": 3}}],
+        alphas=[0.5], protocol={"name": "stratified_kfold", "n_splits": 2}, seed=1,
+        backend="serial", out=str(tmp_path / "o"))
+    with caplog.at_level(logging.WARNING):
+        ds = run(config, progress=False)
+    assert "warm-up failed" in caplog.text
+    assert ds["ensemble_error"].notnull().all()
+
+
+@pytest.mark.parametrize("name", ["VRTrees"])
+def test_warmup_data_is_accepted(name):
+    X, y = _warmup._data()
+    assert X["x2"].dtype.name == "category" and X["x1"].isna().any()
+    model = getattr(treelab, name)(n_estimators=2, random_state=0).fit(X, y)
+    assert model.predict_proba(X).shape == (60, 3)
