@@ -197,8 +197,18 @@ def gram_schmidt(G_: np.ndarray) -> np.ndarray:
 
 
 def random_axes(rng: np.random.Generator, d: int) -> np.ndarray:
-    """d random orthonormal axes (rows): Gram-Schmidt on independent standard normals."""
-    return gram_schmidt(rng.standard_normal((d, d)))
+    """d random orthonormal axes (rows), uniformly (Haar) distributed.
+
+    One Householder QR of a d x d matrix of independent standard normals, with the columns of
+    Q signed so that R has a positive diagonal (Mezzadri 2007, "How to generate random
+    matrices from the classical compact groups"): the same axes as Gram-Schmidt on its columns,
+    in one LAPACK call. Cost O(d^3) time and 8 d^2 bytes per tree (10,000 features: 0.8 GB
+    and about a minute of one core), where ``gram_schmidt``'s Python loop over d vectors was
+    several times slower; each tree then projects its rows on all d axes, O(n d^2).
+    """
+    Q, R = np.linalg.qr(rng.standard_normal((d, d)))
+    signs = np.where(np.diag(R) < 0, -1.0, 1.0)
+    return np.ascontiguousarray((Q * signs[None, :]).T)
 
 
 def pca_axes(rng: np.random.Generator, Z: np.ndarray, y: np.ndarray, w: np.ndarray,
