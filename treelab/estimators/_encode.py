@@ -26,7 +26,7 @@ def _raw_values(X) -> bool:
     if _is_frame(X):
         return True
     try:
-        return np.asarray(X).dtype == object
+        return np.asarray(X).dtype.kind in "OUS"  # object, unicode and byte strings
     except ValueError:  # ragged input: validate_data reports it
         return False
 
@@ -94,7 +94,11 @@ def _codes(values, categories) -> np.ndarray:
 
 def _column_categories(col) -> np.ndarray:
     if isinstance(col, pd.Series) and isinstance(col.dtype, pd.CategoricalDtype):
-        return np.asarray(col.cat.categories)
+        # only the categories present, in declared order: a dtype may declare many more
+        # (every code a kernel sees costs per-node memory and time in its arity)
+        codes = np.asarray(col.cat.codes)
+        used = np.unique(codes[codes >= 0])
+        return np.asarray(col.cat.categories[used])
     if isinstance(col, np.ndarray) and col.dtype.kind == "f":
         return np.unique(col[~np.isnan(col)])
     s = pd.Series(col)
@@ -112,6 +116,12 @@ def encode_features(estimator, X, *, fit: bool) -> np.ndarray:
     (``nominal_features_``, ``categories_``); otherwise they are applied.
     """
     is_frame = _is_frame(X)
+    if is_frame and not X.columns.is_unique:
+        dup = sorted({str(c) for c in X.columns[X.columns.duplicated()]})
+        raise ValueError(
+            f"X has duplicate column names {dup}; every column needs its own name (rename them "
+            "or pass X.to_numpy() with categorical_features= by position)"
+        )
     raw = _raw_values(X)
     two_d = hasattr(X, "shape") and len(getattr(X, "shape", ())) == 2
     if fit:

@@ -179,6 +179,10 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
         if w[i] > 0:
             n_in += 1
             rows_seen += w[i]
+    # every class count, node size and branch size indexes the x log2 x table: it must reach
+    # the weighted row count, not only the distinct rows (a stray read is a wrong gain)
+    if table.shape[0] <= rows_seen:
+        raise ValueError("the x log2 x table is smaller than the weighted row count")
     # the rows of a node are buf[nbuf[node], s:e]; a split writes its children's rows into the
     # other buffer, so no partition copies back
     buf = np.empty((2, n_in), dtype=np.int64)
