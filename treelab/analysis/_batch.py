@@ -23,7 +23,7 @@ from treelab.analysis._dataset import (
     to_dataset,
 )
 
-__all__ = ["Batch", "batched_labels", "batched_votes", "build", "split_input"]
+__all__ = ["Batch", "batched_labels", "build", "split_input"]
 
 
 class Batch(NamedTuple):
@@ -125,15 +125,6 @@ def batched_labels(
         lead_shape,
         {**y_coords, **coords},
     )
-
-
-def batched_votes(labels: np.ndarray, n_classes: int) -> np.ndarray:
-    """Votes per (batch, sample, class) from labels (batch, tree, sample)."""
-    n_batch, _, n_samples = labels.shape
-    base = (np.arange(n_batch)[:, None] * n_samples + np.arange(n_samples)[None, :]) * n_classes
-    flat = base[:, None, :] + labels
-    size = n_batch * n_samples * n_classes
-    return np.bincount(flat.ravel(), minlength=size).reshape(n_batch, n_samples, n_classes)
 
 
 def build(

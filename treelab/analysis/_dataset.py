@@ -463,11 +463,21 @@ def member_dataset(
     )
 
 
-def vote_counts(labels: np.ndarray, n_classes: int) -> np.ndarray:
-    """Votes per (sample, class): how many members predict each class on each row."""
-    n_trees, n_samples = labels.shape
-    flat = (np.arange(n_samples) * n_classes)[None, :] + labels
-    return np.bincount(flat.ravel(), minlength=n_samples * n_classes).reshape(n_samples, n_classes)
+def vote_counts(labels: np.ndarray, n_classes: int, mask: np.ndarray | None = None
+                ) -> np.ndarray:
+    """Votes per (..., sample, class): how many members predict each class on each row.
+
+    ``labels`` are class codes (..., tree, sample); leading dims are kept. With ``mask`` (the
+    shape of ``labels``) only the votes where it is True count (out-of-bag votes, say).
+    """
+    *lead, n_trees, n_samples = labels.shape
+    n_lead = int(np.prod(lead, dtype=np.int64))
+    base = (np.arange(n_lead)[:, None] * n_samples + np.arange(n_samples)[None, :]) * n_classes
+    flat = base[:, None, :] + labels.reshape(n_lead, n_trees, n_samples)
+    if mask is not None:
+        flat = flat[mask.reshape(flat.shape)]
+    counts = np.bincount(flat.ravel(), minlength=n_lead * n_samples * n_classes)
+    return counts.reshape(*lead, n_samples, n_classes)
 
 
 def merge_results(

@@ -13,8 +13,8 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
-from treelab.analysis._batch import batched_labels, batched_votes, build, split_input
-from treelab.analysis._dataset import Var, check_proba, encode_labels
+from treelab.analysis._batch import batched_labels, build, split_input
+from treelab.analysis._dataset import Var, check_proba, encode_labels, vote_counts
 
 __all__ = ["bias_variance_01", "bias_variance_diversity"]
 
@@ -137,7 +137,7 @@ def bias_variance_01(
     if tp is not None and tp.shape[1] != n_c:
         raise ValueError(f"true_proba has {tp.shape[1]} classes, expected {n_c}")
     k = b.labels.shape[1]
-    p_d = batched_votes(b.labels, n_c) / k  # (batch, sample, class)
+    p_d = vote_counts(b.labels, n_c) / k  # (batch, sample, class)
     tau = _target_proba(tp, b.y, n_c)
     loss = 1.0 - np.sum(p_d * tau, axis=-1)
     main = np.argmax(p_d, axis=-1)

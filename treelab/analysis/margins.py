@@ -12,8 +12,8 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
-from treelab.analysis._batch import batched_labels, batched_votes, build, split_input
-from treelab.analysis._dataset import CITE_BREIMAN, Var
+from treelab.analysis._batch import batched_labels, build, split_input
+from treelab.analysis._dataset import CITE_BREIMAN, Var, vote_counts
 
 __all__ = ["margin_cdf", "margin_counts", "margins"]
 
@@ -89,7 +89,7 @@ def margins(
     """
     b = batched_labels(member_labels, y, n_classes=n_classes, classes=classes)
     n_trees = b.labels.shape[1]
-    m, _ = margin_counts(batched_votes(b.labels, b.n_classes), b.y)
+    m, _ = margin_counts(vote_counts(b.labels, b.n_classes), b.y)
     var = Var((_dims.SAMPLE,), m / n_trees, "voting margin", valid_range=(-1.0, 1.0),
               cite=f"{CITE_SCHAPIRE}; {CITE_BREIMAN}")
     ds = build({"margin": var}, b.lead_dims, b.lead_shape, function="margins",

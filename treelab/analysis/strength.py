@@ -36,12 +36,9 @@ def strength_stats(
     ``in_bag`` (tree, sample) only out-of-bag votes count (rows without one get NaN margins).
     """
     n_trees, n_samples = labels.shape
-    rows = np.arange(n_samples)
     oob = None if in_bag is None else in_bag == 0  # (tree, sample)
     if oob is not None:
-        flat = (rows * n_classes)[None, :] + labels
-        votes = np.bincount(flat[oob], minlength=n_samples * n_classes)
-        votes = votes.reshape(n_samples, n_classes)
+        votes = vote_counts(labels, n_classes, mask=oob)
     elif votes is None:
         votes = vote_counts(labels, n_classes)
     # the margin of treelab.analysis.margins, in votes, and the rival class c(i) (most-voted
