@@ -85,8 +85,10 @@ class FeatureArrays(NamedTuple):
     Xc: np.ndarray  # (feature, row) float64
     R: np.ndarray  # (feature, row) int32 ranks; missing = n_distinct
     order: np.ndarray  # (feature, row) int32: rows in increasing rank order (missing last)
-    n_distinct: np.ndarray  # int64: distinct non-missing values, or arity of a nominal feature
-    uniq: np.ndarray  # float64: sorted distinct values of every feature, concatenated
+    n_distinct: np.ndarray  # int64: distinct non-missing values (binned: bins), or arity of a
+    #                          nominal feature
+    uniq: np.ndarray  # float64: sorted distinct values of every feature, concatenated (binned
+    #                    continuous features: each bin's upper edge, the last +inf)
     uniq_off: np.ndarray  # int64 (d + 1,)
     nominal: np.ndarray  # uint8 (d,)
     # the values and ranks again, (row, feature), read when a subtree is localized (grow_tree);
@@ -127,14 +129,16 @@ def check_nominal_codes(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray) -
 
 
 def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, ranks: bool = True,
-                     n_threads: int = 1) -> FeatureArrays:
+                     n_threads: int = 1, max_bins: int | None = None) -> FeatureArrays:
     """Ranks and distinct values of every feature, computed once per fit.
 
     ``X`` is (row, feature) float64 with nominal features coded 0..arity-1 and NaN for missing.
     One stable sort per continuous feature gives both its order and its ranks; features are
     sorted on ``n_threads`` threads (numpy's sort releases the GIL). With ``ranks=False`` (forests
     with no deterministic node) only the values are kept: ranks, orders and distinct values of
-    continuous features are left empty, as nothing reads them.
+    continuous features are left empty, as nothing reads them. With ``max_bins`` the ranks of
+    continuous features become bin codes (``bin_features``; the growth kernel then needs
+    ``iparams[P_BINNED] = 1``).
     """
     n, d = X.shape
     check_nominal_codes(X, nominal, arity)
@@ -163,9 +167,76 @@ def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, rank
     uniq_off = np.zeros(d + 1, dtype=np.int64)
     uniq_off[1:] = np.cumsum([u.shape[0] for u in uniqs])
     uniq = np.concatenate(uniqs) if uniqs else np.zeros(0)
+    if max_bins is not None and ranks:
+        R, n_distinct, uniq, uniq_off = bin_features(R, n_distinct, uniq, uniq_off, nominal,
+                                                     max_bins)
     Rr = np.ascontiguousarray(R.T) if local else np.zeros((0, d), dtype=np.int32)
     return FeatureArrays(Xc, R, order, n_distinct, uniq, uniq_off, nominal.astype(np.uint8),
                          Xr, Rr)
+
+
+def bin_cuts(counts: np.ndarray, max_bins: int) -> np.ndarray:
+    """Where to cut a feature's sorted distinct values into at most ``max_bins`` bins of about
+    equal row counts: cut j separates distinct values j and j + 1.
+
+    ``counts`` holds the rows of each distinct value in increasing order. With at most
+    ``max_bins`` distinct values every value is its own bin; otherwise bin q ends at the first
+    distinct value whose cumulative count reaches q n / max_bins (quantiles of the rows, as
+    LightGBM and scikit-learn's histogram gradient boosting bin), so a value holding many rows
+    is never split and may make some bins coincide: fewer bins, never more.
+    """
+    k = counts.shape[0]
+    if k <= max_bins:
+        return np.arange(k - 1, dtype=np.int64)
+    cum = np.cumsum(counts)
+    targets = cum[-1] * np.arange(1, max_bins, dtype=np.float64) / max_bins
+    cuts = np.unique(np.searchsorted(cum, targets, side="left"))
+    return cuts[cuts < k - 1]
+
+
+def bin_features(R: np.ndarray, n_distinct: np.ndarray, uniq: np.ndarray, uniq_off: np.ndarray,
+                 nominal: np.ndarray, max_bins: int) -> tuple:
+    """Continuous features' ranks turned into bin codes (binned split search, ``max_bins``).
+
+    Each continuous feature is cut once per fit into at most ``max_bins`` bins (``bin_cuts``);
+    a row's rank becomes its bin (missing rows: the number of bins, as a missing rank is the
+    number of distinct values), and the feature's distinct values give way to each bin's
+    upper edge, the midpoint between the last value of the bin and the first of the next (the
+    last bin's edge is +inf). A node then counts at most ``max_bins`` values a feature and its
+    thresholds are bin edges: x <= edge_b exactly for the rows of bins 0..b, so training rows
+    are routed as the bins say. Returns new (R, n_distinct, uniq, uniq_off); nominal features
+    are unchanged.
+    """
+    d = R.shape[0]
+    R = R.copy()
+    n_distinct = n_distinct.copy()
+    uniqs = []
+    for f in range(d):
+        u = uniq[uniq_off[f]:uniq_off[f + 1]]
+        k = int(n_distinct[f])
+        if nominal[f] or k == 0:
+            uniqs.append(u)
+            continue
+        counts = np.bincount(R[f], minlength=k + 1)[:k]
+        cuts = bin_cuts(counts, max_bins)
+        nb = cuts.shape[0] + 1
+        # rank r -> bin: how many cuts lie below r; the missing rank k -> nb
+        code = np.empty(k + 1, dtype=np.int32)
+        code[:k] = np.searchsorted(cuts, np.arange(k), side="left")
+        code[k] = nb
+        R[f] = code[R[f]]
+        # the kernels' exact midpoint (_split.midpoint), so a bin of one value each side
+        # gives the exact search's threshold
+        lo, hi = u[cuts], u[cuts + 1]
+        mid = lo + (hi - lo) * 0.5
+        edges = np.full(nb, np.inf)
+        edges[:-1] = np.where(mid >= hi, lo, mid)
+        uniqs.append(edges)
+        n_distinct[f] = nb
+    uniq_off = np.zeros(d + 1, dtype=np.int64)
+    uniq_off[1:] = np.cumsum([e.shape[0] for e in uniqs])
+    uniq = np.concatenate(uniqs) if uniqs else np.zeros(0)
+    return R, n_distinct, uniq, uniq_off
 
 
 def rows_decide(iparams: np.ndarray, row_mode: int, n_sub: int, d: int) -> bool:

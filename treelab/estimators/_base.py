@@ -42,6 +42,8 @@ RANDOM_SPLITS = {"pair_midpoint": G.RS_PAIR, "uniform": G.RS_UNIFORM, "pert": G.
 COMBINE = ("average", "vote", "sum", "likelihood", "bayesian")
 SAMPLING = ("none", "bootstrap", "subspace", "bootstrap+subspace")
 _NO_DEPTH_LIMIT = np.iinfo(np.int32).max
+# bin codes are global ranks (int32), and more bins than this is the exact search in effect
+MAX_BINS = 1 << 16
 
 # numba's workqueue threading layer aborts the interpreter when two Python threads enter
 # parallel kernels at once; OpenMP and TBB allow it. numba names its layer only after the first
@@ -77,6 +79,7 @@ class TreeSpec:
     rows: str = "all"  # all | bootstrap | disjoint
     subspace_fraction: float | None = None
     extra_iparams: dict | None = None  # growth-kernel slot -> value (e.g. stochastic ID3 mode)
+    max_bins: int | None = None  # binned split search (engine.forest.bin_features); None: exact
 
 
 def spec_iparams(spec: TreeSpec, d: int) -> tuple[np.ndarray, int]:
@@ -100,6 +103,7 @@ def spec_iparams(spec: TreeSpec, d: int) -> tuple[np.ndarray, int]:
     iparams[G.P_RANDOM_SPLIT] = RANDOM_SPLITS[spec.random_split]
     iparams[G.P_PRESORT] = 1
     iparams[G.P_LOCAL] = 1
+    iparams[G.P_BINNED] = int(spec.max_bins is not None)
     for slot, value in (spec.extra_iparams or {}).items():
         iparams[slot] = value
     return iparams, n_sub
@@ -168,6 +172,8 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             check_int("min_objs", p["min_objs"], 1)
         if "bootstrap" in p:
             check_bool("bootstrap", p["bootstrap"])
+        if "max_bins" in p:
+            check_int("max_bins", p["max_bins"], 2, MAX_BINS, allow_none=True)
         n_jobs = p.get("n_jobs")
         if n_jobs is not None:
             check_int("n_jobs", n_jobs)
@@ -248,7 +254,7 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         # complete-random forests never read ranks (no deterministic node)
         ranks = bool(np.any(np.asarray(spec.alphas) > 0) or iparams[G.P_STOCHASTIC] > 0)
         feats = prepare_features(Xv, self.nominal_features_, self.arity_, ranks=ranks,
-                                 n_threads=self._n_threads())
+                                 n_threads=self._n_threads(), max_bins=spec.max_bins)
         self.forest_ = grow_forest(
             feats, y_codes, self.n_classes_, iparams, spec.alphas, seeds, row_mode, part, n_sub,
             self._n_threads(),

@@ -18,6 +18,7 @@ from treelab.engine.kernels._params import (  # noqa: F401 (callers read the lay
     KIND_THRESHOLD,
     N_PARAMS,
     P_BETA_BITS,
+    P_BINNED,
     P_C45,
     P_CRITERION,
     P_DET_THRESHOLD,
@@ -49,7 +50,7 @@ from treelab.engine.kernels._split import (
     row_of,
     summarize_nominal,
 )
-from treelab.engine.kernels._stochastic import beta_from_bits, stochastic_select
+from treelab.engine.kernels._stochastic import MODE_BINNED, beta_from_bits, stochastic_select
 
 RANDOM_ATTEMPTS = 10
 # localized subtrees: the blocks of one subtree hold at most LOCAL_BYTES of values and ranks
@@ -329,6 +330,9 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     min_leaf = iparams[P_MIN_LEAF]
     max_depth = iparams[P_MAX_DEPTH]
     rule = iparams[P_RANDOM_SPLIT]
+    stochastic_mode = iparams[P_STOCHASTIC] - 1
+    if iparams[P_BINNED] != 0:
+        stochastic_mode |= MODE_BINNED
     ties_feature = 0
     ties_test = 0
     n_decision = 0
@@ -381,7 +385,7 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
                 tt = ref_i[r, REF_TT]
             elif det and iparams[P_STOCHASTIC] > 0:
                 found, f, sk, t, nanc, tf, tt = stochastic_select(
-                    beta_from_bits(iparams[P_BETA_BITS]), iparams[P_STOCHASTIC] - 1, min_split,
+                    beta_from_bits(iparams[P_BETA_BITS]), stochastic_mode, min_split,
                     min_leaf, max_depth - depth[node], nominal, n_distinct, uniq, uniq_off, used,
                     vis, nv, rows, s, e, Xv, Rv, node_counts, n_node, state, keys, keys2, hist,
                     occ, dist_rank, dist_counts, nan_counts, table, all_classes)

@@ -422,6 +422,16 @@ def midpoint(lo, hi):
 
 
 @njit(**NUMBA_FLAGS)
+def split_threshold(uniq, base, r_lo, r_hi, binned):
+    """Threshold of a deterministic test sending ranks <= r_lo left, r_hi the next rank present
+    at the node: the midpoint of their values (exact search), or on binned features the upper
+    edge of bin r_lo (``uniq`` then holds each bin's upper edge; engine.forest.bin_features)."""
+    if binned:
+        return uniq[base + r_lo]
+    return midpoint(uniq[base + r_lo], uniq[base + r_hi])
+
+
+@njit(**NUMBA_FLAGS)
 def continuous_available(f, rows, s, e, Xc):
     """At least two distinct non-missing values (or nominal codes) of feature f at the node,
     stopping at the first value that differs."""
