@@ -17,7 +17,7 @@ P_PRESORT = 11  # 1: presorted lists where they pay off (module _presort), 0: so
 #                  node, 2: presorted lists at every node of deterministic trees (no node sorts)
 P_LOCAL = 12  # 1: grow small subtrees from local copies of their rows' values (see grow_tree)
 P_BINNED = 13  # 1: ranks of continuous features are bin codes (max_bins); thresholds are the
-#                 bins' upper edges, held in ``uniq`` (engine.forest.bin_features)
+#                 bins' upper edges, held in ``uniq`` (engine.forest.bin_feature)
 N_PARAMS = 14
 
 RS_PAIR = 0
