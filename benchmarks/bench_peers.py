@@ -98,6 +98,9 @@ def peers() -> list[Peer]:
     out = [
         Peer("treelab RandomForest", lambda: treelab.RandomForest(
             n_estimators=TREES, n_jobs=THREADS, random_state=0), nominal_as_codes=False),
+        Peer("treelab RandomForest(max_bins=256)", lambda: treelab.RandomForest(
+            n_estimators=TREES, n_jobs=THREADS, random_state=0, max_bins=256),
+            nominal_as_codes=False),
         Peer("scikit-learn RandomForestClassifier", lambda: RandomForestClassifier(
             n_estimators=TREES, n_jobs=THREADS, random_state=0)),
     ]
@@ -182,8 +185,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workloads", default="W1,W2,W3")
+    parser.add_argument("--only", default="",
+                        help="comma-separated parts of learner names to keep (treelab's are "
+                             "always kept), e.g. 'sklearnex RandomForest'")
     args = parser.parse_args()
     learners = peers()
+    if args.only:
+        keep = [k.strip() for k in args.only.split(",")]
+        learners = [p for p in learners
+                    if p.name.startswith("treelab") or any(k in p.name for k in keep)]
     # compile treelab's kernels (or load them from the cache) outside the timings
     Xa, _, ya, _, _ = workload("W2")
     treelab.RandomForest(n_estimators=2, random_state=0).fit(Xa[:500], ya[:500])

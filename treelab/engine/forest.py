@@ -85,8 +85,10 @@ class FeatureArrays(NamedTuple):
     Xc: np.ndarray  # (feature, row) float64
     R: np.ndarray  # (feature, row) int32 ranks; missing = n_distinct
     order: np.ndarray  # (feature, row) int32: rows in increasing rank order (missing last)
-    n_distinct: np.ndarray  # int64: distinct non-missing values, or arity of a nominal feature
-    uniq: np.ndarray  # float64: sorted distinct values of every feature, concatenated
+    n_distinct: np.ndarray  # int64: distinct non-missing values (binned: bins), or arity of a
+    #                          nominal feature
+    uniq: np.ndarray  # float64: sorted distinct values of every feature, concatenated (binned
+    #                    continuous features: each bin's upper edge, the last +inf)
     uniq_off: np.ndarray  # int64 (d + 1,)
     nominal: np.ndarray  # uint8 (d,)
     # the values and ranks again, (row, feature), read when a subtree is localized (grow_tree);
@@ -127,45 +129,108 @@ def check_nominal_codes(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray) -
 
 
 def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, ranks: bool = True,
-                     n_threads: int = 1) -> FeatureArrays:
+                     n_threads: int = 1, max_bins: int | None = None,
+                     order: bool = True, values: bool = True) -> FeatureArrays:
     """Ranks and distinct values of every feature, computed once per fit.
 
     ``X`` is (row, feature) float64 with nominal features coded 0..arity-1 and NaN for missing.
     One stable sort per continuous feature gives both its order and its ranks; features are
     sorted on ``n_threads`` threads (numpy's sort releases the GIL). With ``ranks=False`` (forests
     with no deterministic node) only the values are kept: ranks, orders and distinct values of
-    continuous features are left empty, as nothing reads them.
+    continuous features are left empty, as nothing reads them. With ``max_bins`` the ranks of
+    continuous features become bin codes (``bin_feature``; the growth kernel then needs
+    ``iparams[P_BINNED] = 1``). With ``order=False`` the sort orders are not kept (only
+    presorted lists read them; ``grow_tree`` sorts at each node without them, growing the same
+    trees), which saves n x d x 4 bytes. With ``values=False`` the feature-major values ``Xc``
+    are left empty (d, 0): trees of exact deterministic tests on continuous features read only
+    ranks (``grow_tree`` refuses any other tree without values), which saves n x d x 8 bytes.
     """
     n, d = X.shape
     check_nominal_codes(X, nominal, arity)
-    Xc = np.ascontiguousarray(X.T)
+    values = values or not ranks or bool(np.any(nominal))
+    Xc = np.ascontiguousarray(X.T) if values else np.empty((d, 0))
     # row-major copies only where a tree may localize a subtree (grow_tree's feature limit)
     local = d <= LOCAL_MAX_FEATURES
     Xr = np.ascontiguousarray(X, dtype=np.float64) if local else np.zeros((0, d))
     n_distinct = np.where(nominal, arity, 0).astype(np.int64)
     cont = [f for f in range(d) if not nominal[f]] if ranks else []
     R = np.zeros((d, n if ranks else 0), dtype=np.int32)
-    order = np.zeros((d, n if ranks else 0), dtype=np.int32)
-    uniq_buf = np.empty((d, n if ranks else 0))
+    orders = np.zeros((d, n if ranks and order else 0), dtype=np.int32)
+    uniqs = [np.arange(arity[f], dtype=np.float64) if nominal[f] else np.zeros(0)
+             for f in range(d)]
 
     def rank_one(f: int) -> None:
-        o = np.argsort(Xc[f], kind="stable")
-        order[f] = o
-        n_distinct[f] = rank_sorted(Xc[f], o, R[f], uniq_buf[f])
+        col = Xc[f] if values else np.ascontiguousarray(X[:, f])
+        o = np.argsort(col, kind="stable")
+        if order:
+            orders[f] = o
+        buf = np.empty(n)
+        k = rank_sorted(col, o, R[f], buf)
+        if max_bins is None:
+            uniqs[f] = buf[:k].copy()
+            n_distinct[f] = k
+        else:
+            uniqs[f] = bin_feature(R[f], buf[:k], max_bins)
+            n_distinct[f] = uniqs[f].shape[0]
 
     run_threads(rank_one, cont, n_threads)
-    uniqs = []
-    for f in range(d):
-        if nominal[f]:
-            uniqs.append(np.arange(arity[f], dtype=np.float64))
-        else:
-            uniqs.append(uniq_buf[f, : n_distinct[f]] if ranks else np.zeros(0))
     uniq_off = np.zeros(d + 1, dtype=np.int64)
     uniq_off[1:] = np.cumsum([u.shape[0] for u in uniqs])
     uniq = np.concatenate(uniqs) if uniqs else np.zeros(0)
     Rr = np.ascontiguousarray(R.T) if local else np.zeros((0, d), dtype=np.int32)
-    return FeatureArrays(Xc, R, order, n_distinct, uniq, uniq_off, nominal.astype(np.uint8),
+    return FeatureArrays(Xc, R, orders, n_distinct, uniq, uniq_off, nominal.astype(np.uint8),
                          Xr, Rr)
+
+
+def bin_cuts(counts: np.ndarray, max_bins: int) -> np.ndarray:
+    """Where to cut a feature's sorted distinct values into at most ``max_bins`` bins of about
+    equal row counts: cut j separates distinct values j and j + 1.
+
+    ``counts`` holds the rows of each distinct value in increasing order. With at most
+    ``max_bins`` distinct values every value is its own bin; otherwise bin q ends at the first
+    distinct value whose cumulative count reaches q n / max_bins (quantiles of the rows, as
+    LightGBM and scikit-learn's histogram gradient boosting bin), so a value holding many rows
+    is never split and may make some bins coincide: fewer bins, never more.
+    """
+    k = counts.shape[0]
+    if k <= max_bins:
+        return np.arange(k - 1, dtype=np.int64)
+    cum = np.cumsum(counts)
+    targets = cum[-1] * np.arange(1, max_bins, dtype=np.float64) / max_bins
+    cuts = np.unique(np.searchsorted(cum, targets, side="left"))
+    return cuts[cuts < k - 1]
+
+
+def bin_feature(R_f: np.ndarray, u: np.ndarray, max_bins: int) -> np.ndarray:
+    """Turn one continuous feature's ranks into bin codes, in place; returns the bins' upper
+    edges (the binned split search, ``max_bins``).
+
+    ``R_f`` holds each row's rank among the sorted distinct values ``u`` (missing rows: the
+    number of distinct values). The feature is cut into at most ``max_bins`` bins
+    (``bin_cuts``); a row's rank becomes its bin (missing rows: the number of bins), and each
+    bin's upper edge is the midpoint between its last value and the next bin's first (+inf for
+    the last bin). A node then counts at most ``max_bins`` values of the feature and its
+    thresholds are bin edges: x <= edge_b exactly for the rows of bins 0..b. A feature with no
+    value (every row missing) is left as it is.
+    """
+    k = u.shape[0]
+    if k == 0:
+        return u.copy()
+    counts = np.bincount(R_f, minlength=k + 1)[:k]
+    cuts = bin_cuts(counts, max_bins)
+    nb = cuts.shape[0] + 1
+    # rank r -> bin: how many cuts lie below r; the missing rank k -> nb
+    code = np.empty(k + 1, dtype=np.int32)
+    code[:k] = np.searchsorted(cuts, np.arange(k), side="left")
+    code[k] = nb
+    R_f[:] = code[R_f]
+    # the kernels' exact midpoint (_split.midpoint), so a bin of one value each side gives the
+    # exact search's threshold
+    lo, hi = u[cuts], u[cuts + 1]
+    mid = lo + (hi - lo) * 0.5
+    edges = np.full(nb, np.inf)
+    edges[:-1] = np.where(mid >= hi, lo, mid)
+    return edges
 
 
 def rows_decide(iparams: np.ndarray, row_mode: int, n_sub: int, d: int) -> bool:
@@ -239,7 +304,7 @@ def grow_forest(
     n_threads: int,
 ) -> Forest:
     """Grow ``len(seeds)`` trees and concatenate them into one ``Forest``."""
-    n = feats.Xc.shape[1]
+    n = y.shape[0]
     # rows pack (row << 32 | weight << 16 | class): weights and class codes need 16 bits
     if n_classes > 0xFFFF:
         raise ValueError(f"at most {0xFFFF} classes are supported, got {n_classes}")
@@ -279,11 +344,25 @@ def grow_forest(
     offsets = np.zeros(T + 1, dtype=np.int64)
     offsets[1:] = np.cumsum(sizes)
 
+    stats = [np.array([tr[i] for tr in trees], dtype=np.int64) for i in range(9, 13)]
     # the nine node arrays are joined on the fit's threads (NumPy's copy releases the GIL):
     # joining them one after the other took a quarter of a 100-tree complete-random fit
-    # on two threads, most of it spent touching the new memory
+    # on two threads, most of it spent touching the new memory. Each tree's part is let go as
+    # soon as it is copied, so the fit holds its nodes about once, not twice (a forest of
+    # 1,000,000 rows and 100 trees is about 330 MB)
+    parts = [[tr[i] for tr in trees] for i in range(9)]
+    del trees, done, reference
+
+    def join(i: int) -> np.ndarray:
+        first = parts[i][0]
+        joined = np.empty((int(offsets[-1]),) + first.shape[1:], dtype=first.dtype)
+        for t in range(T):
+            joined[offsets[t]:offsets[t + 1]] = parts[i][t]
+            parts[i][t] = None
+        return joined
+
     kind, feature, threshold, child_start, n_children, nan_child, rnd, depth, counts = (
-        run_threads(lambda i: np.concatenate([tr[i] for tr in trees]), range(9), n_threads))
+        run_threads(join, range(9), n_threads))
     return Forest(
         node_offsets=offsets,
         kind=kind,
@@ -296,9 +375,9 @@ def grow_forest(
         depth=depth,
         counts=counts,
         alpha=alphas,
-        ties_feature=np.array([tr[9] for tr in trees], dtype=np.int64),
-        ties_test=np.array([tr[10] for tr in trees], dtype=np.int64),
-        n_decision=np.array([tr[11] for tr in trees], dtype=np.int64),
-        rows_seen=np.array([tr[12] for tr in trees], dtype=np.int64),
+        ties_feature=stats[0],
+        ties_test=stats[1],
+        n_decision=stats[2],
+        rows_seen=stats[3],
         seed=np.asarray(seeds, dtype=np.uint64),
     )

@@ -42,6 +42,8 @@ RANDOM_SPLITS = {"pair_midpoint": G.RS_PAIR, "uniform": G.RS_UNIFORM, "pert": G.
 COMBINE = ("average", "vote", "sum", "likelihood", "bayesian")
 SAMPLING = ("none", "bootstrap", "subspace", "bootstrap+subspace")
 _NO_DEPTH_LIMIT = np.iinfo(np.int32).max
+# bin codes are global ranks (int32), and more bins than this is the exact search in effect
+MAX_BINS = 1 << 16
 
 # numba's workqueue threading layer aborts the interpreter when two Python threads enter
 # parallel kernels at once; OpenMP and TBB allow it. numba names its layer only after the first
@@ -77,6 +79,7 @@ class TreeSpec:
     rows: str = "all"  # all | bootstrap | disjoint
     subspace_fraction: float | None = None
     extra_iparams: dict | None = None  # growth-kernel slot -> value (e.g. stochastic ID3 mode)
+    max_bins: int | None = None  # binned split search (engine.forest.bin_feature); None: exact
 
 
 def spec_iparams(spec: TreeSpec, d: int) -> tuple[np.ndarray, int]:
@@ -100,9 +103,36 @@ def spec_iparams(spec: TreeSpec, d: int) -> tuple[np.ndarray, int]:
     iparams[G.P_RANDOM_SPLIT] = RANDOM_SPLITS[spec.random_split]
     iparams[G.P_PRESORT] = 1
     iparams[G.P_LOCAL] = 1
+    iparams[G.P_BINNED] = int(spec.max_bins is not None)
     for slot, value in (spec.extra_iparams or {}).items():
         iparams[slot] = value
     return iparams, n_sub
+
+
+def may_presort(iparams: np.ndarray, spec: TreeSpec, nominal: np.ndarray, n_sub: int) -> bool:
+    """Whether any tree could keep presorted lists (``_grow.grow_tree``'s condition, loosened
+    so it never says no where the kernel would say yes): only then are the global sort orders
+    kept (n x d x 4 bytes). Without them the kernel sorts at each node: the same trees."""
+    if iparams[G.P_PRESORT] == 2:
+        return True
+    if (iparams[G.P_PRESORT] == 0 or iparams[G.P_DET_THRESHOLD] != 0
+            or iparams[G.P_STOCHASTIC] != 0 or not np.any(np.asarray(spec.alphas) >= 0.5)):
+        return False
+    if spec.max_bins is not None and spec.max_bins <= G.LIST_MIN_DISTINCT:
+        return False  # no feature has more distinct values (bins) than the lists' minimum
+    d = nominal.shape[0]
+    n_visible = n_sub if 0 < n_sub < d else d
+    # fewest continuous features a tree can see: every nominal one among its visible features
+    least_cont = max(1, n_visible - int(np.sum(nominal)))
+    return bool(2 * iparams[G.P_MAX_FEATURES] >= least_cont)
+
+
+def reads_values(iparams: np.ndarray, spec: TreeSpec) -> bool:
+    """Whether growth reads feature values, not only ranks: random nodes (alpha < 1),
+    Extra-Trees thresholds and stochastic ID3 do (nominal features too; ``prepare_features``
+    adds those). Without it the feature-major copy of X (n x d x 8 bytes) is not made."""
+    return bool(np.any(np.asarray(spec.alphas) < 1.0) or iparams[G.P_DET_THRESHOLD] != 0
+                or iparams[G.P_STOCHASTIC] != 0)
 
 
 def check_label_types(y) -> None:
@@ -168,6 +198,8 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             check_int("min_objs", p["min_objs"], 1)
         if "bootstrap" in p:
             check_bool("bootstrap", p["bootstrap"])
+        if "max_bins" in p:
+            check_int("max_bins", p["max_bins"], 2, MAX_BINS, allow_none=True)
         n_jobs = p.get("n_jobs")
         if n_jobs is not None:
             check_int("n_jobs", n_jobs)
@@ -248,7 +280,9 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         # complete-random forests never read ranks (no deterministic node)
         ranks = bool(np.any(np.asarray(spec.alphas) > 0) or iparams[G.P_STOCHASTIC] > 0)
         feats = prepare_features(Xv, self.nominal_features_, self.arity_, ranks=ranks,
-                                 n_threads=self._n_threads())
+                                 n_threads=self._n_threads(), max_bins=spec.max_bins,
+                                 order=may_presort(iparams, spec, self.nominal_features_, n_sub),
+                                 values=reads_values(iparams, spec))
         self.forest_ = grow_forest(
             feats, y_codes, self.n_classes_, iparams, spec.alphas, seeds, row_mode, part, n_sub,
             self._n_threads(),

@@ -175,8 +175,13 @@ def encode_features(estimator, X, *, fit: bool) -> np.ndarray:
         estimator.arity_ = np.array(
             [len(c) if c is not None else 0 for c in estimator.categories_], dtype=np.int64
         )
-    Xv = np.array(Xv, dtype=np.float64, order="C")
-    if not raw:
-        for j in np.flatnonzero(estimator.nominal_features_):
-            Xv[:, j] = _codes(Xv[:, j], estimator.categories_[j])
+    coded = np.flatnonzero(estimator.nominal_features_) if not raw else np.zeros(0, dtype=int)
+    # a copy only where columns are rewritten as codes: the user's array is never changed, and
+    # a numeric C-ordered float64 array is not duplicated (n x d x 8 bytes at fit and predict)
+    if coded.size:
+        Xv = np.array(Xv, dtype=np.float64, order="C")
+    else:
+        Xv = np.asarray(Xv, dtype=np.float64, order="C")
+    for j in coded:
+        Xv[:, j] = _codes(Xv[:, j], estimator.categories_[j])
     return Xv

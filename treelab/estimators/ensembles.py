@@ -33,7 +33,7 @@ def _vr_spec(est, alphas, rows="all", subspace=None):
         criterion=est.criterion, c45=est.c45, min_objs=est.min_objs,
         min_samples_split=est.min_samples_split, min_samples_leaf=est.min_samples_leaf,
         max_depth=est.max_depth, random_split=est.random_split, rows=rows,
-        subspace_fraction=subspace,
+        subspace_fraction=subspace, max_bins=getattr(est, "max_bins", None),
     )
 
 
@@ -80,14 +80,15 @@ class VRTrees(_VRFamily):
         gamma of the random subspace method.
     random_split : {"pair_midpoint", "uniform", "pert"}
         Threshold rule of random nodes.
+    %(max_bins)s
     %(shared)s
     """
 
     def __init__(self, *, n_estimators=100, alpha=0.5, sampling="none", subspace_fraction=0.5,
                  criterion="gain_ratio", c45=True, min_objs=2, min_samples_split=4,
                  min_samples_leaf=1, max_depth=None, random_split="pair_midpoint",
-                 curtail_min=2, laplace=False, combine="average", categorical_features=None,
-                 random_state=None, n_jobs=None):
+                 max_bins=None, curtail_min=2, laplace=False, combine="average",
+                 categorical_features=None, random_state=None, n_jobs=None):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, c45=c45, min_objs=min_objs,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -98,6 +99,7 @@ class VRTrees(_VRFamily):
         self.alpha = alpha
         self.sampling = sampling
         self.subspace_fraction = subspace_fraction
+        self.max_bins = max_bins
 
     def _spec(self, n_features):
         rows = "bootstrap" if "bootstrap" in self.sampling else "all"
@@ -117,13 +119,14 @@ class Coalescence(_VRFamily):
         Alphas are spread evenly over [0, alpha_max).
     random_split : {"pair_midpoint", "uniform", "pert"}
         Threshold rule of random nodes.
+    %(max_bins)s
     %(shared)s
     """
 
     def __init__(self, *, n_estimators=100, alpha_max=0.5, criterion="gain_ratio", c45=True,
                  min_objs=2, min_samples_split=4, min_samples_leaf=1, max_depth=None,
-                 random_split="pair_midpoint", curtail_min=2, laplace=False, combine="average",
-                 categorical_features=None, random_state=None, n_jobs=None):
+                 random_split="pair_midpoint", max_bins=None, curtail_min=2, laplace=False,
+                 combine="average", categorical_features=None, random_state=None, n_jobs=None):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, c45=c45, min_objs=min_objs,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -132,6 +135,7 @@ class Coalescence(_VRFamily):
             random_state=random_state, n_jobs=n_jobs,
         )
         self.alpha_max = alpha_max
+        self.max_bins = max_bins
 
     def _spec(self, n_features):
         N = self.n_estimators
@@ -216,6 +220,7 @@ class _DeterministicEnsemble(C45Baseline, TreeEnsembleClassifier):
             min_samples_split=self.min_samples_split, min_samples_leaf=self.min_samples_leaf,
             max_depth=self.max_depth, max_features=getattr(self, "max_features", None),
             rows=rows, random_thresholds=random_thresholds,
+            max_bins=getattr(self, "max_bins", None),
         )
 
 
@@ -232,12 +237,13 @@ class RandomForest(_DeterministicEnsemble):
         mtry: candidate features per node (default floor(sqrt(d))).
     bootstrap : bool
         Bagging (True) or every tree on all rows.
+    %(max_bins)s
     %(shared)s
     """
 
     def __init__(self, *, n_estimators=100, criterion="gini", max_features="sqrt",
                  bootstrap=True, c45=False, min_objs=1, min_samples_split=2, min_samples_leaf=1,
-                 max_depth=None, curtail_min=1, laplace=False, combine="average",
+                 max_depth=None, max_bins=None, curtail_min=1, laplace=False, combine="average",
                  categorical_features=None, random_state=None, n_jobs=None):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, max_features=max_features, c45=c45,
@@ -247,6 +253,7 @@ class RandomForest(_DeterministicEnsemble):
             random_state=random_state, n_jobs=n_jobs,
         )
         self.bootstrap = bootstrap
+        self.max_bins = max_bins
 
     def _spec(self, n_features):
         return self._det_spec("bootstrap" if self.bootstrap else "all")
@@ -280,13 +287,14 @@ class BaggedTrees(_DeterministicEnsemble):
     ----------
     n_estimators : int
         Number of trees.
+    %(max_bins)s
     %(shared)s
     """
 
     def __init__(self, *, n_estimators=100, criterion="gain_ratio", c45=True, min_objs=2,
-                 min_samples_split=4, min_samples_leaf=1, max_depth=None, curtail_min=2,
-                 laplace=False, combine="average", categorical_features=None, random_state=None,
-                 n_jobs=None):
+                 min_samples_split=4, min_samples_leaf=1, max_depth=None, max_bins=None,
+                 curtail_min=2, laplace=False, combine="average", categorical_features=None,
+                 random_state=None, n_jobs=None):
         store_params(self, locals())
 
     def _spec(self, n_features):
@@ -302,13 +310,14 @@ class DisjointSampleTrees(_DeterministicEnsemble):
     ----------
     n_estimators : int
         Number of trees (parts); at most the number of rows.
+    %(max_bins)s
     %(shared)s
     """
 
     def __init__(self, *, n_estimators=10, criterion="gain_ratio", c45=True, min_objs=2,
-                 min_samples_split=4, min_samples_leaf=1, max_depth=None, curtail_min=2,
-                 laplace=False, combine="average", categorical_features=None, random_state=None,
-                 n_jobs=None):
+                 min_samples_split=4, min_samples_leaf=1, max_depth=None, max_bins=None,
+                 curtail_min=2, laplace=False, combine="average", categorical_features=None,
+                 random_state=None, n_jobs=None):
         store_params(self, locals())
 
     def _spec(self, n_features):

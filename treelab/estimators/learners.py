@@ -102,6 +102,10 @@ class StochasticID3(TreeEnsembleClassifier):
         Smallest number of rows in a non-empty child.
     max_depth : int or None, default None
         Depth limit (root = 0).
+    max_bins : int >= 2 or None, default None
+        Binned split search (see ``RandomForest``): a continuous feature's candidate threshold
+        is a bin edge instead of a midpoint between its distinct values at the node. None
+        (exact) is the study's reading.
     curtail_min : int, default 1
         Curtailment at prediction: a leaf with fewer training rows answers with its deepest
         ancestor holding at least this many (1: only empty leaves borrow from the parent).
@@ -132,8 +136,9 @@ class StochasticID3(TreeEnsembleClassifier):
 
     def __init__(self, *, n_estimators=11, beta=1.25, lookahead=1, choice="gain",
                  entropy_laplace="all", min_samples_split=2,
-                 min_samples_leaf=1, max_depth=None, curtail_min=1, laplace=False,
-                 combine="vote", categorical_features=None, random_state=None, n_jobs=None):
+                 min_samples_leaf=1, max_depth=None, max_bins=None, curtail_min=1,
+                 laplace=False, combine="vote", categorical_features=None, random_state=None,
+                 n_jobs=None):
         self.n_estimators = n_estimators
         self.beta = beta
         self.lookahead = lookahead
@@ -142,6 +147,7 @@ class StochasticID3(TreeEnsembleClassifier):
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.max_depth = max_depth
+        self.max_bins = max_bins
         self.curtail_min = curtail_min
         self.laplace = laplace
         self.combine = combine
@@ -184,6 +190,7 @@ class StochasticID3(TreeEnsembleClassifier):
             n_trees=self.n_estimators, alphas=np.ones(self.n_estimators), criterion="entropy",
             c45=False, min_objs=1, min_samples_split=self.min_samples_split,
             min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
+            max_bins=self.max_bins,
             extra_iparams={G.P_STOCHASTIC: 1 + mode_bits(self.lookahead, self.choice,
                                                           self.entropy_laplace),
                            G.P_BETA_BITS: beta_to_bits(float(self.beta))},

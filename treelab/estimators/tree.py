@@ -18,7 +18,8 @@ from treelab.estimators._validation import check_option, check_real
 __all__ = ["C45Baseline", "DecisionTree"]
 
 _BASELINE_PARAMS = ("criterion", "c45", "min_objs", "min_samples_split", "min_samples_leaf",
-                    "max_depth", "curtail_min", "laplace", "categorical_features", "random_state")
+                    "max_depth", "max_bins", "curtail_min", "laplace", "categorical_features",
+                    "random_state")
 
 
 class C45Baseline:
@@ -53,13 +54,14 @@ class DecisionTree(C45Baseline, TreeEnsembleClassifier):
         Post-pruning of the grown tree.
     tuning_fraction : float in (0, 1), default 1/3
         Share of the rows of every class held out for reduced-error pruning.
+    %(max_bins)s
     %(shared)s
     """
 
     def __init__(self, *, criterion="gain_ratio", c45=True, min_objs=2, min_samples_split=4,
-                 min_samples_leaf=1, max_depth=None, max_features=None, curtail_min=2,
-                 laplace=False, categorical_features=None, random_state=None, prune=None,
-                 tuning_fraction=1 / 3):
+                 min_samples_leaf=1, max_depth=None, max_features=None, max_bins=None,
+                 curtail_min=2, laplace=False, categorical_features=None, random_state=None,
+                 prune=None, tuning_fraction=1 / 3):
         self.criterion = criterion
         self.c45 = c45
         self.min_objs = min_objs
@@ -67,6 +69,7 @@ class DecisionTree(C45Baseline, TreeEnsembleClassifier):
         self.min_samples_leaf = min_samples_leaf
         self.max_depth = max_depth
         self.max_features = max_features
+        self.max_bins = max_bins
         self.curtail_min = curtail_min
         self.laplace = laplace
         self.categorical_features = categorical_features
@@ -89,7 +92,7 @@ class DecisionTree(C45Baseline, TreeEnsembleClassifier):
             n_trees=1, alphas=np.ones(1), criterion=self.criterion, c45=self.c45,
             min_objs=self.min_objs, min_samples_split=self.min_samples_split,
             min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
-            max_features=self.max_features,
+            max_features=self.max_features, max_bins=self.max_bins,
         )
 
 

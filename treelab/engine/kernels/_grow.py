@@ -18,6 +18,7 @@ from treelab.engine.kernels._params import (  # noqa: F401 (callers read the lay
     KIND_THRESHOLD,
     N_PARAMS,
     P_BETA_BITS,
+    P_BINNED,
     P_C45,
     P_CRITERION,
     P_DET_THRESHOLD,
@@ -49,7 +50,7 @@ from treelab.engine.kernels._split import (
     row_of,
     summarize_nominal,
 )
-from treelab.engine.kernels._stochastic import beta_from_bits, stochastic_select
+from treelab.engine.kernels._stochastic import MODE_BINNED, beta_from_bits, stochastic_select
 
 RANDOM_ATTEMPTS = 10
 # localized subtrees: the blocks of one subtree hold at most LOCAL_BYTES of values and ranks
@@ -167,8 +168,17 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     else changes: the same positions, values and ranks give the same tree, bit for bit.
     """
     d = Xc.shape[0]
-    n = Xc.shape[1]
+    n = y.shape[0]
     C = n_classes
+    # the values are read only by random nodes, nominal tests, Extra-Trees thresholds and
+    # stochastic ID3; a tree of exact deterministic tests on continuous features reads ranks
+    # alone, so its caller may leave Xc empty (engine.forest.prepare_features(values=False))
+    if Xc.shape[1] != n:
+        needs_values = alpha < 1.0 or iparams[P_DET_THRESHOLD] != 0 or iparams[P_STOCHASTIC] != 0
+        for f in range(d):
+            needs_values = needs_values or nominal[f] != 0
+        if needs_values or Xc.shape[1] != 0:
+            raise ValueError("this tree reads feature values, but Xc holds none")
     state = new_state(seed)
     w, mask = draw_construction(n, d, row_mode, part, tree_id, n_sub, state)
     # counters start as np.int64, not a literal 0: numba would otherwise compile the kernels
@@ -208,13 +218,26 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     # work buffers, allocated once per tree
     # buffers of the deterministic split search; complete-random trees never touch them
     n_det = n_in if alpha > 0.0 else 1
-    keys = np.empty(max(n_det, 1), dtype=np.int64)
-    keys2 = np.empty(max(n_det, 1), dtype=np.int64)
-    span_cap = 2 * n_det + 16
+    # a node's distinct ranks of a feature are at most its rows and its feature's distinct
+    # values (binned features: bins); its dense histogram spans at most 2 m + 16 ranks and
+    # never more than those values, and it sorts keys only where the span exceeds 2 m + 16,
+    # so no buffer needs more than max_nd + 16 entries (a bound that matters for binned
+    # features, whose max_nd is small)
+    max_nd = np.int64(0)
+    for f in range(d):
+        if not nominal[f] and n_distinct[f] > max_nd:
+            max_nd = n_distinct[f]
+    n_key = max(min(n_det, max_nd + 16), 1)
+    if iparams[P_STOCHASTIC] != 0:
+        n_key = max(n_det, 1)  # (kept whole for stochastic ID3, whose summaries it serves)
+    keys = np.empty(n_key, dtype=np.int64)
+    keys2 = np.empty(n_key, dtype=np.int64)
+    span_cap = min(2 * n_det + 16, max_nd + 16)
     hist = np.zeros(span_cap * C)
     occ = np.zeros(span_cap, dtype=np.uint8)
-    dist_rank = np.empty(max(n_det, max_arity) + 1, dtype=np.int64)
-    dist_counts = np.zeros((max(n_det, max_arity) + 1, C))
+    n_dist = max(min(n_det, max_nd + 16), max_arity) + 1
+    dist_rank = np.empty(n_dist, dtype=np.int64)
+    dist_counts = np.zeros((n_dist, C))
     nan_counts = np.zeros(C)
     bufs = np.zeros((3, max(C, max_arity)))
     node_counts = np.zeros(C)
@@ -254,7 +277,8 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     for q in range(nv):
         if not nominal[vis[q]] and n_distinct[vis[q]] > list_min:
             n_list += 1
-    presort = presort and n_list > 0
+    # the global sort orders may be left out (engine.forest.prepare_features(order=False))
+    presort = presort and n_list > 0 and order.shape[1] == n
     if presort:
         slots = np.empty(n_list, dtype=np.int64)
         q2 = 0
@@ -329,6 +353,9 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     min_leaf = iparams[P_MIN_LEAF]
     max_depth = iparams[P_MAX_DEPTH]
     rule = iparams[P_RANDOM_SPLIT]
+    stochastic_mode = iparams[P_STOCHASTIC] - 1
+    if iparams[P_BINNED] != 0:
+        stochastic_mode |= MODE_BINNED
     ties_feature = 0
     ties_test = 0
     n_decision = 0
@@ -381,7 +408,7 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
                 tt = ref_i[r, REF_TT]
             elif det and iparams[P_STOCHASTIC] > 0:
                 found, f, sk, t, nanc, tf, tt = stochastic_select(
-                    beta_from_bits(iparams[P_BETA_BITS]), iparams[P_STOCHASTIC] - 1, min_split,
+                    beta_from_bits(iparams[P_BETA_BITS]), stochastic_mode, min_split,
                     min_leaf, max_depth - depth[node], nominal, n_distinct, uniq, uniq_off, used,
                     vis, nv, rows, s, e, Xv, Rv, node_counts, n_node, state, keys, keys2, hist,
                     occ, dist_rank, dist_counts, nan_counts, table, all_classes)

@@ -16,7 +16,9 @@ P_BETA_BITS = 10  # stochastic ID3's beta as float64 bits (_stochastic.beta_to_b
 P_PRESORT = 11  # 1: presorted lists where they pay off (module _presort), 0: sort at every
 #                  node, 2: presorted lists at every node of deterministic trees (no node sorts)
 P_LOCAL = 12  # 1: grow small subtrees from local copies of their rows' values (see grow_tree)
-N_PARAMS = 13
+P_BINNED = 13  # 1: ranks of continuous features are bin codes (max_bins); thresholds are the
+#                 bins' upper edges, held in ``uniq`` (engine.forest.bin_feature)
+N_PARAMS = 14
 
 RS_PAIR = 0
 RS_UNIFORM = 1

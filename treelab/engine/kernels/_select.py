@@ -11,6 +11,7 @@ from treelab.engine.kernels._params import (
     KIND_LEAF,
     KIND_NOMINAL,
     KIND_THRESHOLD,
+    P_BINNED,
     P_C45,
     P_CRITERION,
     P_DET_THRESHOLD,
@@ -29,11 +30,11 @@ from treelab.engine.kernels._split import (
     count_threshold,
     eval_nominal,
     is_tie,
-    midpoint,
     min_max,
     pair_midpoint,
     row_of,
     scan_thresholds,
+    split_threshold,
     summarize_continuous,
     summarize_nominal,
     uniform_threshold,
@@ -72,6 +73,7 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
     min_side = max(min_leaf, min_objs)
     n_target = iparams[P_MAX_FEATURES]
     random_thr = iparams[P_DET_THRESHOLD] == 1
+    binned = iparams[P_BINNED] != 0
     sample = n_target < nv
     if sample:
         for i in range(nv):
@@ -170,9 +172,9 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
                 g -= np.log2(k - 1.0) / n_node
             if not g > GAIN_EPS:
                 continue
-            base = uniq_off[f]
             cand_kind[nc] = 1
-            cand_t[nc] = midpoint(uniq[base + dist_rank[bi]], uniq[base + dist_rank[bi + 1]])
+            cand_t[nc] = split_threshold(uniq, uniq_off[f], dist_rank[bi], dist_rank[bi + 1],
+                                         binned)
             nn = 0.0
             nl = 0.0
             for c in range(nan_counts.shape[0]):

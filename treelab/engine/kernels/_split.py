@@ -237,11 +237,18 @@ def _scan_complete(criterion, dist_counts, k, node_counts, n_node, pmass, table,
             best_nl = nl
     best_si = 0.0
     if best_i >= 0:
-        sizes = np.empty(2)
-        sizes[0] = best_nl
-        sizes[1] = n_node - best_nl
-        best_si = split_info(sizes, np.int64(2), n_node, table)
+        best_si = binary_split_info(best_nl, n_node - best_nl, n_node, table)
     return best, best_i, False, n_ties + 1, best_si
+
+
+@njit(**NUMBA_FLAGS)
+def binary_split_info(a, b, n_node, table):
+    """``split_info`` of two branches of a and b rows, without an array per call (the same
+    sums in the same order, so the same bits)."""
+    s = 0.0
+    s += table[np.int64(a)]
+    s += table[np.int64(b)]
+    return (table[np.int64(n_node)] - s) / n_node
 
 
 @njit(**NUMBA_FLAGS)
@@ -268,8 +275,9 @@ def scan_thresholds(criterion, dist_counts, k, nan_counts, node_counts, n_node, 
     best_nan_left = False
     n_ties = 0
     best_si = 0.0
+    best_a = 0.0
+    best_b = 0.0
     nl = 0.0
-    sizes = np.empty(2)
     for i in range(k - 1):
         for c in range(C):
             left[c] += dist_counts[i, c]
@@ -299,10 +307,10 @@ def scan_thresholds(criterion, dist_counts, k, nan_counts, node_counts, n_node, 
                 best_i = i
                 best_nan_left = nan_left
                 n_ties = 0
-                sizes[0] = a
-                sizes[1] = b
+                best_a = a
+                best_b = b
     if best_i >= 0:
-        best_si = split_info(sizes, np.int64(2), n_node, table)
+        best_si = binary_split_info(best_a, best_b, n_node, table)
     return best, best_i, best_nan_left, n_ties + 1, best_si
 
 
@@ -419,6 +427,16 @@ def midpoint(lo, hi):
     if t >= hi:
         t = lo
     return t
+
+
+@njit(**NUMBA_FLAGS)
+def split_threshold(uniq, base, r_lo, r_hi, binned):
+    """Threshold of a deterministic test sending ranks <= r_lo left, r_hi the next rank present
+    at the node: the midpoint of their values (exact search), or on binned features the upper
+    edge of bin r_lo (``uniq`` then holds each bin's upper edge; engine.forest.bin_feature)."""
+    if binned:
+        return uniq[base + r_lo]
+    return midpoint(uniq[base + r_lo], uniq[base + r_hi])
 
 
 @njit(**NUMBA_FLAGS)

@@ -35,8 +35,8 @@ from treelab.engine.kernels._rng import rand_float
 from treelab.engine.kernels._split import (
     cls_of,
     is_tie,
-    midpoint,
     row_of,
+    split_threshold,
     summarize_continuous,
     summarize_nominal,
     wt_of,
@@ -178,7 +178,7 @@ def _nominal_candidate(dist_counts, arity, nan_counts, n_node, min_leaf, tmp, ta
 def _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, Xc, R,
                 node_counts, n_node, min_leaf, keys, keys2, hist, occ, dist_rank, dist_counts,
                 nan_counts, left, right, cand_f, cand_kind, cand_t, cand_nan, cand_score,
-                cand_w, cand_nt, skip_f, table, all_classes, lap):
+                cand_w, cand_nt, skip_f, table, all_classes, lap, binned):
     """Every available feature's candidate test at rows[s:e]; returns their number.
 
     ``cand_score`` gets the selection score (Laplace-corrected if ``lap``), ``cand_w`` the
@@ -213,9 +213,9 @@ def _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, 
                                                               left, right, table, lap)
             if bi < 0:
                 continue
-            base = uniq_off[f]
             cand_kind[nc] = KIND_THRESHOLD
-            cand_t[nc] = midpoint(uniq[base + dist_rank[bi]], uniq[base + dist_rank[bi + 1]])
+            cand_t[nc] = split_threshold(uniq, uniq_off[f], dist_rank[bi], dist_rank[bi + 1],
+                                         binned)
             cand_nan[nc] = 0 if nan_left else 1
             cand_nt[nc] = nt
         cand_f[nc] = f
@@ -398,6 +398,8 @@ def _lookahead_scores(nc, cand_f, cand_kind, cand_t, cand_nan, nominal, n_distin
 MODE_LOOKAHEAD = 1
 MODE_GAIN = 2
 MODE_LAPLACE_WEIGHTS = 4
+# not a reading of the study: the growth routine adds it when ranks are bin codes (P_BINNED)
+MODE_BINNED = 8
 
 
 def mode_bits(lookahead: int, choice: str, laplace: str) -> int:
@@ -444,7 +446,8 @@ def stochastic_select(beta, mode, min_split, min_leaf, max_depth_left, nominal, 
     nc = _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, Xc, R,
                      node_counts, n_node, min_leaf, keys, keys2, hist, occ, dist_rank,
                      dist_counts, nan_counts, left, right, cand_f, cand_kind, cand_t, cand_nan,
-                     cand_score, cand_w, cand_nt, -1, table, all_classes, lap)
+                     cand_score, cand_w, cand_nt, -1, table, all_classes, lap,
+                     (mode & MODE_BINNED) != 0)
     if nc == 0:
         return False, -1, 0, np.nan, 0, 0, 0
     if (mode & MODE_LOOKAHEAD) != 0:
