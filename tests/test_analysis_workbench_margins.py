@@ -40,7 +40,8 @@ def test_margins_leading_dims_and_cdf():
     np.testing.assert_array_equal(m.sel(alpha=0.9).values,
                                   margins(L.values[1], y, n_classes=3).values)
     cdf = margin_cdf(m, thresholds=[-1.0, 0.0, 1.0])
-    assert cdf.dims == ("alpha", "threshold")
+    assert cdf.dims == ("alpha", "margin_threshold")
+    np.testing.assert_array_equal(cdf.margin_threshold.values, [-1.0, 0.0, 1.0])
     for a in range(2):
         vals = m.values[a]
         np.testing.assert_allclose(cdf.values[a], [np.mean(vals <= t) for t in (-1, 0, 1)])

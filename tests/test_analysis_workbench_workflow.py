@@ -6,7 +6,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from treelab.analysis import diagnose, nonpairwise_diversity, pairwise_diversity
+from treelab.analysis import (
+    diagnose,
+    margin_cdf,
+    margins,
+    nonpairwise_diversity,
+    pairwise_diversity,
+)
 from treelab.experiment import ExperimentConfig, run
 from treelab.stats import probability_quality
 
@@ -53,6 +59,29 @@ def test_diagnose_measures_match_direct_calls():
         assert float(ds[name]) == pytest.approx(float(pq[name]), abs=1e-12)
     with pytest.raises(ValueError, match="measures"):
         diagnose(ens, None, np.array([10, 20, 30])[y], measures=["q"])
+
+
+def test_diagnose_margin_cdf_is_the_direct_call_on_its_own_dim():
+    rng = np.random.default_rng(4)
+    member_p = rng.dirichlet(np.ones(3), (7, 50))
+    y = rng.integers(0, 3, 50)
+    y[:4] = 3  # a class the ensemble never saw: every member wrong, margin counts it
+    labels = np.array([10, 20, 30, 40])[y]
+    ds = diagnose(StandIn(member_p, [10, 20, 30]), None, labels, measures=["margin_cdf"])
+    direct = margin_cdf(margins(member_p.argmax(axis=2), y, n_classes=4))
+    assert ds.margin_cdf.dims == ("margin_threshold",)
+    assert ds.thresholded_mse.dims == ("threshold",)  # untouched beside it
+    np.testing.assert_array_equal(ds.margin_threshold.values, np.linspace(-1, 1, 201))
+    np.testing.assert_allclose(ds.margin_cdf.values, direct.values, rtol=0, atol=1e-15)
+    # by hand: votes per row; a row of the unseen class has margin -(largest vote share)
+    votes = np.stack([np.bincount(col, minlength=4) for col in member_p.argmax(axis=2).T])
+    own = votes[np.arange(50), y]
+    rival = np.where(np.arange(4) == y[:, None], -1, votes).max(axis=1)
+    m = (own - rival) / 7
+    np.testing.assert_allclose(m[:4], -votes[:4].max(axis=1) / 7)
+    for theta in ds.margin_threshold.values[[0, 60, 100, 130, 200]]:
+        got = ds.margin_cdf.sel(margin_threshold=theta).item()
+        assert got == pytest.approx(np.mean(m <= theta), abs=1e-15), theta
 
 
 def test_runner_writes_workbench_measures(tmp_path):

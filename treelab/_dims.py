@@ -15,3 +15,5 @@ N_IRRELEVANT = "n_irrelevant"
 NOISE = "noise"
 TRAIN_SIZE = "train_size"
 TREE_OTHER = "tree_other"
+# values theta of a margin distribution (its own name: ``threshold`` is the thresholded MSE's)
+MARGIN_THRESHOLD = "margin_threshold"

@@ -72,13 +72,14 @@ def _parser() -> argparse.ArgumentParser:
 def _finish(ds, out: Path, started: float) -> None:
     from treelab.experiment import summary
 
-    table = summary(ds)
     print()
-    print(table.round(3).to_string())
-    print()
+    if "ensemble_error" in ds:  # measures without diagnose have no error to tabulate
+        print(summary(ds).round(3).to_string())
+        print()
     print(f"finished in {time.perf_counter() - started:.1f} s")
     print(f"dataset (netCDF): {(out / 'result.nc').resolve()}")
-    print(f"summary table   : {(out / 'summary.csv').resolve()}")
+    if "ensemble_error" in ds:
+        print(f"summary table   : {(out / 'summary.csv').resolve()}")
     print(f"finished cells  : {(out / 'cells.jsonl').resolve()}")
 
 

@@ -152,8 +152,10 @@ def diagnose(
     measures : str or sequence of str, optional
         Workbench measures computed from the same member pass (no second prediction):
         ``"pairwise_diversity"`` (its (tree, tree_other) matrices and ``mean_*``; Kuncheva's
-        ``correlation`` becomes ``pairwise_diversity_correlation``), ``"nonpairwise_diversity"``
-        and ``"probability_quality"`` (of the ensemble's probabilities).
+        ``correlation`` becomes ``pairwise_diversity_correlation``), ``"nonpairwise_diversity"``,
+        ``"probability_quality"`` (of the ensemble's probabilities) and ``"margin_cdf"`` (the
+        distribution of the ``margin`` variable at 201 values theta from -1 to 1, over its own
+        dim ``margin_threshold``, apart from the thresholded MSE's ``threshold``).
     label : str, optional
         The ensemble's name, recorded as the scalar coordinate ``ensemble`` (default: the
         estimator's class name, e.g. ``"VRTrees"``).
@@ -248,7 +250,9 @@ def diagnose(
     if tp is not None:
         variables["exact_mse"] = exact_var(proba[:, :n_classes], tp)
     variables.update(ties_vars(ties, decision_nodes))
-    variables.update(measure_vars(extra_measures, labels, y_codes, n_classes, proba, variables))
+    extra_vars, extra_coords = measure_vars(extra_measures, labels, y_codes, n_classes, proba,
+                                            variables)
+    variables.update(extra_vars)
     if hasattr(ensemble, "tree_stats"):
         variables.update(_tree_stats(ensemble.tree_stats(), variables, n_trees))
     params = {
@@ -259,8 +263,9 @@ def diagnose(
         "thresholds": names,
         "k": ks.tolist(),
         "true_proba": true_proba is not None,
+        "measures": list(extra_measures),
     }
-    coords = {_dims.THRESHOLD: np.array(names), _dims.K: ks}
+    coords = {**extra_coords, _dims.THRESHOLD: np.array(names), _dims.K: ks}
     out = to_dataset(variables, function="diagnose", params=params, coords=coords)
     return _label(out, ensemble, label)
 

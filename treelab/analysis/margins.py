@@ -112,7 +112,9 @@ def margin_cdf(margin: Any, thresholds: Any = None) -> xr.DataArray:
     Returns
     -------
     xarray.DataArray
-        ``margin_cdf`` over (..., threshold), the threshold coordinate holding theta.
+        ``margin_cdf`` over (..., margin_threshold), the ``margin_threshold`` coordinate
+        holding theta (a dim of its own, so the distribution sits beside the thresholded MSE's
+        ``threshold`` in one Dataset, as in ``diagnose(measures=["margin_cdf"])``).
 
     References
     ----------
@@ -128,10 +130,11 @@ def margin_cdf(margin: Any, thresholds: Any = None) -> xr.DataArray:
         raise ValueError("thresholds must be a non-empty 1-d array")
     srt = np.sort(arr, axis=-1).reshape(-1, arr.shape[-1])
     cdf = np.stack([np.searchsorted(row, theta, side="right") for row in srt]) / arr.shape[-1]
-    var = Var((_dims.THRESHOLD,), cdf, "share of rows with margin <= theta",
+    var = Var((_dims.MARGIN_THRESHOLD,), cdf, "share of rows with margin <= theta",
               valid_range=(0.0, 1.0), cite=CITE_SCHAPIRE)
     ds = build({"margin_cdf": var}, lead, arr.shape[:-1], function="margin_cdf",
-               params={"n_thresholds": theta.size}, coords={**coords, _dims.THRESHOLD: theta})
+               params={"n_thresholds": theta.size},
+               coords={**coords, _dims.MARGIN_THRESHOLD: theta})
     out = ds["margin_cdf"]
     out.attrs = {**ds.attrs, **out.attrs}
     return out

@@ -1,5 +1,6 @@
 """The workbench measures that :func:`treelab.analysis.diagnose` computes on request
-(``measures=``), from the member labels and ensemble probabilities of its one member pass."""
+(``measures=``), from the member labels, ensemble probabilities and margins of its one member
+pass."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ import xarray as xr
 
 from treelab.analysis._dataset import Var
 from treelab.analysis.kuncheva import nonpairwise_diversity, pairwise_diversity
+from treelab.analysis.margins import margin_cdf
 
 __all__ = ["MEASURES", "check_measures", "measure_vars"]
 
 #: Names accepted by ``diagnose(..., measures=...)``.
-MEASURES = ("pairwise_diversity", "nonpairwise_diversity", "probability_quality")
+MEASURES = ("pairwise_diversity", "nonpairwise_diversity", "probability_quality", "margin_cdf")
 
 
 def check_measures(measures: Any) -> tuple[str, ...]:
@@ -30,11 +32,13 @@ def check_measures(measures: Any) -> tuple[str, ...]:
 
 
 def _compute(name: str, labels: np.ndarray, y: np.ndarray, n_classes: int,
-             proba: np.ndarray) -> xr.Dataset:
+             proba: np.ndarray, taken: Mapping[str, Var]) -> xr.Dataset:
     if name == "pairwise_diversity":
         return pairwise_diversity(labels, y, n_classes=n_classes)
     if name == "nonpairwise_diversity":
         return nonpairwise_diversity(labels, y, n_classes=n_classes)
+    if name == "margin_cdf":  # of the margins diagnose already has (strength is their mean)
+        return margin_cdf(np.asarray(taken["margin"].data)).to_dataset()
     from treelab.stats import probability_quality  # stats builds on analysis: import late
 
     if n_classes < 2:
@@ -49,13 +53,16 @@ def measure_vars(
     n_classes: int,
     proba: np.ndarray,
     taken: Mapping[str, Var],
-) -> dict[str, Var]:
-    """Variables of the requested measures. A name already in ``taken`` with equal values is
-    dropped (``member_error``); one with other values gets the measure's name as prefix
-    (``pairwise_diversity_correlation`` beside Breiman's ``correlation``)."""
+) -> tuple[dict[str, Var], dict[str, np.ndarray]]:
+    """Variables of the requested measures and the coordinates of their dims. A name already
+    in ``taken`` with equal values is dropped (``member_error``); one with other values gets the
+    measure's name as prefix (``pairwise_diversity_correlation`` beside Breiman's
+    ``correlation``). ``taken`` must hold diagnose's ``margin`` for ``"margin_cdf"``."""
     out: dict[str, Var] = {}
+    coords: dict[str, np.ndarray] = {}
     for name in measures:
-        ds = _compute(name, labels, y, n_classes, proba)
+        ds = _compute(name, labels, y, n_classes, proba, taken)
+        coords.update({str(d): np.asarray(ds[d].values) for d in ds.dims if d in ds.coords})
         for key, da in ds.data_vars.items():
             key = str(key)
             if key in taken or key in out:
@@ -74,4 +81,4 @@ def measure_vars(
                 cite=str(attrs.get("cite", "")),
                 description=f"diagnose(measures=[{name!r}])",
             )
-    return out
+    return out, coords

@@ -20,6 +20,7 @@ from treelab.experiment.cells import TIMING_VARS, run_cell
 from treelab.experiment.config import BACKENDS, ExperimentConfig, load_config
 from treelab.experiment.demo import DEMO_ALPHAS, DEMO_DATASETS, demo_config
 from treelab.experiment.expand import Cell, expand
+from treelab.experiment.groups import GROUP_MEASURES, Group, groups_of
 from treelab.experiment.run import ExperimentError, result_attrs, run, status, summary
 from treelab.experiment.schema import (
     TRANSFORMS,
@@ -35,6 +36,7 @@ __all__ = [
     "BACKENDS",
     "DEMO_ALPHAS",
     "DEMO_DATASETS",
+    "GROUP_MEASURES",
     "TIMING_VARS",
     "TRANSFORMS",
     "Cell",
@@ -43,6 +45,7 @@ __all__ = [
     "EnsembleSpec",
     "ExperimentConfig",
     "ExperimentError",
+    "Group",
     "StoreLockedError",
     "TransformSpec",
     "assemble",
@@ -51,6 +54,7 @@ __all__ = [
     "demo_config",
     "execute",
     "expand",
+    "groups_of",
     "load_config",
     "resolve_estimator",
     "result_attrs",

@@ -22,11 +22,12 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from treelab import _dims
 from treelab.datasets import LabeledData
 from treelab.experiment.data import LRU, train_test
+from treelab.experiment.groups import GROUP_MEASURES, cell_outputs
 from treelab.experiment.schema import resolve_estimator
 from treelab.experiment.seeds import cell_seed
+from treelab.experiment.values import own_dims, record_values, reduce_measure
 
 __all__ = ["TIMING_VARS", "run_cell"]
 
@@ -93,46 +94,6 @@ def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
     return out
 
 
-def _reduce(ds: xr.Dataset) -> dict[str, xr.DataArray]:
-    """Keep numeric variables without a sample dim; per-tree ones become their tree mean."""
-    kept: dict[str, xr.DataArray] = {}
-    names = set(ds.data_vars)
-    for name, da in ds.data_vars.items():
-        if da.dtype.kind not in "biuf" or _dims.SAMPLE in da.dims:
-            continue
-        if _dims.TREE in da.dims:
-            if da.dims != (_dims.TREE,):
-                continue
-            new = f"mean_{name}"
-            if new in names:
-                continue  # the measure already reports it
-            mean = da.mean(_dims.TREE)
-            long_name = da.attrs.get("long_name", name)
-            mean.attrs = {**da.attrs, "long_name": f"mean over trees of {long_name}"}
-            kept[new] = mean
-        else:
-            kept[str(name)] = da
-    return kept
-
-
-def _own_dims(measure: str, variables: dict[str, xr.DataArray], owners: dict[str, str]
-              ) -> dict[str, xr.DataArray]:
-    """Give a measure's dims names of their own: the first configured measure that reports a
-    dim keeps its name, a later measure's dim of the same name becomes ``<measure>_<dim>``
-    (``topk_error`` after ``diagnose`` reports ``topk_error_k``), so two measures never share
-    coordinates that may differ. ``owners`` maps each dim name to the measure that took it."""
-    dims = {d for da in variables.values() for d in da.dims}
-    rename = {}
-    for dim in sorted(dims):
-        if owners.setdefault(dim, measure) != measure:
-            rename[dim] = f"{measure}_{dim}"
-            owners[rename[dim]] = measure
-    if not rename:
-        return variables
-    return {var: da.rename({d: rename[d] for d in da.dims if d in rename})
-            for var, da in variables.items()}
-
-
 def _single_for(spec: dict[str, Any], est: Any, train: LabeledData, seed: int) -> Any:
     """The cell's single model, unfitted: the configured one, the ensemble's own
     ``single_model()`` ("auto"; None without one), or NaN when switched off."""
@@ -171,26 +132,6 @@ def _fitted_single(model: Any, train: LabeledData) -> Any:
     return fitted
 
 
-def _encode_values(da: xr.DataArray) -> dict[str, Any]:
-    values = da.values
-    if values.dtype.kind == "b":
-        values = values.astype(np.int64)
-    return {"dims": list(da.dims), "data": values.tolist(), "attrs": _safe_attrs(da.attrs)}
-
-
-def _safe_attrs(attrs: dict[str, Any]) -> dict[str, Any]:
-    out = {}
-    for k, v in attrs.items():
-        if isinstance(v, np.generic):
-            v = v.item()
-        elif isinstance(v, np.ndarray):
-            v = v.tolist()
-        if isinstance(v, str | int | float) or (isinstance(v, list)
-                                                and all(isinstance(x, int | float) for x in v)):
-            out[str(k)] = v
-    return out
-
-
 def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1) -> dict[str, Any]:
     """Compute one cell: build its data, fit its estimator, evaluate its measures.
 
@@ -205,7 +146,8 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1) -> dict[str, Any]:
     -------
     dict
         ``{"vars": {name: {"dims", "data", "attrs"}}, "coords": {dim: values}}`` for the
-        non-grid dims (threshold, k, ...), all plain JSON values.
+        non-grid dims (threshold, k, ...), all plain JSON values; with a group measure
+        (:mod:`treelab.experiment.groups`) also ``"outputs"``, the arrays its group reads.
     """
     from threadpoolctl import threadpool_limits
 
@@ -236,13 +178,17 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1) -> dict[str, Any]:
             single = _single_for(spec, est, train, est_seed)
             owners: dict[str, str] = {}
             for name, options in spec["measures"].items():
+                if name in GROUP_MEASURES:  # over the K repeats: from the outputs kept below
+                    continue
                 ds = _measure(name, dict(options), est, train, test, single, proba)
-                for var, da in _own_dims(name, _reduce(ds), owners).items():
+                for var, da in own_dims(name, reduce_measure(ds), owners).items():
                     variables[var if var not in variables else f"{name}_{var}"] = da
         else:  # an estimator without member outputs: its error only
             err = float(np.mean(est.predict(test.X) != test.y))
             variables["ensemble_error"] = xr.DataArray(err, attrs={
                 "long_name": "ensemble error rate E_e", "units": "1"})
+        where = f"datasets[{spec['dataset']['name']!r}]"
+        outputs = cell_outputs(est, test, spec["measures"], where)
         t3 = time.perf_counter()
     scalars = {
         "fit_time": (t1 - t0, "fit time", "s"),
@@ -254,13 +200,7 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1) -> dict[str, Any]:
     }
     for name, (value, long_name, units) in scalars.items():
         variables[name] = xr.DataArray(value, attrs={"long_name": long_name, "units": units})
-    coords: dict[str, list[Any]] = {}
-    for da in variables.values():
-        for dim in da.dims:
-            if dim not in coords and dim in da.coords:
-                coords[dim] = np.asarray(da.coords[dim].values).tolist()
-            elif dim not in coords:
-                coords[dim] = list(range(da.sizes[dim]))
-    messages = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
-    return {"vars": {k: _encode_values(v) for k, v in variables.items()}, "coords": coords,
-            "warnings": messages}
+    out = record_values(variables, caught)
+    if outputs:
+        out["outputs"] = outputs
+    return out

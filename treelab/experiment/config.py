@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from treelab.datasets.generators import SIZED_GENERATORS
+from treelab.experiment.groups import GROUP_MEASURES, check_group_measures, check_group_options
 from treelab.experiment.schema import (
     DatasetSpec,
     EnsembleSpec,
@@ -54,7 +55,11 @@ class ExperimentConfig:
         Alphas swept for every estimator with an ``alpha`` parameter (unless its entry gives
         its own); default: the estimator's own alpha.
     measures : sequence of str or dict, default {"diagnose": {}}
-        Functions of :mod:`treelab.analysis` evaluated on every cell, with keyword options.
+        Functions of :mod:`treelab.analysis` evaluated on every cell, with keyword options;
+        ``bias_variance_01`` (option ``method``) and ``bias_variance_diversity`` (``loss``),
+        each also with ``target`` = "labels" or "true_proba", are evaluated once per grid
+        point over the K training sets of the ``bias_variance`` protocol (see
+        :mod:`treelab.experiment.groups`).
     seed : int, default 0
         Root of every seed: folds, data draws, noise and estimators.
     out : str, optional
@@ -136,6 +141,7 @@ class ExperimentConfig:
                 raise ValueError(f"protocol {proto.name!r} draws rows from a generator; data "
                                  f"sets {bad} cannot be drawn from")
         measures = _check_measures(self.measures)
+        check_group_measures(measures, proto, datasets, ensembles)
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}; got {self.backend!r}")
         for key in ("n_workers", "n_jobs"):
@@ -284,6 +290,12 @@ def _check_measures(measures: Any) -> dict[str, dict[str, Any]]:
     for name, options in items:
         if not isinstance(name, str) or name not in getattr(analysis, "__all__", ()):
             raise ValueError(f"measures: {name!r} is not a function of treelab.analysis")
+        if not isinstance(options, Mapping):
+            raise TypeError(f"measures.{name} options must be a table; got {options!r}")
+        if name in GROUP_MEASURES:  # over the K training sets of a grid point
+            out[name] = check_group_options(
+                name, check_jsonable(dict(options), f"measures.{name}"))
+            continue
         fn = getattr(analysis, name)
         params = list(inspect.signature(fn).parameters.values())
         first = params[0].name if params else ""
@@ -291,8 +303,6 @@ def _check_measures(measures: Any) -> dict[str, dict[str, Any]]:
             raise ValueError(f"measures: {name!r} needs inputs that a single cell does not "
                              f"have (first parameter {first!r}); call it on the assembled "
                              "result instead")
-        if not isinstance(options, Mapping):
-            raise TypeError(f"measures.{name} options must be a table; got {options!r}")
         options = dict(check_jsonable(dict(options), f"measures.{name}"))
         accepted = {p.name for p in params[1:]}
         unknown = set(options) - accepted

@@ -121,9 +121,11 @@ def train_test(spec: dict[str, Any]) -> tuple[LabeledData, LabeledData]:
                 ds["test"]["generator"], **ds["test"].get("params", {})))
         split = protocol.get(_source(ds), repeat, fold, test=test_fixed)
         train, test = split.train, split.test
+        # the K training sets of bias_variance share one test set, irrelevant columns included
+        test_repeat = 0 if protocol.name == "bias_variance" else repeat
         for t in whole:
             train = _irrelevant(train, t, seed, ds["name"], repeat, "train")
-            test = _irrelevant(test, t, seed, ds["name"], repeat, "test")
+            test = _irrelevant(test, t, seed, ds["name"], test_repeat, "test")
     else:
         def make_data() -> LabeledData:
             data = load_base(ds, seed, spec.get("root"))

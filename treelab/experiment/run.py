@@ -9,6 +9,8 @@ import logging
 import math
 import os
 import time
+import traceback
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,14 @@ from treelab.experiment.backends import execute
 from treelab.experiment.cells import TIMING_VARS
 from treelab.experiment.config import BACKENDS, ExperimentConfig, load_config
 from treelab.experiment.expand import expand
+from treelab.experiment.groups import (
+    Group,
+    groups_of,
+    outputs_path,
+    read_outputs,
+    reduce_group,
+    write_outputs,
+)
 from treelab.experiment.store import CellStore, assemble
 
 __all__ = ["ExperimentError", "result_attrs", "run", "status", "summary"]
@@ -78,9 +88,10 @@ def status(config: Any, out: str | os.PathLike[str] | None = None) -> dict[str, 
         ``total``, ``done``, ``pending`` and ``failed`` (failures recorded by the last run).
     """
     config = load_config(config)
-    store = CellStore(_out(config, out))
+    folder = _out(config, out)
+    store = CellStore(folder)
     cells = expand(config)
-    done = store.records()
+    done = _finished(store, groups_of(cells, config.measures), folder, log.debug)
     n_done = sum(c.key in done for c in cells)
     keys = {c.key for c in cells}
     failed = len({e["key"] for e in store.errors() if e.get("key") in keys})
@@ -133,7 +144,8 @@ def run(
     whose results are already stored are skipped; the others run on the backend and are
     appended to ``OUT/cells.jsonl`` the moment each finishes, so a run stopped at any point
     (even by SIGKILL) loses only the cells in flight, and running the same configuration again
-    finishes the rest and assembles the same Dataset.
+    finishes the rest and assembles the same Dataset. A measure over the K training sets is
+    computed, and appended as a line of its own, once the K cells it reads are finished.
 
     Parameters
     ----------
@@ -166,8 +178,11 @@ def run(
         ``mean_g``, ...), per-tree statistics as their means over trees (``mean_n_nodes``,
         ``mean_depth``, ``mean_random_share``, ...), ``n_train``, ``n_test``,
         ``n_test_unseen`` and the timings ``fit_time``, ``predict_time``, ``eval_time``
-        (seconds; they differ between runs, see ``TIMING_VARS``). Ensembles without an alpha
-        parameter sit at ``alpha = NaN``.
+        (seconds; they differ between runs, see ``TIMING_VARS``). Measures over the K training
+        sets of the ``bias_variance`` protocol (``bias_variance_01``,
+        ``bias_variance_diversity``; :mod:`treelab.experiment.groups`) have the grid dims
+        without ``repeat`` and ``fold``. Ensembles without an alpha parameter sit at
+        ``alpha = NaN``.
 
     Raises
     ------
@@ -190,16 +205,23 @@ def run(
     backend = backend or config.backend
     folder = _out(config, out)
     cells = expand(config)
+    groups = groups_of(cells, config.measures)
+    group_of = {c.key: g for g in groups for c in g.cells}
     with _open_store(folder, config) as store:
-        done = store.records()
+        done = _finished(store, groups, folder, log.warning)
         _report_rejected(store, done)
         store.clear_errors()
+        _tidy_outputs(folder, groups, done)
         todo = [c for c in cells if c.key not in done]
         skipped = len(cells) - len(todo)
         log.info("%s: %d cells, %d already finished, %d to run on %s", config.name,
                  len(cells), skipped, len(todo), backend)
         failures: list[tuple[Any, str]] = []
+        group_failures: list[tuple[Any, str]] = []
         warned: dict[str, int] = {}
+        closer = _GroupCloser(store, folder, done, warned, group_failures, config.on_error)
+        for group in groups:  # finished before a run stopped, not yet reduced
+            closer(group, None)
         if todo:
             _warm_up(todo)
         bar = _progress(len(cells), skipped, config.name, progress)
@@ -211,9 +233,17 @@ def run(
                 if result is not None:
                     for message in result.get("warnings", ()):
                         warned[message] = warned.get(message, 0) + 1
+                    arrays = result.pop("outputs", None)
                     record = {"key": cell.key, "cell": _plain(cell.coords), **result}
+                    if arrays:  # saved before the line that says the cell is finished
+                        _append(partial(write_outputs, folder, cell.key), arrays, outcomes,
+                                folder)
+                        record["outputs"] = outputs_path(folder, cell.key).relative_to(
+                            folder).as_posix()
                     _append(store.write, record, outcomes, folder)
                     done[cell.key] = record
+                    if cell.key in group_of:
+                        closer(group_of[cell.key], outcomes)
                 else:
                     _append(store.write_error, {"key": cell.key, "cell": _plain(cell.coords),
                                                 "error": error}, outcomes, folder)
@@ -230,11 +260,14 @@ def run(
             bar.close()
             for message, count in warned.items():
                 log.info("%d cells warned: %s", count, message)
+        _tidy_outputs(folder, groups, done)
     if failures and not any(c.key in done for c in cells):
         raise ExperimentError(_all_failed(failures, len(cells), folder))
-    ds = assemble(cells, done, attrs=result_attrs(config))
+    ds = assemble(cells, done, attrs=result_attrs(config), groups=groups)
     if failures:
         ds.attrs["failed_cells"] = len(failures)
+    if group_failures:
+        ds.attrs["failed_groups"] = len(group_failures)
     if write_result:
         _write(ds, folder)
     return ds
@@ -254,14 +287,97 @@ def _open_store(folder: Path, config: ExperimentConfig) -> CellStore:
     return store
 
 
-def _append(write: Any, record: dict[str, Any], outcomes: Any, folder: Path) -> None:
-    """Append a cell's line; a write that fails (full disk) stops the run with a clear
-    message (the next run cuts a partial last line and resumes)."""
+def _append(write: Any, record: Any, outcomes: Any, folder: Path) -> None:
+    """Append a cell's line (or save its outputs); a write that fails (full disk) stops the
+    run with a clear message (the next run cuts a partial last line and resumes)."""
     try:
         write(record)
     except OSError as exc:
-        outcomes.close()
+        if outcomes is not None:
+            outcomes.close()
         raise _output_error(exc, folder, "cannot append a cell to the files in") from exc
+
+
+def _finished(store: CellStore, groups: list[Group], folder: Path, say: Any
+              ) -> dict[str, dict[str, Any]]:
+    """The store's finished records, less the cells of unreduced groups whose outputs are
+    missing or fail their check (they run again; ``say`` reports each)."""
+    done = store.records()
+    for group in groups:
+        if group.key in done:
+            continue
+        for cell in group.cells:
+            if cell.key not in done:
+                continue
+            arrays, why = read_outputs(folder, cell.key)
+            if arrays is None:
+                del done[cell.key]
+                say("cell %s is computed again: its outputs for the measures over repeats "
+                    "are lost (%s)", _plain(cell.coords), why)
+    return done
+
+
+def _tidy_outputs(folder: Path, groups: list[Group], done: dict[str, Any]) -> None:
+    """Delete outputs no longer needed (of reduced groups; temporary files of a run that was
+    stopped mid-write) and the outputs folder once empty."""
+    where = outputs_path(folder, "x").parent
+    if not where.is_dir():
+        return
+    for path in where.glob("*.tmp"):
+        path.unlink(missing_ok=True)
+    for group in groups:
+        if group.key in done:
+            for cell in group.cells:
+                outputs_path(folder, cell.key).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        where.rmdir()  # only when empty
+
+
+class _GroupCloser:
+    """Reduces a group once all its cells are finished: reads their outputs, appends the
+    group's line and deletes the outputs. A failure is recorded like a failed cell's."""
+
+    def __init__(self, store: CellStore, folder: Path, done: dict[str, Any],
+                 warned: dict[str, int], failures: list[tuple[Any, str]], on_error: str
+                 ) -> None:
+        self.store, self.folder, self.done, self.warned = store, folder, done, warned
+        self.failures, self.on_error = failures, on_error
+
+    def __call__(self, group: Group, outcomes: Any) -> None:
+        if group.key in self.done or any(c.key not in self.done for c in group.cells):
+            return
+        try:
+            outputs = []
+            for cell in group.cells:
+                arrays, why = read_outputs(self.folder, cell.key)
+                if arrays is None:  # the next run computes the cell again
+                    raise ValueError(f"the outputs of cell {_plain(cell.coords)} are lost: "
+                                     f"{why}")
+                outputs.append(arrays)
+            values = reduce_group(group, outputs)
+        except Exception:
+            error = traceback.format_exc()
+            _append(self.store.write_error, {"key": group.key, "cell": _plain(group.coords),
+                                             "error": error}, outcomes, self.folder)
+            self.failures.append((group, error))
+            log.warning("measures over the repeats of %s failed", _plain(group.coords))
+            if self.on_error == "raise":
+                if outcomes is not None:
+                    outcomes.close()
+                raise ExperimentError(
+                    f"the measures over the repeats of {_plain(group.coords)} "
+                    f"({', '.join(group.measures)}) failed; the finished cells are stored in "
+                    f"{self.folder}:\n{error}") from None
+            return
+        for message in values.get("warnings", ()):
+            self.warned[message] = self.warned.get(message, 0) + 1
+        record = {"key": group.key, "group": _plain(group.coords),
+                  "cells": [c.key for c in group.cells], **values}
+        _append(self.store.write, record, outcomes, self.folder)
+        self.done[group.key] = record
+        for cell in group.cells:
+            with contextlib.suppress(OSError):
+                outputs_path(self.folder, cell.key).unlink(missing_ok=True)
 
 
 def _report_rejected(store: CellStore, done: dict[str, Any]) -> None:
@@ -310,9 +426,11 @@ def _same(a: float, b: float) -> bool:
 def _write(ds: xr.Dataset, folder: Path) -> None:
     """Write result.nc and summary.csv, each through a temporary file that is renamed into
     place, so a failed write (full disk, read-only folder) leaves neither a partial file nor a
-    ``.tmp`` behind."""
+    ``.tmp`` behind. Without ``ensemble_error`` (measures that leave out ``diagnose``) there is
+    no summary to write."""
     _replace_file(folder / "result.nc", ds.to_netcdf, folder)
-    _replace_file(folder / "summary.csv", summary(ds).to_csv, folder)
+    if "ensemble_error" in ds:
+        _replace_file(folder / "summary.csv", summary(ds).to_csv, folder)
 
 
 def _replace_text(path: Path, text: str) -> None:

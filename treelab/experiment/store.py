@@ -3,8 +3,11 @@
 Layout of an output folder::
 
     OUT/config.json    the configuration (JSON) of the last run
-    OUT/cells.jsonl    one line per finished cell: {"key", "coords", "vars", ..., "digest"}
+    OUT/cells.jsonl    one line per finished cell: {"key", "coords", "vars", ..., "digest"},
+                       and per finished group of a measure over repeats (``"group"``)
     OUT/errors.jsonl   failed cells (with the error), retried by the next run
+    OUT/outputs/       outputs of finished cells whose group is not reduced yet (.npz, see
+                       treelab.experiment.groups); deleted once it is
     OUT/result.nc      the assembled Dataset (netCDF)
     OUT/summary.csv    mean ensemble error per data set, ensemble and alpha
 
@@ -227,7 +230,7 @@ def _sorted_alphas(values: Iterable[float]) -> list[float]:
 
 
 def assemble(cells: Sequence[Any], records: dict[str, dict[str, Any]],
-             attrs: dict[str, Any] | None = None) -> xr.Dataset:
+             attrs: dict[str, Any] | None = None, groups: Sequence[Any] = ()) -> xr.Dataset:
     """Place every finished cell's values at its coordinates in one Dataset.
 
     Parameters
@@ -235,16 +238,21 @@ def assemble(cells: Sequence[Any], records: dict[str, dict[str, Any]],
     cells : sequence of Cell
         The experiment's cells in grid order (they fix every coordinate, finished or not).
     records : dict
-        Finished cells by key (:meth:`CellStore.records`).
+        Finished cells (and groups) by key (:meth:`CellStore.records`).
     attrs : dict, optional
         Dataset attributes.
+    groups : sequence of Group, optional
+        Groups of cells with measures over their repeats
+        (:func:`treelab.experiment.groups.groups_of`); their values have the grid dims without
+        ``repeat`` and ``fold``.
 
     Returns
     -------
     xarray.Dataset
         Dims ``dataset, ensemble, alpha, <transform dims>, repeat, fold`` then any dims the
         measures add (``threshold``, ``k``, ...). Cells not finished are NaN. Alpha
-        coordinates are sorted, with NaN (ensembles without alpha) last.
+        coordinates are sorted, with NaN (ensembles without alpha) last. A group variable
+        whose name a cell variable or a dim already has becomes ``<measure>_<name>``.
     """
     if not cells:
         raise ValueError("cells must not be empty")
@@ -262,29 +270,49 @@ def assemble(cells: Sequence[Any], records: dict[str, dict[str, Any]],
     if _dims.FOLD in values:
         values[_dims.FOLD] = sorted(values[_dims.FOLD])
     index = {d: _index_of(values[d], d == _dims.ALPHA) for d in grid_dims}
-    shape = tuple(len(values[d]) for d in grid_dims)
 
     # extra dims and their coordinates, in grid order of first appearance
     extra: dict[str, list[Any]] = {}
-    var_dims: dict[str, list[str]] = {}
-    var_attrs: dict[str, dict[str, Any]] = {}
-    for cell in cells:
-        rec = records.get(cell.key)
-        if rec is None:
-            continue
-        for dim, coord in rec.get("coords", {}).items():
+    for unit in [*cells, *groups]:
+        rec = records.get(unit.key)
+        for dim, coord in (rec or {}).get("coords", {}).items():
             known = extra.setdefault(dim, [])
             known.extend(c for c in coord if c not in known)
-        for name, var in rec["vars"].items():
+    group_dims = [d for d in grid_dims if d not in (_dims.REPEAT, _dims.FOLD)]
+    data_vars = _place(cells, records, grid_dims, values, index, extra)
+    taken = set(data_vars) | set(grid_dims) | set(extra)
+    for name, (dims, arr, var_attrs) in _place(groups, records, group_dims, values, index,
+                                               extra).items():
+        if name in taken:
+            name = f"{var_attrs.get('measure', 'group')}_{name}"
+        data_vars[name] = (dims, arr, var_attrs)
+    coords: dict[str, Any] = {d: np.asarray(values[d]) for d in grid_dims}
+    coords[_dims.ALPHA] = np.asarray(values[_dims.ALPHA], dtype=np.float64)
+    for d, c in extra.items():
+        coords[d] = np.asarray(c)
+    return xr.Dataset(dict(sorted(data_vars.items())), coords=coords, attrs=attrs or {})
+
+
+def _place(units: Sequence[Any], records: dict[str, dict[str, Any]], dims: list[str],
+           values: dict[str, list[Any]], index: dict[str, dict[Any, int]],
+           extra: dict[str, list[Any]]) -> dict[str, tuple[list[str], np.ndarray, dict]]:
+    """The variables of the finished ``units`` (cells or groups) placed on ``dims`` (their
+    coordinates) and their own extra dims, NaN where a unit is not finished."""
+    shape = tuple(len(values[d]) for d in dims)
+    var_dims: dict[str, list[str]] = {}
+    var_attrs: dict[str, dict[str, Any]] = {}
+    for unit in units:
+        rec = records.get(unit.key)
+        for name, var in (rec or {}).get("vars", {}).items():
             var_dims.setdefault(name, var["dims"])
             var_attrs.setdefault(name, var.get("attrs", {}))
-    arrays = {name: np.full(shape + tuple(len(extra[d]) for d in dims), np.nan)
-              for name, dims in var_dims.items()}
-    for cell in cells:
-        rec = records.get(cell.key)
+    arrays = {name: np.full(shape + tuple(len(extra[d]) for d in vdims), np.nan)
+              for name, vdims in var_dims.items()}
+    for unit in units:
+        rec = records.get(unit.key)
         if rec is None:
             continue
-        pos = tuple(index[d][_norm(cell.coords[d], d == _dims.ALPHA)] for d in grid_dims)
+        pos = tuple(index[d][_norm(unit.coords[d], d == _dims.ALPHA)] for d in dims)
         for name, var in rec["vars"].items():
             data = np.asarray(var["data"], dtype=np.float64)
             if var["dims"] != var_dims[name]:
@@ -296,13 +324,7 @@ def assemble(cells: Sequence[Any], records: dict[str, dict[str, Any]],
                 target[np.ix_(*sub)] = data
             else:
                 arrays[name][pos] = data
-    coords: dict[str, Any] = {d: np.asarray(values[d]) for d in grid_dims}
-    coords[_dims.ALPHA] = np.asarray(values[_dims.ALPHA], dtype=np.float64)
-    for d, c in extra.items():
-        coords[d] = np.asarray(c)
-    data_vars = {name: (grid_dims + var_dims[name], arr, var_attrs[name])
-                 for name, arr in sorted(arrays.items())}
-    return xr.Dataset(data_vars, coords=coords, attrs=attrs or {})
+    return {name: (dims + var_dims[name], arr, var_attrs[name]) for name, arr in arrays.items()}
 
 
 def _norm(v: Any, is_alpha: bool) -> Any:

@@ -1,0 +1,94 @@
+"""The values of a store line: a measure's Dataset reduced to what a cell (or a group of
+cells) keeps, and encoded as plain JSON (:func:`record_values`)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from treelab import _dims
+
+__all__ = ["encode_values", "own_dims", "record_values", "reduce_measure", "safe_attrs"]
+
+
+def reduce_measure(ds: xr.Dataset, *, tree_means: bool = True) -> dict[str, xr.DataArray]:
+    """Keep numeric variables without a sample dim; per-tree ones become their tree mean
+    (``tree_means``) or are left out."""
+    kept: dict[str, xr.DataArray] = {}
+    names = set(ds.data_vars)
+    for name, da in ds.data_vars.items():
+        if da.dtype.kind not in "biuf" or _dims.SAMPLE in da.dims:
+            continue
+        if _dims.TREE in da.dims:
+            if da.dims != (_dims.TREE,) or not tree_means:
+                continue
+            new = f"mean_{name}"
+            if new in names:
+                continue  # the measure already reports it
+            mean = da.mean(_dims.TREE)
+            long_name = da.attrs.get("long_name", name)
+            mean.attrs = {**da.attrs, "long_name": f"mean over trees of {long_name}"}
+            kept[new] = mean
+        else:
+            kept[str(name)] = da
+    return kept
+
+
+def own_dims(measure: str, variables: dict[str, xr.DataArray], owners: dict[str, str]
+             ) -> dict[str, xr.DataArray]:
+    """Give a measure's dims names of their own: the first configured measure that reports a
+    dim keeps its name, a later measure's dim of the same name becomes ``<measure>_<dim>``
+    (``topk_error`` after ``diagnose`` reports ``topk_error_k``), so two measures never share
+    coordinates that may differ. ``owners`` maps each dim name to the measure that took it."""
+    dims = {d for da in variables.values() for d in da.dims}
+    rename = {}
+    for dim in sorted(dims):
+        if owners.setdefault(dim, measure) != measure:
+            rename[dim] = f"{measure}_{dim}"
+            owners[rename[dim]] = measure
+    if not rename:
+        return variables
+    return {var: da.rename({d: rename[d] for d in da.dims if d in rename})
+            for var, da in variables.items()}
+
+
+def encode_values(da: xr.DataArray) -> dict[str, Any]:
+    """A variable as ``{"dims", "data", "attrs"}`` of plain JSON values."""
+    values = da.values
+    if values.dtype.kind == "b":
+        values = values.astype(np.int64)
+    return {"dims": list(da.dims), "data": values.tolist(), "attrs": safe_attrs(da.attrs)}
+
+
+def safe_attrs(attrs: dict[str, Any]) -> dict[str, Any]:
+    """The attrs that survive JSON and netCDF: strings, numbers and lists of numbers."""
+    out = {}
+    for k, v in attrs.items():
+        if isinstance(v, np.generic):
+            v = v.item()
+        elif isinstance(v, np.ndarray):
+            v = v.tolist()
+        if isinstance(v, str | int | float) or (isinstance(v, list)
+                                                and all(isinstance(x, int | float) for x in v)):
+            out[str(k)] = v
+    return out
+
+
+def record_values(variables: dict[str, xr.DataArray],
+                  caught: list[warnings.WarningMessage]) -> dict[str, Any]:
+    """``{"vars", "coords", "warnings"}`` of a store line: every variable encoded, the
+    coordinates of their non-grid dims (``0..n-1`` where a dim has none) and the distinct
+    warnings ``caught``."""
+    coords: dict[str, list[Any]] = {}
+    for da in variables.values():
+        for dim in da.dims:
+            if dim not in coords and dim in da.coords:
+                coords[dim] = np.asarray(da.coords[dim].values).tolist()
+            elif dim not in coords:
+                coords[dim] = list(range(da.sizes[dim]))
+    messages = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
+    return {"vars": {k: encode_values(v) for k, v in variables.items()}, "coords": coords,
+            "warnings": messages}
