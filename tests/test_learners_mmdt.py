@@ -330,3 +330,29 @@ def test_extreme_magnitudes_grow_the_same_trees_not_single_leaves(make, factor):
     assert big.tree_stats().n_nodes.values.min() > 1
     assert np.array_equal(big.tree_stats().n_nodes.values, small.tree_stats().n_nodes.values)
     np.testing.assert_array_equal(big.predict(X * factor), small.predict(X))
+
+
+def test_a_tree_whose_rows_vary_far_below_the_conditioning_still_splits_finitely():
+    # column 2 is 0, 1e-200 in a few rows and 1 in one row: min-max conditioning keeps it so
+    # (offset 0, span 1), and a bootstrap sample without that row scales the column by 1e200,
+    # whose square alone would overflow (z-score conditioning would round the 1e-200 away)
+    X, y = diagonal_gaussians(200, 9)
+    tiny = np.zeros(200)
+    tiny[::7] = 1e-200
+    tiny[3] = 1.0
+    y[::7] = 1  # the tiny values carry the class, so the trees use the column
+    X = np.column_stack([X, tiny])
+    est = treelab.BaggedMMDT(n_estimators=8, scale="minmax", random_state=0).fit(X, y)
+    assert np.isfinite(est.tree_scale_).all()
+    huge = est.tree_scale_[:, 2] > 1e150
+    assert huge.any()  # some trees missed row 3
+    fr = est.forest_
+    assert np.isfinite(fr.projections).all()
+    assert np.isfinite(fr.threshold[fr.kind == 3]).all()
+    assert np.isfinite(est.predict_proba(X)).all()
+    for t in np.flatnonzero(huge):
+        # the tree splits (a non-finite direction would have made it a single leaf) and its
+        # root direction weighs the tiny column as the scaling says: about 1e200 x 1e-200 x 1e200
+        root = fr.node_offsets[t]
+        assert fr.kind[root] == 3
+        assert abs(fr.projections[fr.feature[root], 2]) > 1e190

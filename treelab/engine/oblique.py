@@ -170,8 +170,8 @@ def tree_scale(Z: np.ndarray, w: np.ndarray, scale: str | None) -> np.ndarray:
     (population, weighted by w); ``"minmax"``: f = 1 / (max - min) over the tree's rows; None:
     f = 1. A feature constant over the tree's rows (max == min, compared exactly: a computed
     standard deviation of equal values can be a rounding residue such as 1e-17) keeps f = 1,
-    as does a non-finite spread. Offsets are not needed: the mean-margins split is invariant
-    to shifting a feature (``treelab.engine.kernels._oblique``).
+    as does a spread whose inverse is not finite. Offsets are not needed: the mean-margins
+    split is invariant to shifting a feature (``treelab.engine.kernels._oblique``).
     """
     f = np.ones(Z.shape[1])
     rows = np.flatnonzero(w)
@@ -185,8 +185,10 @@ def tree_scale(Z: np.ndarray, w: np.ndarray, scale: str | None) -> np.ndarray:
         wr = w[rows].astype(np.float64)
         mean = wr @ Zr / wr.sum()
         span = np.sqrt(wr @ (Zr - mean) ** 2 / wr.sum())
-    ok = (hi > lo) & np.isfinite(span) & (span > 0)
-    f[ok] = 1.0 / span[ok]
+    with np.errstate(divide="ignore", over="ignore"):
+        inv = 1.0 / span
+    ok = (hi > lo) & np.isfinite(span) & (span > 0) & np.isfinite(inv)
+    f[ok] = inv[ok]
     return f
 
 
@@ -196,7 +198,7 @@ def grow_mmdt_tree(Z: np.ndarray, y: np.ndarray, n_classes: int, w: np.ndarray,
     statistics of its own rows (``tree_scale``; the factors are folded into the directions,
     which then act on Z itself)."""
     f = tree_scale(Z, w, scale)
-    out = O.grow_mmdt(Z, w, y, n_classes, np.uint64(seed), _NO_DEPTH_LIMIT, f * f)
+    out = O.grow_mmdt(Z, w, y, n_classes, np.uint64(seed), _NO_DEPTH_LIMIT, f)
     n_internal = int((out[0] != 0).sum())
     return TreeArrays(*out, 0, 0, n_internal, int(w.sum()), f)
 

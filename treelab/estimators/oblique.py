@@ -115,7 +115,7 @@ def fit_scaling(Z: np.ndarray, scale: str | None) -> tuple[float, np.ndarray, np
     rescales by its own rows' statistics (``treelab.engine.oblique.tree_scale``), which makes
     the tree the same in exact arithmetic whatever o and f were (a mean-margins split does not
     move when a feature is shifted, and the two factors multiply). It keeps the numbers near 1,
-    so the trees' squared factors neither overflow nor lose digits to a large common offset.
+    so the trees' folded directions neither overflow nor lose digits to a large common offset.
     """
     finite = np.abs(Z[np.isfinite(Z)])
     top = float(finite.max()) if finite.size else 0.0

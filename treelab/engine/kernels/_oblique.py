@@ -24,7 +24,8 @@ per column, z'_j = (z_j - o_j) f_j, the means scale the same way, so nu'_j = nu_
     (p' - mu') . nu' = sum_j (p_j - mu_j) f_j^2 nu_j:
 
 the scaled tree is the tree on the unscaled features with direction ``nu_j f_j^2`` (the offsets
-o cancel). ``grow_mmdt`` takes the squares f_j^2 and routes the rows with that direction, the one
+o cancel). ``grow_mmdt`` takes the factors f, computes ``(nu_j f_j) f_j`` (no square of f alone,
+which could overflow where nu_j f_j does not) and routes the rows with that direction, the one
 it stores, so growth and prediction still compute the same sequential sum.
 """
 
@@ -129,14 +130,14 @@ def class_bipartition(counts, state, in_t):
 
 
 @njit(**NUMBA_FLAGS)
-def grow_mmdt(Z, wts, y, n_classes, seed, max_depth, factor2):
+def grow_mmdt(Z, wts, y, n_classes, seed, max_depth, factor):
     """Grow one MMDT into flat node arrays.
 
     Parameters are plain arrays: ``Z`` (row, feature) float64 real-valued features without
     missing values (C-contiguous), ``wts`` int32 row multiplicities (0 = row not in this tree),
     ``y`` int32 class codes, ``seed`` the tree's seed (power-iteration starts), ``max_depth``
-    the depth limit, ``factor2`` (feature,) float64 the squared per-feature scaling factors
-    folded into every direction (ones: no scaling; see the module docstring). Returns (kind,
+    the depth limit, ``factor`` (feature,) float64 the per-feature scaling factors folded into
+    every direction (ones: no scaling; see the module docstring). Returns (kind,
     feature, threshold, child_start, n_children, nan_child, random, depth, counts,
     projections): ``feature`` of an oblique node is the row of its vector in the tree-local
     ``projections`` (n_split, n_features).
@@ -217,7 +218,7 @@ def grow_mmdt(Z, wts, y, n_classes, seed, max_depth, factor2):
         for f in range(D):
             mt = sum_t[f] / n_t
             mf = sum_f[f] / n_f
-            nu[f] = (mt - mf) * factor2[f]
+            nu[f] = (mt - mf) * factor[f] * factor[f]
             tv += 0.5 * (mt + mf) * nu[f]
         # in-place partition: rows with p . nu < mu . nu first
         lo = s
