@@ -170,25 +170,134 @@ def test_bagged_mmdt_member_outputs_and_diagnose():
     assert (rows == 300).all()
 
 
-@pytest.mark.parametrize("scale", ["standard", "minmax"])
-def test_scaling_equals_scaling_the_data_by_hand(scale):
-    rng = np.random.default_rng(4)
-    X, y = diagonal_gaussians(150, 4)
-    X = np.column_stack([X, rng.normal(size=150)]) * [1.0, 300.0, 1e-3] + [5.0, -40.0, 2.0]
-    Xte = X[::3] + 0.1
+def mixed_scale_three_classes(n, seed):
+    """Three Gaussian classes in features of very different ranges and offsets, a column
+    constant at 0.1 (its computed standard deviation is a rounding residue, not 0) and a
+    column that is 0 except in one row (constant in every bootstrap sample that misses it)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    centres = np.array([[0.0, 0.0, 0.0], [2.0, 0.5, -1.0], [-1.0, 2.0, 1.0]])
+    X = centres[y] + rng.normal(size=(n, 3))
+    X = X * [1.0, 300.0, 1e-3] + [5.0, -4e4, 2.0]
+    lone = np.zeros(n)
+    lone[7] = 5.0
+    return np.column_stack([X, np.full(n, 0.1), lone]), y
+
+
+def route_oblique(Z, tree, node=0):
+    """Leaf each row of Z reaches in one grown tree (``TreeArrays``), walked in NumPy."""
+    out = np.empty(len(Z), dtype=int)
+    for r, z in enumerate(Z):
+        i = node
+        while tree.kind[i] != 0:
+            w = tree.projections[tree.feature[i]]
+            i = tree.child_start[i] + (0 if z @ w <= tree.threshold[i] else 1)
+        out[r] = i
+    return out
+
+
+def hand_scaled(X, w, scale):
+    """X scaled by hand with the statistics of the rows of multiplicity w (the bootstrap
+    multiset spelled out by repeating rows); constant columns keep factor 1."""
+    sample = np.repeat(X, w, axis=0)
     if scale == "standard":
-        offset, span = X.mean(axis=0), X.std(axis=0)
+        offset, span = sample.mean(axis=0), sample.std(axis=0)
     else:
-        offset, span = X.min(axis=0), X.max(axis=0) - X.min(axis=0)
-    by_hand = treelab.BaggedMMDT(n_estimators=5, scale=None, random_state=2)
-    by_hand.fit((X - offset) * (1.0 / span), y)
-    est = treelab.BaggedMMDT(n_estimators=5, scale=scale, random_state=2).fit(X, y)
-    np.testing.assert_array_equal(est.forest_.projections, by_hand.forest_.projections)
-    np.testing.assert_array_equal(est.forest_.threshold, by_hand.forest_.threshold)
-    np.testing.assert_array_equal(est.predict_proba(Xte),
-                                  by_hand.predict_proba((Xte - offset) * (1.0 / span)))
-    two = treelab.BaggedMMDT(n_estimators=5, scale=scale, random_state=2, n_jobs=2).fit(X, y)
+        offset, span = sample.min(axis=0), np.ptp(sample, axis=0)
+    span = np.where(np.ptp(sample, axis=0) > 0, span, 1.0)
+    return (X - offset) / span, offset, span
+
+
+@pytest.mark.parametrize("scale", ["standard", "minmax"])
+def test_each_bagged_tree_is_the_mmdt_of_its_own_rows_scaled_by_hand(scale):
+    from treelab.engine.oblique import grow_mmdt_tree, row_weights, tree_of_forest
+    from treelab.estimators.oblique import _seeds
+
+    X, y = mixed_scale_three_classes(240, 4)
+    Xte, _ = mixed_scale_three_classes(120, 5)
+    est = treelab.BaggedMMDT(n_estimators=6, scale=scale, random_state=2).fit(X, y)
+    fr = est.forest_
+    p, _, f_fit = est.scaling_  # the conditioning over all rows, under the trees' own scaling
+    assert est.tree_scale_.shape == (6, 5)
+    missed = 0
+    for t, seed in enumerate(_seeds(2, 6)):
+        # replay the tree's bootstrap draw; the root's class counts confirm it
+        w = row_weights(np.random.default_rng(int(seed)), len(y), True)
+        np.testing.assert_array_equal(fr.counts[fr.node_offsets[t]],
+                                      np.bincount(y, weights=w, minlength=3))
+        Zh, offset, span = hand_scaled(X, w, scale)
+        by_hand = grow_mmdt_tree(np.ascontiguousarray(Zh), y.astype(np.int32), 3, w, int(seed))
+        tree = tree_of_forest(fr, t)
+        # the same tree: the same node kinds, class counts at every node, leaves of every row
+        np.testing.assert_array_equal(tree.kind, by_hand.kind)
+        np.testing.assert_array_equal(tree.counts, by_hand.counts)
+        np.testing.assert_array_equal(est.apply(X)[:, t], route_oblique(Zh, by_hand))
+        np.testing.assert_array_equal(est.apply(Xte)[:, t],
+                                      route_oblique((Xte - offset) / span, by_hand))
+        # the stored factors are the tree's own statistics, relative to the conditioning;
+        # a column constant over the tree's rows keeps factor 1
+        varies = np.ptp(X[w > 0], axis=0) > 0
+        np.testing.assert_allclose((est.tree_scale_[t] * f_fit * p)[varies], 1.0 / span[varies],
+                                   rtol=1e-12)
+        np.testing.assert_array_equal(est.tree_scale_[t, ~varies], 1.0)
+        assert est.tree_scale_[t, 3] == 1.0  # constant 0.1: no factor from a rounding residue
+        assert varies[4] == (w[7] > 0)
+        missed += int(w[7] == 0)
+        # the folded direction, in units of the raw features, is the hand tree's nu / span
+        np.testing.assert_allclose(tree.projections * f_fit * p, by_hand.projections / span,
+                                   rtol=1e-9, atol=1e-12)
+    assert 0 < missed < 6  # both cases of the lone column occur
+    # different bootstrap samples, different statistics
+    assert len({tuple(np.round(r, 12)) for r in est.tree_scale_}) == 6
+    two = treelab.BaggedMMDT(n_estimators=6, scale=scale, random_state=2, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(two.predict_proba(Xte), est.predict_proba(Xte))
+    np.testing.assert_array_equal(two.tree_scale_, est.tree_scale_)
+
+
+def test_training_rows_are_routed_exactly_as_during_growth_with_per_tree_scaling():
+    # the folded directions are the ones growth routed with: every training row of a tree
+    # reaches the leaf whose class counts it was counted in, to the last row
+    X, y = mixed_scale_three_classes(300, 6)
+    y = np.random.default_rng(0).integers(0, 3, size=300)  # noise labels: deep trees
+    est = treelab.BaggedMMDT(n_estimators=4, random_state=1).fit(X, y)
+    from treelab.engine.oblique import row_weights
+    from treelab.estimators.oblique import _seeds
+
+    fr = est.forest_
+    leaves = est.apply(X)
+    for t, seed in enumerate(_seeds(1, 4)):
+        w = row_weights(np.random.default_rng(int(seed)), len(y), True)
+        lo, hi = fr.node_offsets[t], fr.node_offsets[t + 1]
+        routed = np.zeros((hi - lo, 3), dtype=np.int64)
+        np.add.at(routed, (leaves[:, t], y), w)
+        leaf = fr.kind[lo:hi] == 0
+        assert leaf.sum() > 20
+        np.testing.assert_array_equal(routed[leaf], fr.counts[lo:hi][leaf])
+
+
+def test_single_mmdt_scales_by_all_its_rows():
+    X, y = mixed_scale_three_classes(150, 7)
+    est = treelab.MMDT(random_state=0).fit(X, y)
+    Zh, _, _ = hand_scaled(X, np.ones(len(y), dtype=int), "standard")
+    by_hand = treelab.MMDT(scale=None, random_state=0).fit(Zh, y)
+    np.testing.assert_array_equal(est.forest_.counts, by_hand.forest_.counts)
+    np.testing.assert_array_equal(est.apply(X), by_hand.apply(Zh))
+    np.testing.assert_allclose(est.tree_scale_, 1.0, rtol=1e-12)  # the conditioning did it
+
+
+def test_cvdt_grows_its_mmdts_with_their_own_rows_statistics():
+    X, y = mixed_scale_three_classes(200, 8)
+    mmdt = treelab.BaggedMMDT(n_estimators=5, scale="minmax", random_state=3).fit(X, y)
+    cvdt = treelab.BaggedCVDT(n_estimators=5, candidates=("mmdt",), scale="minmax",
+                              random_state=3).fit(X, y)
+    # the same draws of rows: the same trees and factors as the bagged MMDT
+    np.testing.assert_array_equal(cvdt.forest_.projections, mmdt.forest_.projections)
+    np.testing.assert_array_equal(cvdt.tree_scale_, mmdt.tree_scale_)
+    mixed = treelab.BaggedCVDT(n_estimators=12, random_state=0).fit(X, y)
+    is_mmdt = mixed.learners_ == "mmdt"
+    assert 0 < is_mmdt.sum() < 12, mixed.learners_
+    assert np.isfinite(mixed.tree_scale_[is_mmdt]).all()
+    assert np.isnan(mixed.tree_scale_[~is_mmdt]).all()
 
 
 def test_scale_changes_mmdt_where_a_feature_has_a_large_range():
@@ -209,6 +318,9 @@ def test_scale_changes_mmdt_where_a_feature_has_a_large_range():
 @pytest.mark.parametrize("make", [
     lambda: treelab.MMDT(scale=None, random_state=0),
     lambda: treelab.BaggedMMDT(n_estimators=3, scale=None, random_state=0),
+    lambda: treelab.BaggedMMDT(n_estimators=3, random_state=0),
+    lambda: treelab.BaggedCVDT(n_estimators=3, candidates=("mmdt",), scale="minmax",
+                               random_state=0),
     lambda: treelab.RotationForest(n_estimators=3, random_state=0),
 ])
 def test_extreme_magnitudes_grow_the_same_trees_not_single_leaves(make, factor):
@@ -218,3 +330,29 @@ def test_extreme_magnitudes_grow_the_same_trees_not_single_leaves(make, factor):
     assert big.tree_stats().n_nodes.values.min() > 1
     assert np.array_equal(big.tree_stats().n_nodes.values, small.tree_stats().n_nodes.values)
     np.testing.assert_array_equal(big.predict(X * factor), small.predict(X))
+
+
+def test_a_tree_whose_rows_vary_far_below_the_conditioning_still_splits_finitely():
+    # column 2 is 0, 1e-200 in a few rows and 1 in one row: min-max conditioning keeps it so
+    # (offset 0, span 1), and a bootstrap sample without that row scales the column by 1e200,
+    # whose square alone would overflow (z-score conditioning would round the 1e-200 away)
+    X, y = diagonal_gaussians(200, 9)
+    tiny = np.zeros(200)
+    tiny[::7] = 1e-200
+    tiny[3] = 1.0
+    y[::7] = 1  # the tiny values carry the class, so the trees use the column
+    X = np.column_stack([X, tiny])
+    est = treelab.BaggedMMDT(n_estimators=8, scale="minmax", random_state=0).fit(X, y)
+    assert np.isfinite(est.tree_scale_).all()
+    huge = est.tree_scale_[:, 2] > 1e150
+    assert huge.any()  # some trees missed row 3
+    fr = est.forest_
+    assert np.isfinite(fr.projections).all()
+    assert np.isfinite(fr.threshold[fr.kind == 3]).all()
+    assert np.isfinite(est.predict_proba(X)).all()
+    for t in np.flatnonzero(huge):
+        # the tree splits (a non-finite direction would have made it a single leaf) and its
+        # root direction weighs the tiny column as the scaling says: about 1e200 x 1e-200 x 1e200
+        root = fr.node_offsets[t]
+        assert fr.kind[root] == 3
+        assert abs(fr.projections[fr.feature[root], 2]) > 1e190

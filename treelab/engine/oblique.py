@@ -93,6 +93,8 @@ class TreeArrays(NamedTuple):
     ties_test: int
     n_decision: int
     rows_seen: int
+    #: per-feature factors an MMDT folded into its directions (``tree_scale``); None otherwise
+    scale: np.ndarray | None = None
 
 
 def tree_of_forest(fr: Forest, t: int = 0) -> TreeArrays:
@@ -160,25 +162,70 @@ def row_weights(rng: np.random.Generator, n: int, bootstrap: bool) -> np.ndarray
 
 
 # -- MMDT ---------------------------------------------------------------------------------------
+def tree_scale(Z: np.ndarray, w: np.ndarray, scale: str | None) -> np.ndarray:
+    """Per-feature factors f with which one tree scales its features, from its own rows.
+
+    The tree's rows are those with multiplicity w > 0, weighted by w (a bootstrap sample is the
+    multiset the tree's means are taken over). ``"standard"``: f = 1 / standard deviation
+    (population, weighted by w); ``"minmax"``: f = 1 / (max - min) over the tree's rows; None:
+    f = 1. A feature constant over the tree's rows (max == min, compared exactly: a computed
+    standard deviation of equal values can be a rounding residue such as 1e-17) keeps f = 1,
+    as does a spread whose inverse is not finite. Offsets are not needed: the mean-margins
+    split is invariant to shifting a feature (``treelab.engine.kernels._oblique``).
+    """
+    f = np.ones(Z.shape[1])
+    rows = np.flatnonzero(w)
+    if scale is None or rows.size == 0:
+        return f
+    Zr = Z[rows]
+    hi, lo = Zr.max(axis=0), Zr.min(axis=0)
+    if scale == "minmax":
+        span = hi - lo
+    else:
+        wr = w[rows].astype(np.float64)
+        mean = wr @ Zr / wr.sum()
+        span = np.sqrt(wr @ (Zr - mean) ** 2 / wr.sum())
+    with np.errstate(divide="ignore", over="ignore"):
+        inv = 1.0 / span
+    ok = (hi > lo) & np.isfinite(span) & (span > 0) & np.isfinite(inv)
+    f[ok] = inv[ok]
+    return f
+
+
 def grow_mmdt_tree(Z: np.ndarray, y: np.ndarray, n_classes: int, w: np.ndarray,
-                   seed: int) -> TreeArrays:
-    """One MMDT on real features Z with row multiplicities w."""
-    out = O.grow_mmdt(Z, w, y, n_classes, np.uint64(seed), _NO_DEPTH_LIMIT)
+                   seed: int, scale: str | None = None) -> TreeArrays:
+    """One MMDT on real features Z with row multiplicities w, its features scaled by the
+    statistics of its own rows (``tree_scale``; the factors are folded into the directions,
+    which then act on Z itself)."""
+    f = tree_scale(Z, w, scale)
+    out = O.grow_mmdt(Z, w, y, n_classes, np.uint64(seed), _NO_DEPTH_LIMIT, f)
     n_internal = int((out[0] != 0).sum())
-    return TreeArrays(*out, 0, 0, n_internal, int(w.sum()))
+    return TreeArrays(*out, 0, 0, n_internal, int(w.sum()), f)
+
+
+def tree_scales(trees: Sequence[TreeArrays], width: int) -> np.ndarray:
+    """(tree, feature) factors of every tree's ``scale`` (NaN rows for trees without)."""
+    out = np.full((len(trees), width), np.nan)
+    for t, tree in enumerate(trees):
+        if tree.scale is not None:
+            out[t] = tree.scale
+    return out
 
 
 def grow_mmdt_forest(Z: np.ndarray, y: np.ndarray, n_classes: int, seeds: np.ndarray,
-                     bootstrap: bool, n_threads: int) -> Forest:
-    """MMDTs (bagged when ``bootstrap``), one per seed, on real features Z."""
+                     bootstrap: bool, n_threads: int,
+                     scale: str | None = None) -> tuple[Forest, np.ndarray]:
+    """MMDTs (bagged when ``bootstrap``), one per seed, on real features Z, each scaled by the
+    statistics of its own rows. Returns (forest, factors (tree, feature))."""
     y32 = np.ascontiguousarray(y, dtype=np.int32)
 
     def one(t):
         w = row_weights(np.random.default_rng(int(seeds[t])), Z.shape[0], bootstrap)
-        return grow_mmdt_tree(Z, y32, n_classes, w, int(seeds[t]))
+        return grow_mmdt_tree(Z, y32, n_classes, w, int(seeds[t]), scale)
 
     trees = run_threads(one, range(len(seeds)), n_threads)
-    return concat_trees(trees, np.full(len(seeds), np.nan), seeds, Z.shape[1])
+    return (concat_trees(trees, np.full(len(seeds), np.nan), seeds, Z.shape[1]),
+            tree_scales(trees, Z.shape[1]))
 
 
 # -- rotation trees -----------------------------------------------------------------------------
@@ -326,12 +373,14 @@ class CVContext(NamedTuple):
     n_classes: int
     iparams: dict  # learner name -> growth-kernel iparams (axis-aligned candidates)
     min_n: int  # curtailment of CV predictions
+    scale: str | None = None  # per-tree scaling of the MMDT candidate (``tree_scale``)
 
 
 def grow_candidate(ctx: CVContext, name: str, w: np.ndarray, seed: int) -> TreeArrays:
-    """Grow one candidate learner on the rows with multiplicities w."""
+    """Grow one candidate learner on the rows with multiplicities w (an MMDT scales its
+    features by the statistics of these rows, in the cross-validation folds as well)."""
     if name == "mmdt":
-        return grow_mmdt_tree(ctx.Z, ctx.y, ctx.n_classes, w, seed)
+        return grow_mmdt_tree(ctx.Z, ctx.y, ctx.n_classes, w, seed, ctx.scale)
     alpha = 0.0 if name == "random_tree" else 1.0
     fr = grow_forest(ctx.feats, ctx.y, ctx.n_classes, ctx.iparams[name], np.array([alpha]),
                      np.array([seed], dtype=np.uint64), G.ROWS_WEIGHTS, w, 0, 1)
@@ -370,12 +419,14 @@ def grow_cvdt_tree(ctx: CVContext, candidates: Sequence[str], seed: int,
 
 
 def grow_cvdt_forest(ctx: CVContext, candidates: Sequence[str], seeds: np.ndarray,
-                     bootstrap: bool, n_threads: int) -> tuple[Forest, np.ndarray, np.ndarray]:
+                     bootstrap: bool,
+                     n_threads: int) -> tuple[Forest, np.ndarray, np.ndarray, np.ndarray]:
     """CVDTs, one per seed. Returns (forest, chosen candidate index per tree, CV errors
-    (tree, candidate))."""
+    (tree, candidate), the MMDT trees' scaling factors (tree, real feature; NaN rows for the
+    other learners))."""
     out = run_threads(lambda t: grow_cvdt_tree(ctx, candidates, int(seeds[t]), bootstrap),
                       range(len(seeds)), n_threads)
-    forest = concat_trees([o[0] for o in out], np.full(len(seeds), np.nan), seeds,
-                          ctx.Z.shape[1])
+    trees = [o[0] for o in out]
+    forest = concat_trees(trees, np.full(len(seeds), np.nan), seeds, ctx.Z.shape[1])
     return (forest, np.array([o[1] for o in out], dtype=np.int64),
-            np.array([o[2] for o in out], dtype=np.float64))
+            np.array([o[2] for o in out], dtype=np.float64), tree_scales(trees, ctx.Z.shape[1]))

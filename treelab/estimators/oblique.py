@@ -68,12 +68,18 @@ DEFAULT_SCALE = "standard"
 
 _SCALE_DOC = """
     scale : {"standard", "minmax", None}, default "standard"
-        Scaling of the real features before growth, with statistics from the rows given to
-        ``fit`` and applied at prediction: z-scores (``"standard"``), (x - min) / (max - min)
-        (``"minmax"``) or none. The mean-margins direction is a difference of class means, so
-        without scaling a feature with a large range dominates it (wine: bagged MMDT 0.725 raw
-        vs 0.983 scaled). Features beyond 2**100 in magnitude are first brought near 1 by an
-        exact power of two under every option. See ``docs/reproductions/mmdt.md``.
+        Scaling of the real features of every MMDT, with statistics from that tree's own
+        training rows (a bootstrap sample counted with its multiplicities; in CVDT's
+        cross-validation, the fold's rows): z-scores (``"standard"``), (x - min) / (max - min)
+        (``"minmax"``) or none. A feature constant over a tree's rows is left unscaled. The
+        factors are stored per tree (``tree_scale_``, (tree, real feature), relative to the
+        conditioning ``scaling_`` of all rows given to ``fit``; NaN rows for CVDT trees that
+        are not MMDTs) and folded into the tree's split directions, so prediction applies
+        them and routes every training row as growth did. The mean-margins direction is a
+        difference of class means, so without scaling a feature with a large range dominates
+        it (wine: bagged MMDT 0.725 raw vs 0.983 scaled). Features beyond 2**100 in magnitude
+        are first brought near 1 by an exact power of two under every option. See
+        ``docs/reproductions/mmdt.md``.
 """
 
 _ENSEMBLE_DOC = """
@@ -103,7 +109,13 @@ def fit_scaling(Z: np.ndarray, scale: str | None) -> tuple[float, np.ndarray, np
     p = 2**-k brings the largest finite |z| near 1 when it lies beyond 2**BIG_EXP (or, nonzero,
     below 2**-BIG_EXP), else p = 1. Then, per column of p Z: ``"minmax"`` o = min, f = 1 /
     (max - min); ``"standard"`` o = mean, f = 1 / standard deviation (population); None o = 0,
-    f = 1. A constant column keeps f = 1.
+    f = 1. A constant column (max == min) keeps f = 1.
+
+    This is conditioning, with the statistics of all rows given to ``fit``: every MMDT then
+    rescales by its own rows' statistics (``treelab.engine.oblique.tree_scale``), which makes
+    the tree the same in exact arithmetic whatever o and f were (a mean-margins split does not
+    move when a feature is shifted, and the two factors multiply). It keeps the numbers near 1,
+    so the trees' folded directions neither overflow nor lose digits to a large common offset.
     """
     finite = np.abs(Z[np.isfinite(Z)])
     top = float(finite.max()) if finite.size else 0.0
@@ -121,7 +133,9 @@ def fit_scaling(Z: np.ndarray, scale: str | None) -> tuple[float, np.ndarray, np
         span = Zp.std(axis=0)
     else:
         span = np.ones(d)
-    ok = np.isfinite(span) & (span > 0)
+    # constancy compared exactly: the standard deviation of equal values such as 0.1 can be
+    # a rounding residue (2.8e-17 for 150 rows), whose inverse would blow the column up
+    ok = np.isfinite(span) & (span > 0) & (Zp.max(axis=0) > Zp.min(axis=0))
     factor[ok] = 1.0 / span[ok]
     offset[~np.isfinite(offset)] = 0.0
     return p, offset, factor
@@ -135,8 +149,8 @@ def apply_scaling(scaling: tuple[float, np.ndarray, np.ndarray], Z: np.ndarray) 
 
 class _RealFeatureLearner(TreeEnsembleClassifier):
     """Learners whose trees read the real features (fitted attributes ``real_map_`` and
-    ``scaling_``, see ``fit_scaling``; the scaling's statistics come from the rows given to
-    ``fit``)."""
+    ``scaling_``, see ``fit_scaling``: the conditioning, with statistics from the rows given to
+    ``fit``; the MMDT learners add each tree's own scaling, ``tree_scale_``)."""
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -220,8 +234,10 @@ class BaggedMMDT(_RealFeatureLearner):
         self.n_jobs = n_jobs
 
     def _grow(self, Xv, Z, y_codes, seeds):
-        return grow_mmdt_forest(Z, y_codes, self.n_classes_, seeds, self._bootstrap,
-                                self._n_threads())
+        forest, self.tree_scale_ = grow_mmdt_forest(Z, y_codes, self.n_classes_, seeds,
+                                                    self._bootstrap, self._n_threads(),
+                                                    self.scale)
+        return forest
 
     def single_model(self):
         """One MMDT on all rows, unfitted."""
@@ -326,11 +342,11 @@ class BaggedCVDT(_RealFeatureLearner):
             feats=prepare_features(Xv, self.nominal_features_, self.arity_),
             Xv=np.ascontiguousarray(Xv), Z=Z, y=np.ascontiguousarray(y_codes, dtype=np.int32),
             n_classes=self.n_classes_, iparams=self._iparams(Xv.shape[1]),
-            min_n=self._min_n(),
+            min_n=self._min_n(), scale=self.scale,
         )
         cands = tuple(self.candidates)
-        forest, chosen, errors = grow_cvdt_forest(ctx, cands, seeds, self._bootstrap,
-                                                  self._n_threads())
+        forest, chosen, errors, self.tree_scale_ = grow_cvdt_forest(
+            ctx, cands, seeds, self._bootstrap, self._n_threads())
         self.learners_ = np.array([cands[c] for c in chosen])
         self.cv_errors_ = errors
         return forest

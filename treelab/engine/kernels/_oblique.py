@@ -17,6 +17,16 @@ MMDT (Gashler, Giraud-Carrier & Martinez 2008; algorithms spec 2.8), at a node:
 3. a row p goes right when (p - mu) . nu >= 0, evaluated as ``p . nu >= mu . nu`` (identical in
    exact arithmetic), so the node stores ``w = nu`` and ``threshold = nextafter(mu . nu, -inf)``
    and a row goes left exactly when ``p . nu < mu . nu``; if a side is empty the node is a leaf.
+
+Per-tree feature scaling is folded into the direction. For the tree grown on features scaled
+per column, z'_j = (z_j - o_j) f_j, the means scale the same way, so nu'_j = nu_j f_j and
+
+    (p' - mu') . nu' = sum_j (p_j - mu_j) f_j^2 nu_j:
+
+the scaled tree is the tree on the unscaled features with direction ``nu_j f_j^2`` (the offsets
+o cancel). ``grow_mmdt`` takes the factors f, computes ``(nu_j f_j) f_j`` (no square of f alone,
+which could overflow where nu_j f_j does not) and routes the rows with that direction, the one
+it stores, so growth and prediction still compute the same sequential sum.
 """
 
 import numpy as np
@@ -120,15 +130,17 @@ def class_bipartition(counts, state, in_t):
 
 
 @njit(**NUMBA_FLAGS)
-def grow_mmdt(Z, wts, y, n_classes, seed, max_depth):
+def grow_mmdt(Z, wts, y, n_classes, seed, max_depth, factor):
     """Grow one MMDT into flat node arrays.
 
     Parameters are plain arrays: ``Z`` (row, feature) float64 real-valued features without
     missing values (C-contiguous), ``wts`` int32 row multiplicities (0 = row not in this tree),
     ``y`` int32 class codes, ``seed`` the tree's seed (power-iteration starts), ``max_depth``
-    the depth limit. Returns (kind, feature, threshold, child_start, n_children, nan_child,
-    random, depth, counts, projections): ``feature`` of an oblique node is the row of its vector
-    in the tree-local ``projections`` (n_split, n_features).
+    the depth limit, ``factor`` (feature,) float64 the per-feature scaling factors folded into
+    every direction (ones: no scaling; see the module docstring). Returns (kind,
+    feature, threshold, child_start, n_children, nan_child, random, depth, counts,
+    projections): ``feature`` of an oblique node is the row of its vector in the tree-local
+    ``projections`` (n_split, n_features).
     """
     n, D = Z.shape
     C = n_classes
@@ -206,7 +218,7 @@ def grow_mmdt(Z, wts, y, n_classes, seed, max_depth):
         for f in range(D):
             mt = sum_t[f] / n_t
             mf = sum_f[f] / n_f
-            nu[f] = mt - mf
+            nu[f] = (mt - mf) * factor[f] * factor[f]
             tv += 0.5 * (mt + mf) * nu[f]
         # in-place partition: rows with p . nu < mu . nu first
         lo = s
