@@ -7,7 +7,8 @@
 * text cut by the figure's edge, and contour labels cut by their axes;
 * legends covering data: any line vertex or scatter point of any axes inside a legend box;
 * markers cut in half at the axes' edge (a clipped marker whose centre lies on the edge);
-* axes without labels, when asked.
+* axes without labels, when asked (a figure's own x or y label, ``supxlabel`` or
+  ``supylabel``, labels every panel).
 
 It returns readable sentences (empty when the figure is clean), so an assertion message says
 what is wrong. ``tests/test_plot_layout.py`` checks every figure function with it at its
@@ -217,6 +218,9 @@ def layout_problems(fig: Any, *, labels: bool = True) -> list[str]:
         for other in legends:
             if other is not legend and _overlap(lbox, other.get_window_extent(renderer)):
                 problems.append("two legends overlap")
+    # a label of the whole figure (supxlabel, supylabel) labels every column (row)
+    fig_x, fig_y = (bool(t is not None and t.get_visible() and t.get_text().strip())
+                    for t in (getattr(fig, "_supxlabel", None), getattr(fig, "_supylabel", None)))
     for ax in fig.axes:
         if not ax.get_visible() or not ax.axison:
             continue
@@ -224,10 +228,10 @@ def layout_problems(fig: Any, *, labels: bool = True) -> list[str]:
         if labels and not _is_colorbar(ax):
             # a grid labels its outer panels only: a row (column) with one label is labelled
             pos = ax.get_position()
-            row_label = any(o.get_ylabel() and abs(o.get_position().y0 - pos.y0) < 0.02
-                            for o in fig.axes)
-            col_label = any(o.get_xlabel() and abs(o.get_position().x0 - pos.x0) < 0.02
-                            for o in fig.axes)
+            row_label = fig_y or any(o.get_ylabel() and abs(o.get_position().y0 - pos.y0)
+                                     < 0.02 for o in fig.axes)
+            col_label = fig_x or any(o.get_xlabel() and abs(o.get_position().x0 - pos.x0)
+                                     < 0.02 for o in fig.axes)
             if ax.xaxis.get_visible() and not col_label and _labelled_ticks(ax.xaxis):
                 problems.append(f"axes {ax.get_title()!r} has no x label")
             if ax.yaxis.get_visible() and not row_label and _labelled_ticks(ax.yaxis):

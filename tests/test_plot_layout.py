@@ -230,3 +230,117 @@ def test_error_ratio_with_long_fit_labels_keeps_its_panel(result):
         legend = ax.get_legend().get_window_extent()
         assert legend.y1 <= ax.get_window_extent().y0  # under the panel, not beside it
         assert ax.get_window_extent().width > 0.5 * figure.bbox.width
+
+
+# ------------------------------------------------------------------ multi-panel figures
+# (each built as its notebook builds it, at the page width it is exported at)
+
+
+def test_error_ratio_panels_at_page_width():
+    """Notebook 02: E_r against phi_e and against gain ties, a fit per combination."""
+    rng = np.random.default_rng(7)
+    coords = {"dataset": ["tic-tac-toe", "monks-2", "led", "krk", "monks-1", "2-of-4"],
+              "ensemble": ["uniform voting", "distribution summation", "likelihood",
+                           "Bayesian"], "noise": [0.0, 0.2]}
+    shape = tuple(len(v) for v in coords.values())
+    phi = rng.uniform(0.03, 0.4, shape)
+    means = xr.Dataset({"phi_e": (tuple(coords), phi),
+                        "error_ratio": (tuple(coords), 0.2 + 2 * phi
+                                        + rng.normal(0, 0.05, shape)),
+                        "mean_g": (tuple(coords), rng.uniform(0.1, 0.5, shape))},
+                       coords=coords)
+    fig, axes = plot.panels(2, width="double")
+    plot.error_ratio_vs_phi(means, fit="hue", ax=axes[0])
+    plot.error_ratio_vs_gain_ties(means, fit="hue", ax=axes[1])
+    assert_clean(fig, "double")
+
+
+def test_surface_panels_layout():
+    """Notebook 04 (the picture and four bagged ensembles, no points) and notebook 05 (a
+    truth function, training points and a colour bar)."""
+    pixels = image_interpolation(12)
+    models = {f"bagged {name}": est.fit(pixels.X, pixels.y) for name, est in {
+        "RDT": treelab.VRTrees(alpha=0.0, n_estimators=3, random_state=0),
+        "ERDT": treelab.BaggedTrees(criterion="entropy", c45=False, n_estimators=3,
+                                    random_state=0),
+        "MMDT": treelab.BaggedMMDT(n_estimators=3, random_state=0),
+        "CVDT": treelab.BaggedCVDT(n_estimators=3, random_state=0)}.items()}
+    assert_clean(plot.surface_panels(models, pixels, truth=image_interpolation(40),
+                                     truth_title="the picture (160 x 160)",
+                                     bounds=(0, 1, 0, 1), resolution=40, points=False),
+                 "double")
+    from treelab.datasets import noisy_function_2d, noisy_function_label
+
+    train = noisy_function_2d(300, noise=0.1, random_state=0)
+    forests = {"Random forest": treelab.RandomForest(n_estimators=3),
+               "Rotation forest (random axes)": treelab.RotationForest(n_estimators=3),
+               "Rotation forest (PCA)": treelab.RotationForest(n_estimators=3,
+                                                               rotation="pca")}
+    forests = {k: m.set_params(random_state=0).fit(train.X, train.y)
+               for k, m in forests.items()}
+    assert_clean(plot.surface_panels(forests, train, truth=noisy_function_label,
+                                     truth_title="noise-free concept", bounds=(0, 1, 0, 1),
+                                     resolution=30, colorbar=True), "double")
+
+
+@pytest.fixture(scope="module")
+def workbench_outputs():
+    """Member labels of VR-Trees at three alphas on three versions of concept A."""
+    from treelab.datasets import concepts
+
+    out = {}
+    for name, kwargs in {"noise-free": {}, "20% class noise": {"noise": 0.2},
+                         "8 irrelevant attributes": {"n_irrelevant": 8}}.items():
+        train = concepts("A", 150, random_state=0, **kwargs)
+        test = concepts("A", 200, random_state=1, **kwargs)
+        labels = [treelab.VRTrees(alpha=a, n_estimators=8, random_state=0)
+                  .fit(train.X, train.y).member_predict(test.X) for a in (0.0, 0.5, 1.0)]
+        out[name] = (xr.DataArray(np.array(labels), dims=("alpha", "tree", "sample"),
+                                  coords={"alpha": [0.0, 0.5, 1.0]}), test.y)
+    return out
+
+
+def test_kappa_error_and_margin_panels_layout(workbench_outputs):
+    """Notebook 06: a kappa-error diagram and a margin distribution per data version."""
+    from treelab.analysis import margins, pairwise_diversity
+
+    pairwise = {k: pairwise_diversity(lab, y) for k, (lab, y) in workbench_outputs.items()}
+    assert_clean(plot.facet(plot.kappa_error_diagram, pairwise, sharey=True,
+                            palette="viridis"), "double")
+    assert_clean(plot.facet(plot.margin_cdf, {k: margins(lab, y) for k, (lab, y)
+                                              in workbench_outputs.items()}, sharey=True),
+                 "double")
+
+
+def test_measure_grid_layouts():
+    """Notebook 06: eight diversity measures against alpha (a panel each), and the
+    bias-variance-diversity terms (a panel per data version)."""
+    rng = np.random.default_rng(8)
+    data = ["noise-free", "20% class noise", "8 irrelevant attributes"]
+    coords = {"data": data, "alpha": [0.0, 0.25, 0.5, 0.75, 1.0], "repeat": [0, 1, 2]}
+    shape = tuple(len(v) for v in coords.values())
+    measures = ["disagreement", "double fault", "Q statistic", "kappa", "KW variance",
+                "entropy", "difficulty", "generalized diversity"]
+    kuncheva = xr.Dataset({m: (tuple(coords), rng.uniform(0, 1, shape)) for m in measures},
+                          coords=coords)
+    assert_clean(plot.measure_grid(kuncheva, x="alpha", hue="data",
+                                   ylabel="mean over the 3 ensembles"), "double")
+    terms = ["expected loss", "noise", "average bias", "average variance", "diversity"]
+    decomposition = kuncheva.mean("repeat").rename(dict(zip(measures, terms + measures[5:],
+                                                             strict=True)))[terms]
+    assert_clean(plot.measure_grid(decomposition, x="alpha", hue="variable", col="data",
+                                   ylabel="cross-entropy (nats)"), "double")
+
+
+def test_irrelevant_attribute_panels_layout():
+    """Notebook 05: accuracy against irrelevant attributes, a panel per data set."""
+    rng = np.random.default_rng(9)
+    coords = {"dataset": ["noisy 2-D", "wine", "breast cancer"],
+              "ensemble": ["Random forest", "Rotation (random)", "Rotation (PCA)"],
+              "n_irrelevant": [0, 4, 16, 64], "repeat": [0], "fold": list(range(5))}
+    err = rng.uniform(0.0, 0.4, tuple(len(v) for v in coords.values()))
+    result = xr.Dataset({"ensemble_error": (tuple(coords), err)}, coords=coords)
+    fig = plot.facet(plot.irrelevant_attributes,
+                     {name: result.sel(dataset=name) for name in coords["dataset"]},
+                     sharey=True)
+    assert_clean(fig, "double")

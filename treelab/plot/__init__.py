@@ -18,6 +18,10 @@ SVG in one call.
 :func:`irrelevant_attributes`      accuracy against added irrelevant attributes (log x axis)
 :func:`measure_curve`              any measure against any swept dim (training size, noise)
 :func:`stack_results`              several ``diagnose`` results in the (ensemble, alpha) shape
+:func:`panels`                     a grid of panels made at its exported width
+:func:`facet`                      one plot function per panel, one legend for the figure
+:func:`surface_panels`             decision surfaces of several models beside the true classes
+:func:`measure_grid`               small multiples of measures against a swept dim
 =================================  =============================================================
 """
 
@@ -25,6 +29,7 @@ from treelab.plot.comparison import critical_difference
 from treelab.plot.diversity import error_ratio_vs_gain_ties, error_ratio_vs_phi
 from treelab.plot.export import savefig
 from treelab.plot.irrelevant import irrelevant_attributes, measure_curve
+from treelab.plot.panels import facet, measure_grid, panels, surface_panels
 from treelab.plot.probability import bias_variance, reliability
 from treelab.plot.spectrum import spectrum
 from treelab.plot.stack import stack_results
@@ -39,15 +44,19 @@ __all__ = [
     "decision_surface",
     "error_ratio_vs_gain_ties",
     "error_ratio_vs_phi",
+    "facet",
     "irrelevant_attributes",
     "kappa_error_diagram",
     "kappa_error_points",
     "margin_cdf",
     "measure_curve",
+    "measure_grid",
+    "panels",
     "reliability",
     "savefig",
     "spectrum",
     "stack_results",
     "strength_correlation",
+    "surface_panels",
     "surface_grid",
 ]

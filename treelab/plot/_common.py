@@ -108,12 +108,14 @@ def pick_dataset(ds: xr.Dataset, dataset: Any, name: str = "ds") -> xr.Dataset:
     return ds.sel({_dims.DATASET: dataset})
 
 
-def pick_ensembles(ds: xr.Dataset, ensembles: Sequence[str] | None, name: str = "ds") -> list:
-    """Ensemble coordinates to draw (checked), in order."""
-    if _dims.ENSEMBLE not in ds.dims:
-        raise ValueError(f"{name} must have an 'ensemble' dim (has {tuple(ds.dims)}): "
-                         f"{_how_to_add([_dims.ENSEMBLE])}")
-    names = list(ds[_dims.ENSEMBLE].values)
+def pick_ensembles(ds: xr.Dataset, ensembles: Sequence[str] | None, name: str = "ds",
+                   dim: str = _dims.ENSEMBLE) -> list:
+    """Ensemble coordinates (or those of another line-giving ``dim``) to draw, checked, in
+    order."""
+    if dim not in ds.dims:
+        raise ValueError(f"{name} must have an {dim!r} dim (has {tuple(ds.dims)}): "
+                         f"{_how_to_add([dim])}")
+    names = list(ds[dim].values)
     if ensembles is None:
         return names
     if isinstance(ensembles, str):

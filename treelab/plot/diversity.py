@@ -54,9 +54,11 @@ def _scatter_fit(result: Any, x: str, y: str, hue: str | None, fit: Any, palette
     points = scatter_points(ds, x, y, hue)
     colours = palette_for(list(points), palette)
     ax = get_ax(ax)
+    markers = {}
     for g, (xs, ys, _) in points.items():
-        ax.scatter(xs, ys, s=28, color=colours[g], edgecolors="white", linewidths=0.5,
-                   label=None if g is None else str(g), zorder=3)
+        markers[g] = ax.scatter(xs, ys, s=28, color=colours[g], edgecolors="white",
+                                linewidths=0.5, label=None if g is None else str(g), zorder=3)
+    entries = []  # with one line per group: one legend entry (marker on line) per group
     if fit:
         from treelab.stats import fit_error_ratio
 
@@ -74,14 +76,19 @@ def _scatter_fit(result: Any, x: str, y: str, hue: str | None, fit: Any, palette
             label = f"OLS, $r^2$ = {float(res.r_squared):.2f}"
             if fit == "hue":
                 label = f"{g}: {label}"
-            ax.plot(line_x, line_y, "-", color=colour, linewidth=1.2, label=label, zorder=2)
+            (line,) = ax.plot(line_x, line_y, "-", color=colour, linewidth=1.2, label=label,
+                              zorder=2)
+            if fit == "hue":
+                entries.append(((markers[g], line), label))
             if annotate and fit is True:
                 ax.text(0.98, 0.04, f"$E_r$ = {float(res.intercept):.2f} + "
                         f"{float(res.slope):.2f} x, n = {int(res.n)}", transform=ax.transAxes,
                         ha="right", va="bottom", fontsize="small")
     ax.set_xlabel(axis_label(x, ds[x]))
     ax.set_ylabel(axis_label(y, ds[y]))
-    if hue is not None or fit:
+    if entries:
+        place_legend(ax, handles=[h for h, _ in entries], labels=[t for _, t in entries])
+    elif hue is not None or fit:
         place_legend(ax)
     return ax
 

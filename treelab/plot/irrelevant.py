@@ -45,6 +45,7 @@ def measure_curve(
     *,
     var: str,
     dim: str,
+    hue: str = _dims.ENSEMBLE,
     dataset: str | None = None,
     ensembles: Sequence[str] | None = None,
     alpha: float | None = None,
@@ -57,7 +58,8 @@ def measure_curve(
     """A measure against any swept dim (training size, noise, ...), one line per ensemble.
 
     Each line is the mean over repeats and folds at every coordinate of ``dim``, with its
-    spread as a band.
+    spread as a band. The lines are the ensembles by default, or the coordinates of any other
+    dim (``hue``).
 
     Parameters
     ----------
@@ -65,9 +67,13 @@ def measure_curve(
     var : str
         Variable on the y axis.
     dim : str
-        Dim on the x axis (e.g. ``"train_size"``, ``"noise"``, ``"n_irrelevant"``).
+        Dim on the x axis (e.g. ``"train_size"``, ``"noise"``, ``"n_irrelevant"``,
+        ``"alpha"``).
+    hue : str, default "ensemble"
+        Dim with one line per coordinate.
     %(dataset)s
-    %(ensembles)s
+    ensembles : sequence of str, optional
+        Coordinates of ``hue`` to draw, in this order (default: all).
     alpha : float, optional
         The alpha of swept ensembles to draw (see :func:`treelab.stats.select_alpha`); not
         needed when each ensemble has one alpha.
@@ -83,21 +89,24 @@ def measure_curve(
     -------
     %(returns_ax)s
     """
-    ds = check_result(result, "result", [var], [dim, _dims.ENSEMBLE])
+    ds = check_result(result, "result", [var], [dim, hue])
     check_choice(spread, "spread", ("sd", "range", "none"))
     check_choice(transform, "transform", (None, "accuracy"))
     check_choice(xscale, "xscale", ("linear", "log", "symlog"))
-    names = pick_ensembles(ds, ensembles, "result")
-    one = pick_dataset(ds, dataset, "result")
-    da = _one_alpha(one[var], alpha)
+    if dim == hue:
+        raise ValueError(f"dim and hue must be different dims, got {dim!r} twice")
+    names = pick_ensembles(ds, ensembles, "result", dim=hue)
+    # with the data sets as the lines, every one is drawn
+    one = ds if hue == _dims.DATASET and dataset is None else pick_dataset(ds, dataset, "result")
+    da = one[var] if _dims.ALPHA in (dim, hue) else _one_alpha(one[var], alpha)
     valid = clip_range(one[var])
     if transform == "accuracy":
         da = 1.0 - da
         valid = (1.0 - valid[1], 1.0 - valid[0])
     mean, low, high = mean_spread(da, spread, valid)
-    extra = [d for d in mean.dims if d not in (dim, _dims.ENSEMBLE)]
+    extra = [d for d in mean.dims if d not in (dim, hue)]
     if any(mean.sizes[d] > 1 for d in extra):
-        raise ValueError(f"result has dims {extra} besides {dim!r} and 'ensemble'; select one "
+        raise ValueError(f"result has dims {extra} besides {dim!r} and {hue!r}; select one "
                          "value of each first")
     mean, low, high = (x.isel({d: 0 for d in extra}) for x in (mean, low, high))
     counts = np.asarray(ds[dim].values, dtype=np.float64)
@@ -105,9 +114,9 @@ def measure_curve(
     colours = palette_for(names, palette)
     ax = get_ax(ax)
     for name in names:
-        m = np.asarray(mean.sel({_dims.ENSEMBLE: name}).transpose(dim).values)[order]
-        lo = np.asarray(low.sel({_dims.ENSEMBLE: name}).transpose(dim).values)[order]
-        hi = np.asarray(high.sel({_dims.ENSEMBLE: name}).transpose(dim).values)[order]
+        m = np.asarray(mean.sel({hue: name}).transpose(dim).values)[order]
+        lo = np.asarray(low.sel({hue: name}).transpose(dim).values)[order]
+        hi = np.asarray(high.sel({hue: name}).transpose(dim).values)[order]
         ax.plot(counts[order], m, marker="o", markersize=3.5, color=colours[name],
                 label=str(name))
         if spread != "none":

@@ -111,6 +111,7 @@ def decision_surface(
     bounds: Sequence[float] | None = None,
     points: bool = True,
     max_points: int = 500,
+    point_size: float = 9.0,
     colorbar: bool = False,
     title: str | None = None,
     ax: Any = None,
@@ -142,6 +143,8 @@ def decision_surface(
     max_points : int, default 500
         Draw at most this many points (an evenly spaced subset), so that the surface stays
         visible under them.
+    point_size : float, default 9
+        Marker area of the points (points^2, as ``scatter``'s ``s``).
     colorbar : bool, default False
         Add a colour bar (two classes only).
     title : str, optional
@@ -183,8 +186,11 @@ def decision_surface(
             idx = np.linspace(0, len(y) - 1, max_points).astype(int)
         codes = np.searchsorted(classes, y[idx])
         codes = np.clip(codes, 0, len(classes) - 1)
-        ax.scatter(X[idx, 0], X[idx, 1], c=colours[codes], s=9, edgecolors="white",
-                   linewidths=0.4, zorder=3)
+        if isinstance(point_size, bool) or not isinstance(point_size, int | float) \
+                or not point_size > 0:
+            raise ValueError(f"point_size must be a positive number, got {point_size!r}")
+        ax.scatter(X[idx, 0], X[idx, 1], c=colours[codes], s=point_size, edgecolors="white",
+                   linewidths=0.4 * min(1.0, point_size / 9.0), zorder=3)
     names = getattr(data, "feature_names", None)
     if names is None and hasattr(data, "columns"):  # a DataFrame X
         names = [str(c) for c in data.columns]

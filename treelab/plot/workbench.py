@@ -11,7 +11,7 @@ import pandas as pd
 import xarray as xr
 
 from treelab import _dims
-from treelab.plot._common import get_ax, palette_for
+from treelab.plot._common import get_ax, palette_for, place_legend
 
 __all__ = ["kappa_error_diagram", "kappa_error_points", "margin_cdf"]
 
@@ -99,6 +99,11 @@ def kappa_error_diagram(results: Any, *, ax: Any = None, palette: Any = None,
     hue = "ensemble" if len(names) > 1 or names[0] else None
     sns.scatterplot(data=points, x="kappa", y="pair_error", hue=hue,
                     palette=colours if hue else None, alpha=alpha, s=s, ax=ax, linewidth=0)
+    legend = ax.get_legend()
+    if legend is not None:  # seaborn's goes inside the axes, over the cloud: move it out
+        handles, labels = legend.legend_handles, [t.get_text() for t in legend.get_texts()]
+        legend.remove()
+        place_legend(ax, handles=handles, labels=labels)
     ax.set_xlabel(r"$\kappa$ between the two members' labels")
     ax.set_ylabel("mean error of the pair")
     return ax
@@ -140,7 +145,7 @@ def margin_cdf(margins: Any, *, hue: str = _dims.ALPHA, ax: Any = None,
             data = np.asarray(margins.sel({hue: v}).values).ravel()
             sns.ecdfplot(x=data, ax=ax, color=colours[v], label=f"{hue}={v:g}"
                          if isinstance(v, float | np.floating) else f"{hue}={v}")
-        ax.legend(fontsize="small", frameon=False)
+        place_legend(ax)  # outside the axes: the curves fill the whole panel
     else:
         sns.ecdfplot(x=np.asarray(margins.values).ravel(), ax=ax)
     ax.axvline(0.0, color="0.6", lw=0.8, ls=":")
