@@ -229,3 +229,28 @@ def test_bad_max_bins_is_refused_by_name(bad, error):
 def test_single_model_shares_the_binning():
     assert treelab.VRTrees(max_bins=32).single_model().max_bins == 32
     assert treelab.BaggedTrees(max_bins=8).single_model().max_bins == 8
+
+
+@pytest.mark.parametrize("learner", [treelab.RotationForest, treelab.BaggedCVDT])
+def test_rotation_and_cvdt_trees_split_on_bin_edges(learner):
+    """RotationForest bins each projected axis per tree, CVDT's entropy trees bin the encoded
+    features: with two bins per axis every axis-aligned or rotated test has one threshold to
+    choose, so a tree uses at most one threshold per axis; with bins of every value the trees
+    are those of the exact search."""
+    X, y = data(n=300, missing=0.0)
+    kw = {"n_estimators": 3, "random_state": 0}
+    if learner is treelab.BaggedCVDT:
+        kw["candidates"] = ("entropy_tree",)
+    coarse = learner(max_bins=2, **kw).fit(X, y)
+    exact = learner(**kw).fit(X, y)
+    fine = learner(max_bins=1 << 16, **kw).fit(X, y)
+    fr = coarse.forest_
+    for t in range(fr.n_trees):
+        nodes = tree_nodes(fr, t)
+        split = nodes["kind"] != 0
+        pairs = {(f, th) for f, th in zip(nodes["feature"][split], nodes["threshold"][split],
+                                          strict=True)}
+        assert len(pairs) == len({f for f, _ in pairs})  # one threshold per axis
+    for name in ("kind", "feature", "child_start", "counts"):
+        np.testing.assert_array_equal(getattr(exact.forest_, name), getattr(fine.forest_, name))
+    assert coarse.max_bins == 2 and coarse.single_model().max_bins == 2

@@ -19,6 +19,7 @@ ESTIMATORS = [
     treelab.MaxDiverseEnsemble(n_estimators=5, random_state=0),
     treelab.RandomDecisionTrees(n_estimators=5, random_state=0),
     treelab.RandomForest(n_estimators=5, random_state=0),
+    treelab.RandomForest(n_estimators=5, random_state=0, max_bins=16),
     treelab.BaggedTrees(n_estimators=5, random_state=0),
     treelab.DisjointSampleTrees(n_estimators=3, random_state=0),
     treelab.ExtraTrees(n_estimators=5, random_state=0),

@@ -24,7 +24,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from treelab.engine.forest import FeatureArrays, Forest, grow_forest, run_threads
+from treelab.engine.forest import (
+    FeatureArrays,
+    Forest,
+    bin_feature,
+    grow_forest,
+    run_threads,
+)
 from treelab.engine.kernels import _grow as G
 from treelab.engine.kernels import _oblique as O
 from treelab.engine.kernels import _predict as P
@@ -293,17 +299,27 @@ def pca_axes(rng: np.random.Generator, Z: np.ndarray, y: np.ndarray, w: np.ndarr
     return A
 
 
-def rotation_features(Z: np.ndarray, rows: np.ndarray, W: np.ndarray) -> FeatureArrays:
+def rotation_features(Z: np.ndarray, rows: np.ndarray, W: np.ndarray,
+                      max_bins: int | None = None) -> FeatureArrays:
     """Growth-kernel features of a rotation tree: its rows projected on every axis, presorted
-    once per axis (one stable sort each)."""
+    once per axis (one stable sort each); with ``max_bins`` each axis is binned over the
+    tree's distinct rows (``engine.forest.bin_feature``)."""
     Zc = O.project_rows(Z, rows, W)
     R, order, nd, uniq, uniq_off = O.rank_features(Zc)
+    if max_bins is not None:
+        edges = [bin_feature(R[k], uniq[uniq_off[k]:uniq_off[k + 1]], max_bins)
+                 for k in range(R.shape[0])]
+        nd = np.array([e.shape[0] for e in edges], dtype=np.int64)
+        uniq_off = np.zeros(R.shape[0] + 1, dtype=np.int64)
+        uniq_off[1:] = np.cumsum(nd)
+        uniq = np.concatenate(edges) if edges else np.zeros(0)
     return FeatureArrays(Xc=Zc, R=R, order=order, n_distinct=nd, uniq=uniq, uniq_off=uniq_off,
                          nominal=np.zeros(W.shape[0], dtype=np.uint8))
 
 
 def grow_rotation_tree(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: np.ndarray,
-                       seed: int, rotation: str, bootstrap: bool, group_size: int) -> TreeArrays:
+                       seed: int, rotation: str, bootstrap: bool, group_size: int,
+                       max_bins: int | None = None) -> TreeArrays:
     """One rotation tree: standardise on the tree's rows, rotate, grow the deterministic tree.
 
     The split ``(x - m) / s . a <= t`` is stored as ``x . (a / s) <= t'``: centring shifts
@@ -324,7 +340,7 @@ def grow_rotation_tree(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: np
         A = np.eye(d)
     W = np.ascontiguousarray(A / scale[None, :])
     rows = np.flatnonzero(w).astype(np.int64)
-    feats = rotation_features(Z, rows, W)
+    feats = rotation_features(Z, rows, W, max_bins)
     fr = grow_forest(feats, y[rows], n_classes, iparams, np.ones(1),
                      np.array([seed], dtype=np.uint64), G.ROWS_WEIGHTS,
                      np.ascontiguousarray(w[rows], dtype=np.int32), 0, 1)
@@ -336,13 +352,13 @@ def grow_rotation_tree(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: np
 
 def grow_rotation_forest(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: np.ndarray,
                          seeds: np.ndarray, rotation: str, bootstrap: bool, group_size: int,
-                         n_threads: int) -> Forest:
-    """Rotation trees, one per seed, on real features Z."""
+                         n_threads: int, max_bins: int | None = None) -> Forest:
+    """Rotation trees, one per seed, on real features Z (binned per tree with ``max_bins``)."""
     y32 = np.ascontiguousarray(y, dtype=np.int32)
 
     def one(t):
         return grow_rotation_tree(Z, y32, n_classes, iparams, int(seeds[t]), rotation,
-                                  bootstrap, group_size)
+                                  bootstrap, group_size, max_bins)
 
     trees = run_threads(one, range(len(seeds)), n_threads)
     return concat_trees(trees, np.ones(len(seeds)), seeds, Z.shape[1])

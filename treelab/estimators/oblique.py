@@ -35,6 +35,7 @@ from treelab.engine.oblique import (
     grow_rotation_forest,
 )
 from treelab.estimators._base import TreeEnsembleClassifier, TreeSpec, spec_iparams
+from treelab.estimators._docstrings import MAX_BINS_DOC
 from treelab.estimators._validation import check_int, check_option, resolve_max_features
 from treelab.estimators.tree import DecisionTree
 
@@ -93,6 +94,7 @@ _ENSEMBLE_DOC = """
 def _doc(cls):
     text = cls.__doc__.replace("    %(common)s\n", _COMMON_DOC.lstrip("\n"))
     text = text.replace("    %(scale)s\n", _SCALE_DOC.lstrip("\n"))
+    text = text.replace("    %(max_bins)s\n", MAX_BINS_DOC.lstrip("\n"))
     cls.__doc__ = text.replace("    %(ensemble)s\n", _ENSEMBLE_DOC.lstrip("\n"))
     return cls
 
@@ -291,6 +293,7 @@ class BaggedCVDT(_RealFeatureLearner):
     candidates : sequence of {"entropy_tree", "mmdt", "random_tree"}
         Learners to choose from, in tie-breaking order.
     %(scale)s
+    %(max_bins)s
     %(common)s
     %(ensemble)s
 
@@ -303,11 +306,13 @@ class BaggedCVDT(_RealFeatureLearner):
     _bootstrap = True
 
     def __init__(self, *, n_estimators=100, candidates=("entropy_tree", "mmdt"),
-                 scale=DEFAULT_SCALE, curtail_min=1, laplace=False, combine="average",
-                 categorical_features=None, random_state=None, n_jobs=None):
+                 scale=DEFAULT_SCALE, max_bins=None, curtail_min=1, laplace=False,
+                 combine="average", categorical_features=None, random_state=None,
+                 n_jobs=None):
         self.n_estimators = n_estimators
         self.candidates = candidates
         self.scale = scale
+        self.max_bins = max_bins
         self.curtail_min = curtail_min
         self.laplace = laplace
         self.combine = combine
@@ -331,7 +336,7 @@ class BaggedCVDT(_RealFeatureLearner):
 
     def _iparams(self, d: int) -> dict:
         entropy = TreeSpec(n_trees=1, alphas=np.ones(1), criterion="entropy", c45=False,
-                           min_objs=1, min_samples_split=2)
+                           min_objs=1, min_samples_split=2, max_bins=self.max_bins)
         random = TreeSpec(n_trees=1, alphas=np.zeros(1), criterion="entropy", c45=False,
                           min_objs=1, min_samples_split=2)
         return {"entropy_tree": spec_iparams(entropy, d)[0],
@@ -339,7 +344,8 @@ class BaggedCVDT(_RealFeatureLearner):
 
     def _grow(self, Xv, Z, y_codes, seeds):
         ctx = CVContext(
-            feats=prepare_features(Xv, self.nominal_features_, self.arity_),
+            feats=prepare_features(Xv, self.nominal_features_, self.arity_,
+                                   max_bins=self.max_bins),
             Xv=np.ascontiguousarray(Xv), Z=Z, y=np.ascontiguousarray(y_codes, dtype=np.int32),
             n_classes=self.n_classes_, iparams=self._iparams(Xv.shape[1]),
             min_n=self._min_n(), scale=self.scale,
@@ -369,8 +375,9 @@ class BaggedCVDT(_RealFeatureLearner):
 
     def single_model(self):
         """One CVDT on all rows, unfitted."""
-        return CVDT(candidates=self.candidates, scale=self.scale, curtail_min=self.curtail_min,
-                    laplace=self.laplace, categorical_features=self.categorical_features,
+        return CVDT(candidates=self.candidates, scale=self.scale, max_bins=self.max_bins,
+                    curtail_min=self.curtail_min, laplace=self.laplace,
+                    categorical_features=self.categorical_features,
                     random_state=self.random_state)
 
 
@@ -383,15 +390,18 @@ class CVDT(_SingleTree, BaggedCVDT):
     candidates : sequence of {"entropy_tree", "mmdt", "random_tree"}
         Learners to choose from, in tie-breaking order.
     %(scale)s
+    %(max_bins)s
     %(common)s
     """
 
     _bootstrap = False
 
     def __init__(self, *, candidates=("entropy_tree", "mmdt"), scale=DEFAULT_SCALE,
-                 curtail_min=1, laplace=False, categorical_features=None, random_state=None):
+                 max_bins=None, curtail_min=1, laplace=False, categorical_features=None,
+                 random_state=None):
         self.candidates = candidates
         self.scale = scale
+        self.max_bins = max_bins
         self.curtail_min = curtail_min
         self.laplace = laplace
         self.categorical_features = categorical_features
@@ -440,6 +450,8 @@ class RotationForest(_RealFeatureLearner):
         Bagging (True) or every tree on all rows.
     group_size : int, default 3
         Features per PCA group (``rotation="pca"`` only).
+    %(max_bins)s
+        A rotation tree bins each projected axis once, over its own distinct rows.
     %(common)s
     %(ensemble)s
 
@@ -451,8 +463,8 @@ class RotationForest(_RealFeatureLearner):
 
     def __init__(self, *, n_estimators=100, rotation="random", max_features="sqrt",
                  min_samples_leaf=1, min_samples_split=2, max_depth=None, criterion="gini",
-                 bootstrap=True, group_size=3, curtail_min=1, laplace=False, combine="average",
-                 categorical_features=None, random_state=None, n_jobs=None):
+                 bootstrap=True, group_size=3, max_bins=None, curtail_min=1, laplace=False,
+                 combine="average", categorical_features=None, random_state=None, n_jobs=None):
         self.n_estimators = n_estimators
         self.rotation = rotation
         self.max_features = max_features
@@ -462,6 +474,7 @@ class RotationForest(_RealFeatureLearner):
         self.criterion = criterion
         self.bootstrap = bootstrap
         self.group_size = group_size
+        self.max_bins = max_bins
         self.curtail_min = curtail_min
         self.laplace = laplace
         self.combine = combine
@@ -480,19 +493,21 @@ class RotationForest(_RealFeatureLearner):
         spec = TreeSpec(n_trees=1, alphas=np.ones(1), criterion=self.criterion, c45=False,
                         min_objs=1, min_samples_split=self.min_samples_split,
                         min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
-                        max_features=self.max_features)
+                        max_features=self.max_features, max_bins=self.max_bins)
         iparams, _ = spec_iparams(spec, d)
         # every axis is sorted once per tree and the sorted lists are partitioned stably down
         # the tree, so no node sorts (algorithms spec 2.9)
         iparams[G.P_PRESORT] = 2
         return grow_rotation_forest(Z, y_codes, self.n_classes_, iparams, seeds, self.rotation,
-                                    self.bootstrap, self.group_size, self._n_threads())
+                                    self.bootstrap, self.group_size, self._n_threads(),
+                                    max_bins=self.max_bins)
 
     def single_model(self):
         """The single deterministic tree of the family (unrotated, same criterion), unfitted."""
         return DecisionTree(criterion=self.criterion, c45=False, min_objs=1,
                             min_samples_split=self.min_samples_split,
                             min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
-                            curtail_min=self.curtail_min, laplace=self.laplace,
+                            max_bins=self.max_bins, curtail_min=self.curtail_min,
+                            laplace=self.laplace,
                             categorical_features=self.categorical_features,
                             random_state=self.random_state)
