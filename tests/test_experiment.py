@@ -129,6 +129,40 @@ def test_toml_examples_load_and_roundtrip(tmp_path):
 
 # ------------------------------------------------------------------------------ cells
 
+def test_heaviest_cells_start_first_and_order_changes_no_result(tmp_path, monkeypatch):
+    R = sys.modules["treelab.experiment.run"]  # the module (the package exports run())
+
+    config = small_config(datasets=[{"name": "iris", "builtin": "iris"},
+                                    {"name": "wine", "builtin": "wine"}],
+                          ensembles=[{"name": "Agg.", "estimator": "VRTrees",
+                                      "params": {"n_estimators": 3}}])
+    cells = expand(config)
+    # rows x features x trees: wine (178 x 13) before iris (150 x 4), each in grid order
+    assert {c.coords["dataset"]: c.weight for c in cells} == {"iris": 150 * 4 * 3,
+                                                             "wine": 178 * 13 * 3}
+    seen = []
+    real = R.execute
+
+    def spy(todo, **kw):
+        seen.extend(c.key for c in todo)
+        return real(todo, **kw)
+
+    monkeypatch.setattr(R, "execute", spy)
+    result = run(config, out=tmp_path / "a", progress=False)
+    by_key = {c.key: c for c in cells}
+    assert [by_key[k].coords["dataset"] for k in seen] == ["wine"] * 6 + ["iris"] * 6
+    assert [by_key[k].index for k in seen] == sorted(by_key[k].index for k in seen[:6]) + \
+        sorted(by_key[k].index for k in seen[6:])
+    monkeypatch.setattr(R, "execute", real)
+    # the same cells in grid order (one data set at a time) give the same Dataset
+    parts = [run(config.replace(datasets=[d]), out=tmp_path / d["name"], progress=False)
+             for d in config.to_dict()["datasets"]]
+    xr.testing.assert_equal(strip(result.sel(dataset="iris")),
+                            strip(parts[0].sel(dataset="iris")))
+    xr.testing.assert_equal(strip(result.sel(dataset="wine")),
+                            strip(parts[1].sel(dataset="wine")))
+
+
 def test_expand_grid_keys_and_seeds():
     config = small_config(transforms=[{"kind": "class_noise", "values": [0.0, 0.2]}])
     cells = expand(config)
@@ -344,7 +378,9 @@ def test_sigkill_loses_only_cells_in_flight(tmp_path, backend):
 
 
 def test_failing_cells_raise_or_continue(tmp_path):
-    bad = [{"name": "Agg.", "estimator": "VRTrees", "params": {"n_estimators": 3}},
+    # Agg. weighs more (101 trees against the 100 assumed for an estimator without
+    # n_estimators), so its cells run before the broken ones
+    bad = [{"name": "Agg.", "estimator": "VRTrees", "params": {"n_estimators": 101}},
            {"name": "broken", "estimator": "helpers_faults:FailingClassifier"}]
     config = small_config(out=str(tmp_path / "a"), ensembles=bad, alphas=[0.5],
                           datasets=[{"name": "wine", "builtin": "wine"}])

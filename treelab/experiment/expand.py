@@ -36,12 +36,17 @@ class Cell:
         The cell's coordinates (dataset, ensemble, alpha, transform dims, repeat, fold).
     spec : dict
         Plain-JSON description passed to :func:`run_cell`.
+    weight : float
+        Rough relative cost, rows x features x trees of the data set before transforms (0
+        when unknown, e.g. generator draws): the runner starts the heaviest cells first, so
+        that no long cell is left running alone at the end of a run.
     """
 
     index: int
     key: str
     coords: dict[str, Any]
     spec: dict[str, Any]
+    weight: float = 0.0
 
 
 def _alpha_value(a: float) -> float | None:
@@ -110,10 +115,12 @@ def expand(config: ExperimentConfig) -> list[Cell]:
     cells: list[Cell] = []
     for ds in config.datasets:
         n_rows = None
+        size = 0.0
         if not protocol.uses_generator or ds.source != "generator":  # rows of a data set
             base = load_base(ds.to_dict(), config.seed, ds.root)
             check_sizes(base, protocol, f"datasets[{ds.name!r}]")
             n_rows = base.n_samples
+            size = float(base.n_samples) * base.n_features
         pairs = protocol.coords(n_rows)
         for ens in config.ensembles:
             for alpha in config.alphas_of(ens):
@@ -143,5 +150,7 @@ def expand(config: ExperimentConfig) -> list[Cell]:
                                   _dims.ALPHA: alpha}
                         coords.update({t["dim"]: t["value"] for t in applied})
                         coords.update({_dims.REPEAT: repeat, _dims.FOLD: fold})
-                        cells.append(Cell(len(cells), key, coords, spec))
+                        trees = params.get("n_estimators", 100)
+                        weight = size * (trees if isinstance(trees, int) else 100)
+                        cells.append(Cell(len(cells), key, coords, spec, weight))
     return cells
