@@ -92,7 +92,8 @@ def main() -> None:
     pycache = tempfile.TemporaryDirectory()
     PYCACHE["PYTHONPYCACHEPREFIX"] = pycache.name
     with tempfile.TemporaryDirectory() as cache:
-        run_child("import treelab, treelab.analysis, treelab.cli, sklearn.datasets", cache)
+        run_child("", cache, ("-c", "import treelab, treelab.analysis, treelab.cli, "
+                                    "sklearn.datasets"))
     cases = [(name, make, False) for name, make in FAMILIES.items()]
     cases.append(("diagnose", FAMILIES["VRTrees"], True))
     print(f"load average before: {os.getloadavg()}")
@@ -111,17 +112,20 @@ def main() -> None:
               f"{m['fit']:.1f} | {m['diagnose']:.1f} |", flush=True)
     if not only or "warm" in only:
         code = CHILD.format(make=FAMILIES["VRTrees"], diagnose=False)
-        rows = []
+        rows, sk = [], []
         for _ in range(args.repeats):
             with tempfile.TemporaryDirectory() as cache:
                 run_child(code, cache)
+                # alternating with scikit-learn's import, so both see the same load
                 rows.append(run_child(code, cache))
+                sk.append(run_child("", cache, ("-c", "import sklearn.base")))
         m = median_rows(rows)
         print(f"| VRTrees, cache written | {m['wall']:.2f} | {m['cpu']:.2f} | "
               f"{m['import']:.2f} | {m['fit']:.2f} | |")
-        sk = [run_child("import sklearn.base", "") for _ in range(args.repeats)]
         m = median_rows(sk)
         print(f"| `import sklearn.base` alone | {m['wall']:.2f} | {m['cpu']:.2f} | | | |")
+        extra = statistics.median(r["cpu"] - k["cpu"] for r, k in zip(rows, sk, strict=True))
+        print(f"treelab's process minus scikit-learn's import, median: {extra:.2f} CPU-s")
     if not only or "warmup" in only:
         rows = []
         for _ in range(args.repeats):
