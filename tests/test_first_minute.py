@@ -118,6 +118,70 @@ def test_compile_notice_once_per_group(caplog, monkeypatch):
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
+def test_collector_threshold_is_raised_while_a_kernel_compiles_and_restored(monkeypatch):
+    import gc
+
+    from numba.core import event
+
+    monkeypatch.setattr(_notice, "_announced", set())
+    seen = []
+
+    class Probe(event.Listener):  # registered after treelab's listener, so it runs after it
+        def on_start(self, ev):
+            seen.append(gc.get_threshold())
+
+        def on_end(self, ev):
+            pass
+
+    def triple(x):
+        return x * 3
+
+    old = gc.get_threshold()
+    gc.set_threshold(700, 11, 12)
+    probe = Probe()
+    event.register("numba:compile", probe)
+    try:
+        assert _kernel_like(triple, "treelab.engine.kernels._prune")(2) == 6
+        assert gc.get_threshold() == (700, 11, 12)
+        foreign = _kernel_like(lambda x: x + 1, "somebody.else")
+        assert foreign(1) == 2  # code outside treelab compiles with the user's thresholds
+    finally:
+        event.unregister("numba:compile", probe)
+        gc.set_threshold(*old)
+    assert seen == [(_notice.COMPILE_GC_THRESHOLD, 11, 12), (700, 11, 12)]
+
+
+def test_only_the_stochastic_family_gets_the_stochastic_growth_routine():
+    """grow_tree's version for ``stochastic=None`` (every family but StochasticID3) has no
+    stochastic ID3 selection; asked for it anyway, it refuses instead of growing another tree."""
+    import numpy as np
+
+    from treelab.engine.forest import prepare_features
+    from treelab.engine.kernels import _grow as G
+    from treelab.engine.kernels._criteria import xlogx_table
+    from treelab.engine.kernels._stochastic import beta_to_bits
+
+    X, y = _warmup._data()
+    treelab.VRTrees(n_estimators=2, random_state=0).fit(X, y)
+    treelab.StochasticID3(n_estimators=2, random_state=0).fit(X, y)
+    last = {str(sig[-1]) for sig in G.grow_tree.signatures}
+    assert last == {"none", "bool"}
+    Xn = np.random.default_rng(0).normal(size=(40, 3))
+    yn = (Xn[:, 0] > 0).astype(np.int32)
+    feats = prepare_features(Xn, np.zeros(3, bool), np.zeros(3, np.int64))
+    ip = np.zeros(G.N_PARAMS, dtype=np.int64)
+    ip[[G.P_MIN_SPLIT, G.P_MIN_LEAF, G.P_MAX_FEATURES]] = [2, 1, 3]
+    ip[G.P_MAX_DEPTH] = 2**31 - 1
+    ip[G.P_STOCHASTIC] = 1
+    ip[G.P_BETA_BITS] = beta_to_bits(1.0)
+    args = (feats.Xc, feats.R, feats.Xr, feats.Rr, feats.order, feats.n_distinct, feats.uniq,
+            feats.uniq_off, feats.nominal, yn, 2, ip, 1.0, xlogx_table(40), np.uint64(1),
+            G.ROWS_ALL, np.zeros(40, np.int32), 0, 0, *G.NO_REFERENCE)
+    assert G.grow_tree(*args, True)[0].shape[0] > 1
+    with pytest.raises(ValueError, match="stochastic selection needs"):
+        G.grow_tree(*args, None)
+
+
 def test_warmup_covers_every_estimator_and_diagnose():
     labels = [label for label, _ in _warmup.warmup_steps()]
     estimators = [n for n in treelab.__all__ if isinstance(getattr(treelab, n), type)]

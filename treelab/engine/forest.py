@@ -312,13 +312,15 @@ def grow_forest(
         raise ValueError("row multiplicities must be in 0..65535")
     table = xlogx_table(weighted_rows(n, row_mode, part))
     y32 = np.ascontiguousarray(y, dtype=np.int32)
+    # None: grow_tree's version without stochastic ID3's selection (compiled on its own)
+    stochastic = True if iparams[G.P_STOCHASTIC] > 0 else None
 
     def one(t: int, alpha: float | None = None, ref=G.NO_REFERENCE):
         return grow_tree(
             feats.Xc, feats.R, feats.Xr, feats.Rr, feats.order, feats.n_distinct, feats.uniq,
             feats.uniq_off, feats.nominal, y32, n_classes, iparams,
             float(alphas[t]) if alpha is None else alpha, table, np.uint64(seeds[t]), row_mode,
-            part, t, n_sub, *ref,
+            part, t, n_sub, *ref, stochastic,
         )
 
     T = len(seeds)

@@ -8,12 +8,9 @@ presets of those three parts: subclasses only declare their parameters and ``_sp
 from __future__ import annotations
 
 import numbers
-import threading
-from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numba
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -44,21 +41,6 @@ SAMPLING = ("none", "bootstrap", "subspace", "bootstrap+subspace")
 _NO_DEPTH_LIMIT = np.iinfo(np.int32).max
 # bin codes are global ranks (int32), and more bins than this is the exact search in effect
 MAX_BINS = 1 << 16
-
-# numba's workqueue threading layer aborts the interpreter when two Python threads enter
-# parallel kernels at once; OpenMP and TBB allow it. numba names its layer only after the first
-# parallel call, so that call is serialised too.
-_PARALLEL_LOCK = threading.Lock()
-
-
-def parallel_guard():
-    """A context serialising entry into numba's parallel kernels where the threading layer
-    cannot take concurrent callers (``workqueue``, or not yet chosen); a no-op otherwise."""
-    try:
-        layer = numba.threading_layer()
-    except ValueError:  # no parallel kernel has run yet: the layer is still undecided
-        return _PARALLEL_LOCK
-    return _PARALLEL_LOCK if layer == "workqueue" else nullcontext()
 
 
 @dataclass
@@ -301,16 +283,9 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         return max(int(getattr(self, "curtail_min", 1)), 1)
 
     def _with_threads(self, func, *args):
-        """``func(*args, n)`` on the estimator's ``n`` threads (a parallel prediction kernel,
-        which cuts the rows into one block a thread)."""
-        n = min(self._n_threads(), numba.config.NUMBA_NUM_THREADS)
-        with parallel_guard():
-            old = numba.get_num_threads()
-            numba.set_num_threads(n)
-            try:
-                return func(*args, n)
-            finally:
-                numba.set_num_threads(old)
+        """``func(*args, n)`` on the estimator's ``n`` threads (a prediction driver, which cuts
+        the rows into one block a thread)."""
+        return func(*args, self._n_threads())
 
     def _combination(self) -> str:
         return getattr(self, "combine", "average")

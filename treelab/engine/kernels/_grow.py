@@ -87,7 +87,8 @@ def draw_construction(n, d, row_mode, part, tree_id, n_sub, state):
             if part[i] == tree_id:
                 w[i] = 1
     elif row_mode == ROWS_WEIGHTS:
-        w[:] = part
+        for i in range(n):
+            w[i] = part[i]
     else:
         w[:] = 1
     mask = np.ones(d, dtype=np.uint8)
@@ -106,9 +107,13 @@ def draw_construction(n, d, row_mode, part, tree_id, n_sub, state):
 
 @njit(**NUMBA_FLAGS)
 def enlarge(a, cap):
-    """A copy of ``a`` with ``cap`` rows, the new rows zeroed (growing node arrays)."""
+    """A copy of ``a`` with ``cap`` rows, the new rows zeroed (growing node arrays; ``a`` is
+    C-contiguous)."""
     out = np.zeros((cap,) + a.shape[1:], dtype=a.dtype)
-    out[: a.shape[0]] = a
+    flat = out.reshape(out.size)
+    old = a.reshape(a.size)
+    for i in range(old.shape[0]):
+        flat[i] = old[i]
     return out
 
 
@@ -136,7 +141,7 @@ def localize(rows, s, e, vis, nv, Xr, Rr, Xl, Rl, glob):
 
 @njit(**NUMBA_FLAGS)
 def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
-              alpha, table, seed, row_mode, part, tree_id, n_sub, ref_i, ref_t):
+              alpha, table, seed, row_mode, part, tree_id, n_sub, ref_i, ref_t, stochastic):
     """Grow one tree into flat node arrays.
 
     Parameters are plain arrays: ``Xc`` (feature, row) float64 values (nominal features hold
@@ -158,6 +163,11 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     of the reference node at the same place, so it takes that node's test instead of
     searching again: the same tree, bit for bit, without the most expensive searches (the
     top of the tree).
+
+    ``stochastic``: ``None`` for trees that never select stochastically
+    (``iparams[P_STOCHASTIC] == 0``), else ``True``. numba compiles one version of this routine
+    for each: with ``None`` it drops the stochastic ID3 branch before type inference, so the
+    families that never use it do not compile that selection (docs/first_minute.md).
 
     Localized subtrees (``iparams[P_LOCAL]``): once a node has few enough rows, its rows'
     values (and ranks, when the tree has deterministic nodes) are copied into small
@@ -407,6 +417,10 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
                 tf = ref_i[r, REF_TF]
                 tt = ref_i[r, REF_TT]
             elif det and iparams[P_STOCHASTIC] > 0:
+                # a constant condition where ``stochastic`` is None: numba removes the rest of
+                # this branch, and stochastic_select is neither typed nor compiled
+                if stochastic is None:
+                    raise ValueError("stochastic selection needs grow_tree(..., stochastic=True)")
                 found, f, sk, t, nanc, tf, tt = stochastic_select(
                     beta_from_bits(iparams[P_BETA_BITS]), stochastic_mode, min_split,
                     min_leaf, max_depth - depth[node], nominal, n_distinct, uniq, uniq_off, used,
@@ -544,7 +558,8 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
                 for j in range(nstart[ch], nend[ch]):
                     r_j = row_of(other[j])
                     child_of[glob[r_j] if local[node] else r_j] = b
-            bucket[:n_kids] = fill[:n_kids]
+            for b in range(n_kids):
+                bucket[b] = fill[b]
             partition_lists(lists, s, e, child_of, bucket, n_kids, fill, scratch)
         kind[node] = sk
         feature[node] = f

@@ -337,8 +337,9 @@ def _sorted_keys(v, keys, idx, k2, i2, counts):
         src_k, dst_k = dst_k, src_k
         src_i, dst_i = dst_i, src_i
     if src_k is not keys:
-        keys[:] = src_k
-        idx[:] = src_i
+        for i in range(m):
+            keys[i] = src_k[i]
+            idx[i] = src_i[i]
 
 
 @njit(**NUMBA_FLAGS)

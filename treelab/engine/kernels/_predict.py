@@ -18,11 +18,15 @@ no branch per lane. Measured on 100 random-forest trees and 100,000 rows: four r
 2.7 times faster than one; without the branches 4% faster again; eight rows instead of four,
 with one block of rows a thread, 15% faster again.
 
-Rows are processed in blocks in parallel (``prange``), one block a thread; inside a block the
-loop over trees is outside the loop over rows, so a tree stays in cache while the rows of the
-block walk it. Each block loads every tree again, so the fewer the blocks the better (walk of
-the forest above on two threads: blocks of 1,024 rows 0.37 s, 12,500 rows 0.27 s, 50,000 rows
-0.25 s).
+Rows are processed in blocks, one block a thread: the drivers ``apply_forest``,
+``member_counts`` and ``combine_forest`` (plain Python) cut the rows and run one block kernel
+per block on a pool of Python threads (the kernels release the GIL). Inside a block the loop over
+trees is outside the loop over rows, so a tree stays in cache while the rows of the block walk
+it. Each block loads every tree again, so the fewer the blocks the better (walk of the forest
+above on two threads: blocks of 1,024 rows 0.37 s, 12,500 rows 0.27 s, 50,000 rows 0.25 s).
+A row's result depends on nothing but the row, so any cut gives the same numbers. The blocks
+were numba ``prange`` loops (``parallel=True``) before; compiling those took about 3 of the
+6 CPU-s of the first prediction with an empty cache (docs/first_minute.md).
 
 The answering node of a row in a tree is its leaf, unless the leaf holds fewer than
 ``max(curtail_min, 1)`` training rows; then it is the deepest ancestor that holds at least that
@@ -31,20 +35,32 @@ many (curtailment, Zadrozny & Elkan 2001; an empty leaf answers with its parent)
 the lookup.
 """
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from treelab.engine.kernels._config import NUMBA_FLAGS
 
 _MIN_BLOCK = 1024
 
 
-@njit(**NUMBA_FLAGS)
-def _block_size(n, n_threads):
-    """Rows per parallel block: one block for each of the call's ``n_threads`` threads (see
-    the module notes), at least ``_MIN_BLOCK`` rows."""
+def _blocks(n: int, n_threads: int) -> list[tuple[int, int]]:
+    """Row blocks (lo, hi): one for each of the call's ``n_threads`` threads (see the module
+    notes), at least ``_MIN_BLOCK`` rows each."""
     k = max(n_threads, 1)
-    return max(_MIN_BLOCK, (n + k - 1) // k)
+    size = max(_MIN_BLOCK, (n + k - 1) // k)
+    return [(lo, min(n, lo + size)) for lo in range(0, n, size)]
+
+
+def _on_threads(block, n: int, n_threads: int) -> None:
+    """``block(lo, hi)`` for every row block, one thread a block when there are several."""
+    blocks = _blocks(n, n_threads)
+    if len(blocks) > 1:
+        with ThreadPoolExecutor(max_workers=len(blocks)) as pool:
+            list(pool.map(lambda b: block(*b), blocks))
+    elif blocks:
+        block(*blocks[0])
 
 
 MODE_AVERAGE = 0
@@ -242,7 +258,19 @@ def _leaves(X, lo, hi, root, first, feat, thr, n_children, nan_child, proj, out)
         out[i - lo] = node
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(**NUMBA_FLAGS)
+def _apply_block(X, lo, hi, node_offsets, first, feat, thr, n_children, nan_child, proj, codes,
+                 out):
+    """``apply_forest`` for rows lo..hi-1."""
+    T = node_offsets.shape[0] - 1
+    leaves = np.empty(hi - lo, dtype=np.int64)
+    for t in range(T):
+        base = node_offsets[t]
+        _walk(X, lo, hi, base, first, feat, thr, n_children, nan_child, proj, codes, leaves)
+        for i in range(lo, hi):
+            out[i, t] = leaves[i - lo] - base
+
+
 def apply_forest(X, node_offsets, first, feat, thr, n_children, nan_child, proj, codes,
                  n_threads):
     """Tree-local leaf index of every row in every tree, shape (row, tree).
@@ -251,20 +279,10 @@ def apply_forest(X, node_offsets, first, feat, thr, n_children, nan_child, proj,
     must hold no missing value), or, when ``codes`` is empty, ``first`` and ``feat`` from
     ``pack_nodes``. ``n_threads``: the threads the call runs on (one block of rows each).
     """
-    n = X.shape[0]
-    T = node_offsets.shape[0] - 1
-    out = np.empty((n, T), dtype=np.int64)
-    block = _block_size(n, n_threads)
-    n_blocks = (n + block - 1) // block
-    for blk in prange(n_blocks):
-        lo = blk * block
-        hi = min(n, lo + block)
-        leaves = np.empty(hi - lo, dtype=np.int64)
-        for t in range(T):
-            base = node_offsets[t]
-            _walk(X, lo, hi, base, first, feat, thr, n_children, nan_child, proj, codes, leaves)
-            for i in range(lo, hi):
-                out[i, t] = leaves[i - lo] - base
+    out = np.empty((X.shape[0], node_offsets.shape[0] - 1), dtype=np.int64)
+    _on_threads(lambda lo, hi: _apply_block(X, lo, hi, node_offsets, first, feat, thr,
+                                            n_children, nan_child, proj, codes, out),
+                X.shape[0], n_threads)
     return out
 
 
@@ -273,29 +291,32 @@ def _answering(anchor, leaf):
     return np.int64(leaf) if anchor.shape[0] == 0 else anchor[leaf]
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(**NUMBA_FLAGS)
+def _member_block(X, lo, hi, node_offsets, first, feat, thr, n_children, nan_child, proj, codes,
+                  anchor, counts, raw, out):
+    """``member_counts`` for rows lo..hi-1."""
+    T = node_offsets.shape[0] - 1
+    C = counts.shape[1]
+    leaves = np.empty(hi - lo, dtype=np.int64)
+    for t in range(T):
+        _walk(X, lo, hi, node_offsets[t], first, feat, thr, n_children, nan_child, proj, codes,
+              leaves)
+        for i in range(lo, hi):
+            leaf = leaves[i - lo]
+            a = leaf if raw else _answering(anchor, leaf)
+            for c in range(C):
+                out[t, i, c] = counts[a, c]
+
+
 def member_counts(X, node_offsets, first, feat, thr, n_children, nan_child, proj, codes, anchor,
                   counts, raw, n_threads):
     """Class counts of the answering node (``anchor``, see ``answering_nodes``; the leaf itself
     when ``raw``), (tree, row, class)."""
-    n = X.shape[0]
-    T = node_offsets.shape[0] - 1
-    C = counts.shape[1]
-    out = np.empty((T, n, C))
-    block = _block_size(n, n_threads)
-    n_blocks = (n + block - 1) // block
-    for blk in prange(n_blocks):
-        lo = blk * block
-        hi = min(n, lo + block)
-        leaves = np.empty(hi - lo, dtype=np.int64)
-        for t in range(T):
-            _walk(X, lo, hi, node_offsets[t], first, feat, thr, n_children, nan_child, proj,
-                  codes, leaves)
-            for i in range(lo, hi):
-                leaf = leaves[i - lo]
-                a = leaf if raw else _answering(anchor, leaf)
-                for c in range(C):
-                    out[t, i, c] = counts[a, c]
+    out = np.empty((node_offsets.shape[0] - 1, X.shape[0], counts.shape[1]))
+    _on_threads(lambda lo, hi: _member_block(X, lo, hi, node_offsets, first, feat, thr,
+                                             n_children, nan_child, proj, codes, anchor, counts,
+                                             raw, out),
+                X.shape[0], n_threads)
     return out
 
 
@@ -322,7 +343,43 @@ def _node_answer(counts, a, laplace, mode, out):
     return vote
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(**NUMBA_FLAGS)
+def _leaf_answers(n_children, anchor, counts, laplace, mode, answer, vote):
+    """Every leaf's answer into ``answer`` (and its vote into ``vote`` when it has room)."""
+    for leaf in range(answer.shape[0]):
+        if n_children[leaf] == 0:
+            v = _node_answer(counts, _answering(anchor, leaf), laplace, mode, answer[leaf])
+            if vote.shape[0] > 0:
+                vote[leaf] = v
+
+
+@njit(**NUMBA_FLAGS)
+def _combine_block(X, lo, hi, node_offsets, first, feat, thr, n_children, nan_child, proj, codes,
+                   anchor, counts, laplace, mode, table, answer, vote, acc, votes):
+    """``combine_forest`` for rows lo..hi-1, from the leaves' answers when ``table``."""
+    T = node_offsets.shape[0] - 1
+    C = counts.shape[1]
+    voting = mode == MODE_VOTE
+    leaves = np.empty(hi - lo, dtype=np.int64)
+    own = np.empty(C)
+    for t in range(T):
+        _walk(X, lo, hi, node_offsets[t], first, feat, thr, n_children, nan_child, proj, codes,
+              leaves)
+        for i in range(lo, hi):
+            leaf = leaves[i - lo]
+            if table:
+                for c in range(C):
+                    acc[i, c] += answer[leaf, c]
+                if voting:
+                    votes[i, vote[leaf]] += 1
+            else:
+                v = _node_answer(counts, _answering(anchor, leaf), laplace, mode, own)
+                for c in range(C):
+                    acc[i, c] += own[c]
+                if voting:
+                    votes[i, v] += 1
+
+
 def combine_forest(X, node_offsets, first, feat, thr, n_children, nan_child, proj, codes, anchor,
                    counts, laplace, mode, n_threads):
     """Combine the trees' answers for every row without storing member outputs.
@@ -335,8 +392,7 @@ def combine_forest(X, node_offsets, first, feat, thr, n_children, nan_child, pro
     """
     n = X.shape[0]
     T = node_offsets.shape[0] - 1
-    C = counts.shape[1]
-    N = counts.shape[0]
+    N, C = counts.shape
     acc = np.zeros((n, C))
     voting = mode == MODE_VOTE
     votes = np.zeros((n if voting else 0, C), dtype=np.int64)
@@ -347,32 +403,10 @@ def combine_forest(X, node_offsets, first, feat, thr, n_children, nan_child, pro
     answer = np.empty((N if table else 0, C))
     vote = np.zeros(N if table and voting else 0, dtype=np.int64)
     if table:
-        for leaf in prange(N):
-            if n_children[leaf] == 0:
-                v = _node_answer(counts, _answering(anchor, leaf), laplace, mode, answer[leaf])
-                if voting:
-                    vote[leaf] = v
-    block = _block_size(n, n_threads)
-    n_blocks = (n + block - 1) // block
-    for blk in prange(n_blocks):
-        lo = blk * block
-        hi = min(n, lo + block)
-        leaves = np.empty(hi - lo, dtype=np.int64)
-        own = np.empty(C)
-        for t in range(T):
-            _walk(X, lo, hi, node_offsets[t], first, feat, thr, n_children, nan_child, proj,
-                  codes, leaves)
-            for i in range(lo, hi):
-                leaf = leaves[i - lo]
-                if table:
-                    for c in range(C):
-                        acc[i, c] += answer[leaf, c]
-                    if voting:
-                        votes[i, vote[leaf]] += 1
-                else:
-                    v = _node_answer(counts, _answering(anchor, leaf), laplace, mode, own)
-                    for c in range(C):
-                        acc[i, c] += own[c]
-                    if voting:
-                        votes[i, v] += 1
+        _leaf_answers(n_children, anchor, counts, laplace, mode, answer, vote)
+    _on_threads(lambda lo, hi: _combine_block(X, lo, hi, node_offsets, first, feat, thr,
+                                              n_children, nan_child, proj, codes, anchor,
+                                              counts, laplace, mode, table, answer, vote, acc,
+                                              votes),
+                n, n_threads)
     return acc, votes

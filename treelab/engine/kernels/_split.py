@@ -72,7 +72,8 @@ def radix_sort_high(keys, tmp, n, span):
         src, dst = dst, src
         shift += _RADIX_BITS
     if src is not keys:
-        keys[:n] = src[:n]
+        for q in range(n):
+            keys[q] = src[q]
 
 
 @njit(**NUMBA_FLAGS)

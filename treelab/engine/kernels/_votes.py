@@ -38,7 +38,8 @@ def difference_tails(p: np.ndarray, k: int, wrong: np.ndarray) -> np.ndarray:
                 if i < width - 1:
                     v += diff[i + 1] * down
                 new[i] = v
-            diff[:] = new
+            for i in range(width):
+                diff[i] = new[i]
         out[j] = diff[n_trees:].sum()
     return out
 
