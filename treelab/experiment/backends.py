@@ -71,15 +71,10 @@ def _worker_init(parent: Any = None) -> None:
     if parent is not None:
         threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
                          name="treelab-parent-watch").start()
-    # one thread per worker for every pool a fit or a measure may use
+    # one thread per worker for every BLAS or OpenMP pool a measure may use (treelab's own
+    # kernels run on the threads a cell asks for, one by default)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
-    try:
-        import numba
-
-        numba.set_num_threads(1)
-    except Exception:  # pragma: no cover - numba not importable in the worker
-        pass
 
 
 def _serial(cells: Sequence[Cell], n_jobs: int | None) -> Iterator[Outcome]:
