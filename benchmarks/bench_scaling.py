@@ -14,6 +14,7 @@ whose previous point took more than ``--budget`` seconds skips the larger ones (
 such). Writes a markdown table and a log-log figure (``--figure``).
 
 Run:  python benchmarks/bench_scaling.py [--figure benchmarks/scaling.png] [--budget 400]
+      python benchmarks/bench_scaling.py --from-json rows.json --figure benchmarks/scaling.png
       python benchmarks/bench_scaling.py --one treelab-binned 100000 20   (a single point)
 """
 
@@ -112,6 +113,7 @@ def figure(rows: list[dict], path: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
 
     fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.0), layout="constrained")
     for ax, (key, grid, label) in zip(axes, [("n", ROWS, "training rows (d = 20)"),
@@ -126,6 +128,9 @@ def figure(rows: list[dict], path: str) -> None:
                 ax.plot(*zip(*pts, strict=True), marker="o", label=learner)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        values = sorted({n if key == "n" else d for n, d in grid})
+        ax.set_xticks(values, [f"{v:,}" for v in values])  # the swept values, not powers
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel(label)
         ax.set_ylabel("fit time, s (100 trees, 2 threads)")
     axes[1].legend(fontsize="small", frameon=False)
@@ -140,7 +145,12 @@ def main() -> None:
                         help="skip a learner's larger points once one took longer (s)")
     parser.add_argument("--figure", default="")
     parser.add_argument("--json", default="", help="also write every row to this file")
+    parser.add_argument("--from-json", default="", help="only draw --figure from this file")
     args = parser.parse_args()
+    if args.from_json:
+        with open(args.from_json) as fh:
+            figure(json.load(fh), args.figure)
+        return
     if args.one:
         learner, n, d = args.one
         print(json.dumps(one(learner, int(n), int(d))))
