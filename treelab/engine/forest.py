@@ -174,12 +174,18 @@ def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, rank
             n_distinct[f] = uniqs[f].shape[0]
 
     run_threads(rank_one, cont, n_threads)
-    uniq_off = np.zeros(d + 1, dtype=np.int64)
-    uniq_off[1:] = np.cumsum([u.shape[0] for u in uniqs])
-    uniq = np.concatenate(uniqs) if uniqs else np.zeros(0)
+    uniq, uniq_off = concat_values(uniqs)
     Rr = np.ascontiguousarray(R.T) if local else np.zeros((0, d), dtype=np.int32)
     return FeatureArrays(Xc, R, orders, n_distinct, uniq, uniq_off, nominal.astype(np.uint8),
                          Xr, Rr)
+
+
+def concat_values(per_feature: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """``FeatureArrays.uniq`` and ``uniq_off`` from each feature's sorted values (or bin
+    edges): the values concatenated, and the offset where each feature's values start."""
+    offsets = np.zeros(len(per_feature) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([u.shape[0] for u in per_feature])
+    return (np.concatenate(per_feature) if per_feature else np.zeros(0)), offsets
 
 
 def bin_cuts(counts: np.ndarray, max_bins: int) -> np.ndarray:

@@ -28,6 +28,7 @@ from treelab.engine.forest import (
     FeatureArrays,
     Forest,
     bin_feature,
+    concat_values,
     grow_forest,
     run_threads,
 )
@@ -310,9 +311,7 @@ def rotation_features(Z: np.ndarray, rows: np.ndarray, W: np.ndarray,
         edges = [bin_feature(R[k], uniq[uniq_off[k]:uniq_off[k + 1]], max_bins)
                  for k in range(R.shape[0])]
         nd = np.array([e.shape[0] for e in edges], dtype=np.int64)
-        uniq_off = np.zeros(R.shape[0] + 1, dtype=np.int64)
-        uniq_off[1:] = np.cumsum(nd)
-        uniq = np.concatenate(edges) if edges else np.zeros(0)
+        uniq, uniq_off = concat_values(edges)
     return FeatureArrays(Xc=Zc, R=R, order=order, n_distinct=nd, uniq=uniq, uniq_off=uniq_off,
                          nominal=np.zeros(W.shape[0], dtype=np.uint8))
 
