@@ -98,7 +98,7 @@ def test_presorted_and_per_node_sorting_grow_identical_trees(criterion, alpha, m
         ip[G.P_MAX_FEATURES] = max_features
         ip[G.P_PRESORT] = presort
         ip[G.P_LOCAL] = local
-        trees.append(G.grow_tree(feats.Xc, feats.R, feats.Xr, feats.Rr, feats.order,
+        trees.append(G.grow_tree(feats.Xc, feats.R, feats.order,
                                  feats.n_distinct, feats.uniq, feats.uniq_off, feats.nominal,
                                  y, 2, ip, alpha,
                                  xlogx_table(3000), np.uint64(3), G.ROWS_BOOTSTRAP,
@@ -169,8 +169,6 @@ def test_prepared_ranks_match_numpy_unique():
             np.testing.assert_array_equal(
                 feats.order[f], np.argsort(np.where(present, X[:, f], np.inf), kind="stable")
                 if not (~present).any() else np.lexsort((np.arange(500), feats.R[f])))
-        np.testing.assert_array_equal(feats.Rr, feats.R.T)
-        np.testing.assert_array_equal(feats.Xr, X)
 
 
 def test_lockstep_walk_finds_the_same_leaves_as_the_one_row_walk():
@@ -284,3 +282,40 @@ def test_reference_tree_changes_no_tree(make, monkeypatch):
         monkeypatch.undo()
     assert_forests_identical(trees[0].forest_, trees[1].forest_)
     assert trees[0].forest_.ties_feature.sum() > 0
+
+
+@pytest.mark.parametrize("make", [
+    lambda: treelab.RandomForest(n_estimators=3, random_state=0),
+    lambda: treelab.VRTrees(alpha=0.0, n_estimators=3, random_state=1),
+    lambda: treelab.ExtraTrees(n_estimators=2, random_state=2),
+], ids=["rf", "vr0", "extra"])
+def test_node_arrays_grown_past_their_first_room_keep_their_initial_values(make):
+    """A tree's node arrays start with room for a fraction of its rows (_grow.NODE_CAP_DIVISOR)
+    and double as it grows: the rows added must hold what the first rows started with (leaves:
+    feature -1 and a NaN threshold, which the lockstep walk relies on), and every split's
+    children must hold its rows' class counts."""
+    from treelab.engine.kernels import _grow as G
+
+    rng = np.random.default_rng(11)
+    n = 2000
+    X = rng.normal(size=(n, 3))
+    nominal = rng.integers(0, 12, size=n)  # 12-way nominal splits: m children at once
+    y = rng.integers(0, 3, size=n)  # noise: trees grow to about one leaf a row
+    import pandas as pd
+
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    df["g"] = pd.Categorical(nominal)
+    fr = make().fit(df, y).forest_
+    for t in range(fr.n_trees):
+        lo, hi = fr.node_offsets[t], fr.node_offsets[t + 1]
+        assert hi - lo > 4 * (n // G.NODE_CAP_DIVISOR + 16)  # enlarged more than once
+        kind = fr.kind[lo:hi]
+        leaf = kind == 0
+        assert np.all(fr.feature[lo:hi][leaf] == -1)
+        assert np.all(np.isnan(fr.threshold[lo:hi][leaf]))
+        assert np.all(fr.feature[lo:hi][~leaf] >= 0)
+        assert np.any(kind == 2)
+        for i in np.flatnonzero(~leaf):
+            start = lo + fr.child_start[lo + i]
+            kids = fr.counts[start:start + fr.n_children[lo + i]]
+            np.testing.assert_array_equal(kids.sum(axis=0), fr.counts[lo + i])

@@ -174,7 +174,7 @@ def test_only_the_stochastic_family_gets_the_stochastic_growth_routine():
     ip[G.P_MAX_DEPTH] = 2**31 - 1
     ip[G.P_STOCHASTIC] = 1
     ip[G.P_BETA_BITS] = beta_to_bits(1.0)
-    args = (feats.Xc, feats.R, feats.Xr, feats.Rr, feats.order, feats.n_distinct, feats.uniq,
+    args = (feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq,
             feats.uniq_off, feats.nominal, yn, 2, ip, 1.0, xlogx_table(40), np.uint64(1),
             G.ROWS_ALL, np.zeros(40, np.int32), 0, 0, *G.NO_REFERENCE)
     assert G.grow_tree(*args, True)[0].shape[0] > 1

@@ -11,6 +11,9 @@ nodes may copy their deterministic top from that one tree (``grow_tree``'s refer
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
@@ -20,7 +23,7 @@ import numpy as np
 from treelab.engine.kernels import _grow as G
 from treelab.engine.kernels import _predict as P
 from treelab.engine.kernels._criteria import xlogx_table
-from treelab.engine.kernels._grow import LOCAL_MAX_FEATURES, grow_tree
+from treelab.engine.kernels._grow import grow_tree
 from treelab.engine.kernels._presort import rank_sorted
 
 
@@ -91,10 +94,37 @@ class FeatureArrays(NamedTuple):
     #                    continuous features: each bin's upper edge, the last +inf)
     uniq_off: np.ndarray  # int64 (d + 1,)
     nominal: np.ndarray  # uint8 (d,)
-    # the values and ranks again, (row, feature), read when a subtree is localized (grow_tree);
-    # empty: never localize
-    Xr: np.ndarray = np.zeros((0, 0))
-    Rr: np.ndarray = np.zeros((0, 0), dtype=np.int32)
+
+
+def _find_malloc_trim() -> Callable[[int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim = libc.malloc_trim  # glibc only; musl and others lack it
+    except (OSError, AttributeError):
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return trim
+
+
+_MALLOC_TRIM = _find_malloc_trim()
+
+
+def release_freed_memory() -> None:
+    """Hand memory the process has freed back to the system (glibc's ``malloc_trim``; a no-op
+    elsewhere).
+
+    A fit frees large temporaries (the sorts of feature preparation, each tree's growth buffers
+    and node arrays once they are joined), but glibc keeps freed blocks below its dynamic mmap
+    threshold (up to 32 MB) inside the process, so the resident memory never falls and the
+    forest's nodes were held twice at the end of a fit (measured at 1,000,000 x 20, 100 binned
+    trees: the fit's own peak fell from 952 MB to 694 MB with the calls in ``prepare_features``
+    and ``grow_forest`` alone; benchmarks/README.md, "Scaling and memory").
+    """
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
 
 
 def run_threads(fn: Callable, items: Iterable, n_threads: int) -> list:
@@ -149,9 +179,6 @@ def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, rank
     check_nominal_codes(X, nominal, arity)
     values = values or not ranks or bool(np.any(nominal))
     Xc = np.ascontiguousarray(X.T) if values else np.empty((d, 0))
-    # row-major copies only where a tree may localize a subtree (grow_tree's feature limit)
-    local = d <= LOCAL_MAX_FEATURES
-    Xr = np.ascontiguousarray(X, dtype=np.float64) if local else np.zeros((0, d))
     n_distinct = np.where(nominal, arity, 0).astype(np.int64)
     cont = [f for f in range(d) if not nominal[f]] if ranks else []
     R = np.zeros((d, n if ranks else 0), dtype=np.int32)
@@ -175,9 +202,8 @@ def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, rank
 
     run_threads(rank_one, cont, n_threads)
     uniq, uniq_off = concat_values(uniqs)
-    Rr = np.ascontiguousarray(R.T) if local else np.zeros((0, d), dtype=np.int32)
-    return FeatureArrays(Xc, R, orders, n_distinct, uniq, uniq_off, nominal.astype(np.uint8),
-                         Xr, Rr)
+    release_freed_memory()
+    return FeatureArrays(Xc, R, orders, n_distinct, uniq, uniq_off, nominal.astype(np.uint8))
 
 
 def concat_values(per_feature: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -297,6 +323,10 @@ def weighted_rows(n: int, row_mode: int, part: np.ndarray) -> int:
     return n
 
 
+# trees copied into the flat arrays between two returns of their freed memory to the system
+JOIN_TRIM_EVERY = 8
+
+
 def grow_forest(
     feats: FeatureArrays,
     y: np.ndarray,
@@ -321,10 +351,10 @@ def grow_forest(
     # None: grow_tree's version without stochastic ID3's selection (compiled on its own)
     stochastic = True if iparams[G.P_STOCHASTIC] > 0 else None
 
-    def one(t: int, alpha: float | None = None, ref=G.NO_REFERENCE):
+    def one(t: int, alpha: float | None = None, ref=G.NO_REFERENCE, ip=iparams):
         return grow_tree(
-            feats.Xc, feats.R, feats.Xr, feats.Rr, feats.order, feats.n_distinct, feats.uniq,
-            feats.uniq_off, feats.nominal, y32, n_classes, iparams,
+            feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq,
+            feats.uniq_off, feats.nominal, y32, n_classes, ip,
             float(alphas[t]) if alpha is None else alpha, table, np.uint64(seeds[t]), row_mode,
             part, t, n_sub, *ref, stochastic,
         )
@@ -342,7 +372,10 @@ def grow_forest(
                      and rows_decide(iparams, row_mode, n_sub, d))
     reference = None
     if same.any() or use_reference:
-        reference = one(int(np.argmax(same | mixed)), alpha=1.0)
+        # only a reference keeps each node's ties (reference_arrays reads them)
+        ref_params = iparams.copy()
+        ref_params[G.P_KEEP_TIES] = int(use_reference)
+        reference = one(int(np.argmax(same | mixed)), alpha=1.0, ip=ref_params)
     ref = reference_arrays(reference) if use_reference else G.NO_REFERENCE
     grown = [t for t in range(T) if not same[t]]
     done = dict(zip(grown, run_threads(lambda t: one(t, ref=ref), grown, n_threads),
@@ -360,6 +393,7 @@ def grow_forest(
     # 1,000,000 rows and 100 trees is about 330 MB)
     parts = [[tr[i] for tr in trees] for i in range(9)]
     del trees, done, reference
+    release_freed_memory()  # the threads' growth buffers
 
     def join(i: int) -> np.ndarray:
         first = parts[i][0]
@@ -367,6 +401,8 @@ def grow_forest(
         for t in range(T):
             joined[offsets[t]:offsets[t + 1]] = parts[i][t]
             parts[i][t] = None
+            if t % JOIN_TRIM_EVERY == JOIN_TRIM_EVERY - 1:
+                release_freed_memory()
         return joined
 
     kind, feature, threshold, child_start, n_children, nan_child, rnd, depth, counts = (

@@ -22,6 +22,7 @@ from treelab.engine.kernels._params import (  # noqa: F401 (callers read the lay
     P_C45,
     P_CRITERION,
     P_DET_THRESHOLD,
+    P_KEEP_TIES,
     P_LOCAL,
     P_MAX_DEPTH,
     P_MAX_FEATURES,
@@ -54,16 +55,21 @@ from treelab.engine.kernels._stochastic import MODE_BINNED, beta_from_bits, stoc
 
 RANDOM_ATTEMPTS = 10
 # localized subtrees: the blocks of one subtree hold at most LOCAL_BYTES of values and ranks
-# (12 bytes a row and feature); measured on 20 features, subtrees of 2,048 to 8,192 rows grow
-# fastest. The copy moves every feature of a row, a random node reads one: on 40,000 rows,
-# complete-random trees gained at 64 features and lost 1.7x at 128, while trees with
+# (up to 12 bytes a row and feature); measured on 20 features, subtrees of 2,048 to 8,192 rows
+# grow fastest. The copy moves every feature of a row, a random node reads one: on 40,000
+# rows, complete-random trees gained at 64 features and lost 1.7x at 128, while trees with
 # deterministic nodes (which read many features a node) still gained at 128 (not measured
-# beyond)
+# beyond). The blocks are copied column by column from the feature-major arrays; copying rows
+# from row-major copies of the values and ranks was no faster (1,000,000 x 20 binned random
+# forest: 11.2-11.4 s against 11.5-11.6 s for 10 trees; 100,000 x 20: 1.76 against 2.14 s for
+# 30 trees) and cost n x d x 12 more bytes
 LOCAL_BYTES = 1 << 20
 LOCAL_MIN_ROWS = 1024
 LOCAL_MAX_FEATURES = 128
 LOCAL_MAX_FEATURES_RANDOM = 64
 LIST_MIN_DISTINCT = 256
+# the node arrays start with room for (rows in the tree) / NODE_CAP_DIVISOR nodes
+NODE_CAP_DIVISOR = 8
 
 # columns of a reference tree's integer array (grow_tree; built by forest.reference_arrays)
 REF_KIND = 0
@@ -106,41 +112,52 @@ def draw_construction(n, d, row_mode, part, tree_id, n_sub, state):
 
 
 @njit(**NUMBA_FLAGS)
-def enlarge(a, cap):
-    """A copy of ``a`` with ``cap`` rows, the new rows zeroed (growing node arrays; ``a`` is
-    C-contiguous)."""
-    out = np.zeros((cap,) + a.shape[1:], dtype=a.dtype)
+def enlarge(a, cap, fill):
+    """A copy of ``a`` with ``cap`` rows, the new rows set to ``fill`` (growing node arrays,
+    whose unused rows hold their initial value: -1 for features and parents, NaN for
+    thresholds, 0 otherwise; ``a`` is C-contiguous)."""
+    out = np.empty((cap,) + a.shape[1:], dtype=a.dtype)
     flat = out.reshape(out.size)
     old = a.reshape(a.size)
     for i in range(old.shape[0]):
         flat[i] = old[i]
+    for i in range(old.shape[0], flat.shape[0]):
+        flat[i] = fill
     return out
 
 
 @njit(**NUMBA_FLAGS)
-def localize(rows, s, e, vis, nv, Xr, Rr, Xl, Rl, glob):
-    """Copy the visible features of rows[s:e] into the blocks ``Xl`` (and ``Rl`` when it has
-    columns) and renumber the entries 0..e-s-1, keeping weight and class; ``glob[j]`` keeps
-    the training row of entry j (presorted lists name rows by their training index).
+def localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob):
+    """Copy the visible features of rows[s:e] from ``Xc`` and ``R`` into the blocks ``Xl`` and
+    ``Rl`` (each only when it has columns: values for trees that read them, ranks for trees
+    with deterministic nodes) and renumber the entries 0..e-s-1, keeping weight and class;
+    ``glob[j]`` keeps the training row of entry j (presorted lists name rows by their training
+    index).
 
+    A node's rows are in increasing order (partitions keep the order), so each feature is
+    copied in one forward sweep over its column.
     Safe to reuse the blocks for the next localized subtree: nodes are grown depth first, so
     a subtree is finished before any node outside it is popped.
     """
-    ranks = Rl.shape[1] > 0
-    for j in range(e - s):
+    m = e - s
+    for j in range(m):
         p = rows[s + j]
-        r = row_of(p)
+        glob[j] = row_of(p)
+        rows[s + j] = (np.int64(j) << 32) | (p & 0xFFFFFFFF)
+    if Xl.shape[1] > 0:
         for q in range(nv):
             f = vis[q]
-            Xl[f, j] = Xr[r, f]
-            if ranks:
-                Rl[f, j] = Rr[r, f]
-        rows[s + j] = (np.int64(j) << 32) | (p & 0xFFFFFFFF)
-        glob[j] = r
+            for j in range(m):
+                Xl[f, j] = Xc[f, glob[j]]
+    if Rl.shape[1] > 0:
+        for q in range(nv):
+            f = vis[q]
+            for j in range(m):
+                Rl[f, j] = R[f, glob[j]]
 
 
 @njit(**NUMBA_FLAGS)
-def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
+def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
               alpha, table, seed, row_mode, part, tree_id, n_sub, ref_i, ref_t, stochastic):
     """Grow one tree into flat node arrays.
 
@@ -150,11 +167,10 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     ``uniq_off`` sorted distinct values per feature, ``y`` int32 class codes, ``iparams`` the
     integer parameters (``P_*``), ``table`` the x*log2(x) table, ``order`` (feature, row) the rows
     of each continuous feature in increasing rank order (missing last), used to presort
-    deterministic trees (module ``_presort``). ``Xr`` / ``Rr`` are the same values and ranks
-    row-major, (row, feature), or empty (no localized subtrees). Returns the node arrays,
+    deterministic trees (module ``_presort``). Returns the node arrays,
     per-tree statistics (feature ties, test ties, deterministic decision nodes, rows seen) and
-    each node's feature and test ties (kept by all-deterministic trees, alpha >= 1; empty
-    otherwise).
+    each node's feature and test ties (kept by all-deterministic trees, alpha >= 1, when
+    ``iparams[P_KEEP_TIES]`` asks for them; empty otherwise).
 
     Reference tree (``ref_i``, ``ref_t``; empty: none): the all-deterministic tree on the same
     rows and features, as ``engine.forest.reference_arrays`` lays it out. Where a deterministic node
@@ -170,12 +186,12 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     families that never use it do not compile that selection (docs/first_minute.md).
 
     Localized subtrees (``iparams[P_LOCAL]``): once a node has few enough rows, its rows'
-    values (and ranks, when the tree has deterministic nodes) are copied into small
-    feature-major blocks, its row entries renumbered 0..m-1, and its whole subtree reads the
-    blocks. Below the top levels every read of ``Xc[f, row]`` otherwise misses the cache (one
-    line per value, rows scattered over the column); in the block the node's values lie in a
-    few lines. The copy reads whole rows of ``Xr``, so it costs a few lines per row. Nothing
-    else changes: the same positions, values and ranks give the same tree, bit for bit.
+    values (when the tree reads values) and ranks (when it has deterministic nodes) are copied
+    into small feature-major blocks, its row entries renumbered 0..m-1, and its whole subtree
+    reads the blocks. Below the top levels every read of ``Xc[f, row]`` otherwise misses the
+    cache (one line per value, rows scattered over the column); in the block the node's values
+    lie in a few lines. The copy sweeps each column forward once (``localize``). Nothing else
+    changes: the same positions, values and ranks give the same tree, bit for bit.
     """
     d = Xc.shape[0]
     n = y.shape[0]
@@ -316,16 +332,26 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
         perm[q] = vis[q]
         if nominal[vis[q]]:
             has_nominal = True
+    # localized blocks hold values only for trees that read them (Xc is not empty) and ranks
+    # only for trees with deterministic nodes
     local_cap = 0
     max_local = LOCAL_MAX_FEATURES if alpha > 0.0 else LOCAL_MAX_FEATURES_RANDOM
-    if (iparams[P_LOCAL] != 0 and d <= max_local and Xr.shape[0] == n
-            and (alpha == 0.0 or Rr.shape[0] == n)):
-        local_cap = min(n_in, max(LOCAL_MIN_ROWS, LOCAL_BYTES // (12 * d)))
-    Xl = np.empty((d, local_cap))
+    local_values = Xc.shape[1] == n
+    local_ranks = alpha > 0.0
+    entry_bytes = (8 if local_values else 0) + (4 if local_ranks else 0)
+    if iparams[P_LOCAL] != 0 and d <= max_local and entry_bytes > 0:
+        local_cap = min(n_in, max(LOCAL_MIN_ROWS, LOCAL_BYTES // (entry_bytes * d)))
+    Xl = np.empty((d, local_cap if local_values else 0))
     glob = np.empty(local_cap, dtype=np.int64)
-    Rl = np.empty((d, local_cap if alpha > 0.0 else 0), dtype=R.dtype)
+    Rl = np.empty((d, local_cap if local_ranks else 0), dtype=R.dtype)
     # node arrays
-    cap = n_in + 16  # grows by doubling when m-ary or deep trees need more
+    # grows by doubling as the tree needs more: a fully grown tree on n distinct rows has up to
+    # 2 n nodes, a typical one far fewer (a random forest on 750,000 rows: about 0.14 n), and
+    # every node array is zeroed when it is allocated
+    cap = n_in // NODE_CAP_DIVISOR + 16
+    # fill values of enlarged node arrays, typed (a literal would compile enlarge once more)
+    zero = np.int64(0)
+    minus_one = np.int64(-1)
     kind = np.zeros(cap, dtype=np.int8)
     feature = np.full(cap, -1, dtype=np.int32)
     threshold = np.full(cap, np.nan)
@@ -342,9 +368,10 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
     nbuf = np.zeros(cap, dtype=np.int8)
     local = np.zeros(cap, dtype=np.int8)
     # node of the reference tree (-1: none); each node's ties are kept by all-deterministic
-    # trees only, the ones that can serve as a reference
+    # trees only, the ones that can serve as a reference, and only when asked for (8 bytes a
+    # node that a forest does not keep)
     has_ref = ref_i.shape[0] > 0
-    keep_ties = alpha >= 1.0
+    keep_ties = alpha >= 1.0 and iparams[P_KEEP_TIES] != 0
     ref_of = np.full(cap if has_ref else 0, -1, dtype=np.int64)
     node_tf = np.zeros(cap if keep_ties else 0, dtype=np.int32)
     node_tt = np.zeros(cap if keep_ties else 0, dtype=np.int32)
@@ -392,7 +419,7 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
             p = parent[p]
         use_sorted = presort and (e - s) >= sorted_min
         if not local[node] and e - s <= local_cap:
-            localize(rows, s, e, vis, nv, Xr, Rr, Xl, Rl, glob)
+            localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob)
             local[node] = 1
         Xv = Xl if local[node] else Xc
         Rv = Rl if local[node] else R
@@ -441,26 +468,26 @@ def grow_tree(Xc, R, Xr, Rr, order, n_distinct, uniq, uniq_off, nominal, y, n_cl
             n_need = 2 if sk == KIND_THRESHOLD else n_distinct[f]
             if n_nodes + n_need > cap:
                 cap = max(2 * cap, n_nodes + n_need)
-                kind = enlarge(kind, cap)
-                feature = enlarge(feature, cap)
-                threshold = enlarge(threshold, cap)
-                child_start = enlarge(child_start, cap)
-                n_children = enlarge(n_children, cap)
-                nan_child = enlarge(nan_child, cap)
-                rnd = enlarge(rnd, cap)
-                depth = enlarge(depth, cap)
-                counts = enlarge(counts, cap)
-                parent = enlarge(parent, cap)
-                nstart = enlarge(nstart, cap)
-                nend = enlarge(nend, cap)
-                stack = enlarge(stack, cap)
-                nbuf = enlarge(nbuf, cap)
-                local = enlarge(local, cap)
+                kind = enlarge(kind, cap, zero)
+                feature = enlarge(feature, cap, minus_one)
+                threshold = enlarge(threshold, cap, np.nan)
+                child_start = enlarge(child_start, cap, zero)
+                n_children = enlarge(n_children, cap, zero)
+                nan_child = enlarge(nan_child, cap, zero)
+                rnd = enlarge(rnd, cap, zero)
+                depth = enlarge(depth, cap, zero)
+                counts = enlarge(counts, cap, zero)
+                parent = enlarge(parent, cap, minus_one)
+                nstart = enlarge(nstart, cap, zero)
+                nend = enlarge(nend, cap, zero)
+                stack = enlarge(stack, cap, zero)
+                nbuf = enlarge(nbuf, cap, zero)
+                local = enlarge(local, cap, zero)
                 if has_ref:
-                    ref_of = enlarge(ref_of, cap)
+                    ref_of = enlarge(ref_of, cap, minus_one)
                 if keep_ties:
-                    node_tf = enlarge(node_tf, cap)
-                    node_tt = enlarge(node_tt, cap)
+                    node_tf = enlarge(node_tf, cap, zero)
+                    node_tt = enlarge(node_tt, cap, zero)
             if sk == KIND_THRESHOLD:
                 # deterministic splits know where missing rows go; random splits send them to
                 # the larger child, decided after counting

@@ -235,7 +235,7 @@ def grow_mmdt(Z, wts, y, n_classes, seed, max_depth, factor):
             continue
         if n_proj == pcap:
             pcap *= 2
-            proj = enlarge(proj, pcap)
+            proj = enlarge(proj, pcap, 0.0)
         proj[n_proj] = nu
         a = n_nodes
         for j in range(s, e):

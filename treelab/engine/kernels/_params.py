@@ -18,7 +18,9 @@ P_PRESORT = 11  # 1: presorted lists where they pay off (module _presort), 0: so
 P_LOCAL = 12  # 1: grow small subtrees from local copies of their rows' values (see grow_tree)
 P_BINNED = 13  # 1: ranks of continuous features are bin codes (max_bins); thresholds are the
 #                 bins' upper edges, held in ``uniq`` (engine.forest.bin_feature)
-N_PARAMS = 14
+P_KEEP_TIES = 14  # 1: an all-deterministic tree returns each node's ties (a reference tree,
+#                    engine.forest.reference_arrays); 0: it returns empty arrays
+N_PARAMS = 15
 
 RS_PAIR = 0
 RS_UNIFORM = 1
