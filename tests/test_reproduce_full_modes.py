@@ -1,0 +1,92 @@
+"""benchmarks/reproduce_error_correlation.py and reproduce_heterogeneous.py run exactly the
+full mode of notebooks 02 and 04: the same cells (content hashes), so the notebook run with
+QUICK = False finds every cell the script stored.
+
+The notebook's configuration is taken from the notebook itself: its parameter cell with
+QUICK = False and the cells that build the experiments are executed with ``run`` replaced by a
+function that records the configuration and stops (nothing is fitted).
+"""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from treelab.experiment import ExperimentConfig, expand
+
+nbformat = pytest.importorskip("nbformat")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class _Stop(Exception):
+    pass
+
+
+def _script(name):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return module
+
+
+def _notebook_configs(stem, n_cells, monkeypatch):
+    """The ExperimentConfigs the notebook's first ``n_cells`` code cells pass to ``run``, in
+    full mode."""
+    monkeypatch.setenv("TREELAB_QUICK", "0")
+    monkeypatch.chdir(ROOT / "notebooks")
+    nb = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
+    code = [c.source for c in nb.cells if c.cell_type == "code"][:n_cells]
+    seen = []
+
+    def capture(config, **_):
+        assert isinstance(config, ExperimentConfig)
+        seen.append(config)
+        raise _Stop
+
+    namespace = {}
+    for source in code:
+        if "run(" in source and "from treelab.experiment import" not in source:
+            namespace["run"] = capture
+        try:
+            exec(compile(source, stem, "exec"), namespace)
+        except _Stop:
+            pass
+    assert namespace["QUICK"] is False
+    return seen
+
+
+def _keys(config):
+    return sorted(cell.key for cell in expand(config))
+
+
+def test_error_correlation_script_runs_notebook_02s_full_mode(monkeypatch):
+    rec = _script("reproduce_error_correlation")
+    # code cells: parameters, imports, UCI sets, the experiment
+    (notebook,) = _notebook_configs("02_error_correlation", 4, monkeypatch)
+    script = rec.stochastic_id3(11)
+    assert _keys(script) == _keys(notebook)
+    assert len(_keys(script)) == 18 * 4 * 4 * 30
+    # a subset of the noise variants is a subset of the same cells
+    assert set(_keys(rec.stochastic_id3(11, [0.0, 0.2]))) < set(_keys(notebook))
+
+
+def test_heterogeneous_script_runs_notebook_04s_full_mode(monkeypatch):
+    rh = _script("reproduce_heterogeneous")
+    # code cells: parameters, imports, UCI sets, 5x2 CV experiment, F tests, Friedman,
+    # irrelevant attributes (the F-test and Friedman cells need the result: skipped)
+    nb = nbformat.read(ROOT / "notebooks" / "04_heterogeneous_ensembles.ipynb", as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert "irrelevant_config" in code[6].source
+    keep = [code[i] for i in (0, 1, 2, 3, 6)]
+    nb.cells = keep
+    monkeypatch.setattr(nbformat, "read", lambda *a, **k: nb)
+    gashler, irrelevant = _notebook_configs("04_heterogeneous_ensembles", 5, monkeypatch)
+    assert _keys(rh.gashler(100)) == _keys(gashler)
+    assert _keys(rh.irrelevant(100)) == _keys(irrelevant)
+    assert len(_keys(gashler)) == 15 * 6 * 10 and len(_keys(irrelevant)) == 4 * 10 * 10
