@@ -39,7 +39,7 @@ from _reproduce import (
     section,
 )
 
-from treelab import stats
+from treelab import analysis, stats
 from treelab.datasets import find_uci_root
 from treelab.experiment import ExperimentConfig
 
@@ -82,7 +82,7 @@ def tables(result) -> None:
     # as the notebook: one point per data set and variant, errors averaged over the trials,
     # E_r of the means
     means = result.mean(["repeat", "fold"])
-    means["error_ratio"] = means.ensemble_error / means.single_error
+    means["error_ratio"] = analysis.error_ratio(means.ensemble_error, means.single_error)
     vote = means.sel(ensemble="uniform voting")
     table = vote[["single_error", "ensemble_error", "error_ratio", "phi_e", "phi_star",
                   "phi_gap", "mean_g"]].to_dataframe().drop(columns="ensemble")

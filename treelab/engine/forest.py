@@ -12,7 +12,7 @@ nodes may copy their deterministic top from that one tree (``grow_tree``'s refer
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
+import functools
 import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -96,20 +96,20 @@ class FeatureArrays(NamedTuple):
     nominal: np.ndarray  # uint8 (d,)
 
 
-def _find_malloc_trim() -> Callable[[int], int] | None:
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, looked up on first use (never at import); None elsewhere."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim  # glibc only; musl and others lack it
+        # the process's own symbols hold libc's: no library search (ctypes.util.find_library
+        # runs ldconfig in a subprocess, 30 ms)
+        trim = ctypes.CDLL(None).malloc_trim  # glibc only; musl and others lack it
     except (OSError, AttributeError):
         return None
     trim.argtypes = [ctypes.c_size_t]
     trim.restype = ctypes.c_int
     return trim
-
-
-_MALLOC_TRIM = _find_malloc_trim()
 
 
 def release_freed_memory() -> None:
@@ -123,8 +123,9 @@ def release_freed_memory() -> None:
     trees: the fit's own peak fell from 952 MB to 694 MB with the calls in ``prepare_features``
     and ``grow_forest`` alone; benchmarks/README.md, "Scaling and memory").
     """
-    if _MALLOC_TRIM is not None:
-        _MALLOC_TRIM(0)
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 def run_threads(fn: Callable, items: Iterable, n_threads: int) -> list:
