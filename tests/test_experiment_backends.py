@@ -57,3 +57,70 @@ def test_dask_backend_starts_its_own_local_cluster(serial, tmp_path):
     pytest.importorskip("distributed")
     ds = run(config(tmp_path), backend="dask", n_workers=1, progress=False)
     xr.testing.assert_identical(strip(ds), serial)
+
+
+# ------------------------------------------------- fold batches and shared work (issue 28)
+
+def spectrum(out):
+    """The spectrum study's shape: three constructions, alphas up to 1, k-fold CV."""
+    return ExperimentConfig(
+        datasets=[{"name": "wave", "generator": "waveform", "n_samples": 150},
+                  {"name": "monks", "generator": "monks", "params": {"problem": 1}}],
+        ensembles=[{"name": "Agg.", "estimator": "VRTrees",
+                    "params": {"n_estimators": 6, "sampling": "none"}},
+                   {"name": "Bag.", "estimator": "VRTrees",
+                    "params": {"n_estimators": 6, "sampling": "bootstrap"}},
+                   {"name": "Sub.", "estimator": "VRTrees",
+                    "params": {"n_estimators": 6, "sampling": "subspace",
+                               "subspace_fraction": 0.5}}],
+        alphas=[0.0, 0.5, 0.9, 1.0],
+        protocol={"name": "stratified_kfold", "n_splits": 3},
+        seed=5,
+        out=str(out),
+    )
+
+
+def stored(folder):
+    """Every stored cell's values by key, timings left out."""
+    from treelab.experiment.store import CellStore
+
+    out = {}
+    for key, rec in CellStore(folder).records().items():
+        out[key] = {k: v for k, v in rec["vars"].items() if k not in TIMING_VARS}
+    return out
+
+
+def test_cells_sharing_their_fold_store_the_results_of_cells_alone(tmp_path):
+    alone = run(spectrum(tmp_path / "alone"), backend="serial", share=False, progress=False)
+    serial = run(spectrum(tmp_path / "serial"), backend="serial", progress=False)
+    local = run(spectrum(tmp_path / "local"), backend="local", n_workers=2, progress=False)
+    expected = stored(tmp_path / "alone")
+    assert len(expected) == 2 * 3 * 4 * 3
+    assert stored(tmp_path / "serial") == expected
+    assert stored(tmp_path / "local") == expected
+    xr.testing.assert_identical(strip(serial), strip(alone))
+    xr.testing.assert_identical(strip(local), strip(alone))
+
+
+def test_fold_batches_hold_one_training_fold_deterministic_forests_first(tmp_path):
+    from treelab.engine import sharing
+    from treelab.experiment import expand
+    from treelab.experiment.backends import fold_batches
+    from treelab.experiment.cells import run_cell
+
+    cells = expand(spectrum(tmp_path))
+    batches = fold_batches(cells)
+    assert len(batches) == 2 * 3  # data sets x folds
+    assert sorted(c.key for b in batches for c in b) == sorted(c.key for c in cells)
+    for batch in batches:
+        rows = {(c.coords["dataset"], c.coords["repeat"], c.coords["fold"]) for c in batch}
+        assert len(rows) == 1 and len(batch) == 3 * 4
+        for i in range(0, 12, 4):  # each ensemble's alphas, 1 first
+            assert [c.coords["alpha"] for c in batch[i:i + 4]] == [1.0, 0.9, 0.5, 0.0]
+            assert len({c.coords["ensemble"] for c in batch[i:i + 4]}) == 1
+    # run in that order in one process, a batch reuses what its first cells kept
+    store = sharing.SharedWork()
+    with sharing.shared_work(store):
+        for cell in batches[0]:
+            run_cell(cell.spec, share=False)
+    assert store.hits["trees"] >= 3 * 2 and store.hits["features"] > 0

@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from treelab.engine import sharing
 from treelab.engine.kernels import _grow as G
 from treelab.engine.kernels import _predict as P
 from treelab.engine.kernels._criteria import xlogx_table
@@ -94,6 +95,7 @@ class FeatureArrays(NamedTuple):
     #                    continuous features: each bin's upper edge, the last +inf)
     uniq_off: np.ndarray  # int64 (d + 1,)
     nominal: np.ndarray  # uint8 (d,)
+    key: str = ""  # digest of the values and bins inside a sharing scope (engine.sharing)
 
 
 @functools.cache
@@ -175,7 +177,28 @@ def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, rank
     trees), which saves n x d x 4 bytes. With ``values=False`` the feature-major values ``Xc``
     are left empty (d, 0): trees of exact deterministic tests on continuous features read only
     ranks (``grow_tree`` refuses any other tree without values), which saves n x d x 8 bytes.
+    Inside a sharing scope (``engine.sharing``) the arrays made before for the same values and
+    options are returned (not copied: nothing writes into them).
     """
+    store = sharing.current()
+    if store is None:
+        return _prepare(X, nominal, arity, ranks, n_threads, max_bins, order, values, "")
+    # the trees grown on them depend on the values and bins, not on which arrays are kept
+    data = sharing.digest(X, np.asarray(nominal, dtype=bool),
+                          np.asarray(arity, dtype=np.int64), max_bins)
+    key = sharing.digest(data, bool(ranks), bool(order), bool(values))
+    feats = store.features.peek(key)
+    if feats is None:
+        feats = _prepare(X, nominal, arity, ranks, n_threads, max_bins, order, values, data)
+        store.features.put(key, feats)
+    else:
+        store.hits["features"] += 1
+    return feats
+
+
+def _prepare(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, ranks: bool,
+             n_threads: int, max_bins: int | None, order: bool, values: bool,
+             key: str) -> FeatureArrays:
     n, d = X.shape
     check_nominal_codes(X, nominal, arity)
     values = values or not ranks or bool(np.any(nominal))
@@ -204,7 +227,8 @@ def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, rank
     run_threads(rank_one, cont, n_threads)
     uniq, uniq_off = concat_values(uniqs)
     release_freed_memory()
-    return FeatureArrays(Xc, R, orders, n_distinct, uniq, uniq_off, nominal.astype(np.uint8))
+    return FeatureArrays(Xc, R, orders, n_distinct, uniq, uniq_off, nominal.astype(np.uint8),
+                         key)
 
 
 def concat_values(per_feature: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -361,27 +385,9 @@ def grow_forest(
         )
 
     T = len(seeds)
-    d = feats.Xc.shape[0]
     alphas = np.asarray(alphas, dtype=np.float64)
-    # a tree that draws nothing is the same whatever its seed: grown once. Trees mixing
-    # random and deterministic nodes copy the tests of their deterministic top from that
-    # all-deterministic tree (grow_tree's reference tree)
-    same = draws_nothing(iparams, alphas, row_mode, n_sub, d)
-    mixed = (alphas > 0.0) & (alphas < 1.0)
-    saving = float(np.sum(alphas[mixed] / (1.0 - alphas[mixed])))
-    use_reference = (saving >= REFERENCE_MIN_SAVING
-                     and rows_decide(iparams, row_mode, n_sub, d))
-    reference = None
-    if same.any() or use_reference:
-        # only a reference keeps each node's ties (reference_arrays reads them)
-        ref_params = iparams.copy()
-        ref_params[G.P_KEEP_TIES] = int(use_reference)
-        reference = one(int(np.argmax(same | mixed)), alpha=1.0, ip=ref_params)
-    ref = reference_arrays(reference) if use_reference else G.NO_REFERENCE
-    grown = [t for t in range(T) if not same[t]]
-    done = dict(zip(grown, run_threads(lambda t: one(t, ref=ref), grown, n_threads),
-                    strict=True))
-    trees = [reference if same[t] else done[t] for t in range(T)]
+    trees = _grow_trees(one, feats, y32, n_classes, iparams, alphas, seeds, row_mode, part,
+                        n_sub, n_threads)
     sizes = np.array([tr[0].shape[0] for tr in trees], dtype=np.int64)
     offsets = np.zeros(T + 1, dtype=np.int64)
     offsets[1:] = np.cumsum(sizes)
@@ -393,7 +399,7 @@ def grow_forest(
     # soon as it is copied, so the fit holds its nodes about once, not twice (a forest of
     # 1,000,000 rows and 100 trees is about 330 MB)
     parts = [[tr[i] for tr in trees] for i in range(9)]
-    del trees, done, reference
+    del trees
     release_freed_memory()  # the threads' growth buffers
 
     def join(i: int) -> np.ndarray:
@@ -426,3 +432,74 @@ def grow_forest(
         rows_seen=stats[3],
         seed=np.asarray(seeds, dtype=np.uint64),
     )
+
+
+def tests_follow_rows(iparams: np.ndarray, n_sub: int, d: int) -> bool:
+    """Whether a deterministic node's test depends on nothing but the node's rows (with their
+    multiplicities), the tree's visible features and the nominal features used above it:
+    every visible feature a candidate, exact thresholds, no stochastic choice. Then tree t
+    grown from the same seed, rows and parameters at any alpha finds, at a node reached
+    through deterministic splits only, the test of the all-deterministic tree t's node at the
+    same place (``rows_decide`` adds: the same for every tree, all rows and features in)."""
+    n_visible = n_sub if 0 < n_sub < d else d
+    return bool(iparams[G.P_MAX_FEATURES] >= n_visible and iparams[G.P_DET_THRESHOLD] == 0
+                and iparams[G.P_STOCHASTIC] == 0)
+
+
+def _grow_trees(one: Callable, feats: FeatureArrays, y32: np.ndarray, n_classes: int,
+                iparams: np.ndarray, alphas: np.ndarray, seeds: np.ndarray, row_mode: int,
+                part: np.ndarray, n_sub: int, n_threads: int) -> list:
+    """Every tree of ``grow_forest`` as ``grow_tree`` returns it (a tree may appear several
+    times in the list: trees that draw nothing are grown once)."""
+    T = len(seeds)
+    d = feats.Xc.shape[0]
+    mixed = (alphas > 0.0) & (alphas < 1.0)
+    store = sharing.current()
+    key = None
+    if (store is not None and feats.key and np.any(alphas > 0.0)
+            and tests_follow_rows(iparams, n_sub, d)):
+        plain = iparams.copy()
+        plain[G.P_KEEP_TIES] = 0
+        key = sharing.digest(feats.key, y32, n_classes, plain, np.asarray(seeds, np.uint64),
+                             row_mode, part, n_sub)
+        known = store.forests.peek(key)
+        if known is not None:  # the all-deterministic trees of these seeds (engine.sharing)
+            store.hits["trees"] += 1
+            refs: dict[int, tuple] = {}
+
+            def with_reference(t: int) -> tuple:
+                ref = refs.get(id(known[t]))
+                if ref is None:
+                    ref = refs.setdefault(id(known[t]), reference_arrays(known[t]))
+                return one(t, ref=ref)
+
+            grown = [t for t in range(T) if alphas[t] < 1.0]
+            done = dict(zip(grown, run_threads(
+                lambda t: with_reference(t) if mixed[t] else one(t), grown, n_threads),
+                strict=True))
+            return [known[t] if alphas[t] >= 1.0 else done[t] for t in range(T)]
+    keep = key is not None and bool(np.all(alphas >= 1.0))
+    if keep:  # kept for later fits: each node's ties, which a reference passes on
+        iparams = iparams.copy()
+        iparams[G.P_KEEP_TIES] = 1
+    # a tree that draws nothing is the same whatever its seed: grown once. Trees mixing
+    # random and deterministic nodes copy the tests of their deterministic top from that
+    # all-deterministic tree (grow_tree's reference tree)
+    same = draws_nothing(iparams, alphas, row_mode, n_sub, d)
+    saving = float(np.sum(alphas[mixed] / (1.0 - alphas[mixed])))
+    use_reference = (saving >= REFERENCE_MIN_SAVING
+                     and rows_decide(iparams, row_mode, n_sub, d))
+    reference = None
+    if same.any() or use_reference:
+        # only a reference keeps each node's ties (reference_arrays reads them)
+        ref_params = iparams.copy()
+        ref_params[G.P_KEEP_TIES] = int(use_reference or keep)
+        reference = one(int(np.argmax(same | mixed)), alpha=1.0, ip=ref_params)
+    ref = reference_arrays(reference) if use_reference else G.NO_REFERENCE
+    grown = [t for t in range(T) if not same[t]]
+    done = dict(zip(grown, run_threads(lambda t: one(t, ref=ref, ip=iparams), grown,
+                                       n_threads), strict=True))
+    trees = [reference if same[t] else done[t] for t in range(T)]
+    if keep:
+        store.forests.put(key, trees)
+    return trees

@@ -4,6 +4,13 @@ Every backend yields ``(cell, result, error)`` as cells finish; the caller (one 
 each result at once. Results do not depend on the backend: a cell's computation depends only
 on its spec (seeds included), and each fit runs with a fixed thread count for BLAS.
 
+Cells that fit on the same training rows (every ensemble and alpha of one data set, transform
+values, repeat and fold: a *fold batch*) run one after the other in the same process, the
+all-deterministic forest of each ensemble first (alpha = 1), so that they share the fold's
+feature preparation and those trees (``treelab.engine.sharing``; the results are the same,
+bit for bit, with or without sharing). Local worker processes each run one batch at a time, two
+cells in flight, and every cell is still yielded, and written, the moment it finishes.
+
 To keep 2 cores from being oversubscribed, parallel backends run one fit per worker with
 ``n_jobs=1`` (numba's own threads off); only the serial backend lets a fit use several threads
 (``n_jobs``). At most ``2 * n_workers`` cells are in flight, so a killed run loses at most
@@ -19,6 +26,7 @@ on.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import traceback
@@ -34,10 +42,13 @@ from concurrent.futures import (
 from concurrent.futures import wait as wait_futures
 from typing import Any
 
+import numpy as np
+
+from treelab import _dims
 from treelab.experiment.cells import run_cell
 from treelab.experiment.expand import Cell
 
-__all__ = ["default_workers", "execute"]
+__all__ = ["default_workers", "execute", "fold_batches"]
 
 Outcome = tuple[Cell, dict[str, Any] | None, str | None]
 
@@ -50,10 +61,31 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _safe_run(spec: dict[str, Any], n_jobs: int | None) -> tuple[dict[str, Any] | None,
-                                                                  str | None]:
+def fold_batches(cells: Sequence[Cell]) -> list[list[Cell]]:
+    """``cells`` grouped by their training rows (coordinates less ensemble and alpha), the
+    batches in order of their first cell, each batch's cells by ensemble (in order of
+    appearance) and decreasing alpha: the all-deterministic forest (alpha = 1), whose trees
+    the other alphas reuse, before them; ensembles without alpha last."""
+    batches: dict[tuple, list[Cell]] = {}
+    for cell in cells:
+        at = tuple((d, "nan" if isinstance(v, float) and math.isnan(v) else v)
+                   for d, v in cell.coords.items() if d not in (_dims.ENSEMBLE, _dims.ALPHA))
+        batches.setdefault(at, []).append(cell)
+    first: dict[Any, int] = {}
+    for cell in cells:
+        first.setdefault(cell.coords[_dims.ENSEMBLE], len(first))
+
+    def place(cell: Cell) -> tuple[int, float]:
+        a = cell.coords[_dims.ALPHA]
+        return first[cell.coords[_dims.ENSEMBLE]], (np.inf if a != a else -a)
+
+    return [sorted(batch, key=place) for batch in batches.values()]
+
+
+def _safe_run(spec: dict[str, Any], n_jobs: int | None, share: bool = True
+              ) -> tuple[dict[str, Any] | None, str | None]:
     try:
-        return run_cell(spec, n_jobs=n_jobs), None
+        return run_cell(spec, n_jobs=n_jobs, share=share), None
     except Exception:  # reported to the caller, which records or raises it
         return None, traceback.format_exc()
 
@@ -77,9 +109,9 @@ def _worker_init(parent: Any = None) -> None:
         os.environ[var] = "1"
 
 
-def _serial(cells: Sequence[Cell], n_jobs: int | None) -> Iterator[Outcome]:
+def _serial(cells: Sequence[Cell], n_jobs: int | None, share: bool) -> Iterator[Outcome]:
     for cell in cells:
-        result, error = _safe_run(cell.spec, n_jobs)
+        result, error = _safe_run(cell.spec, n_jobs, share)
         yield cell, result, error
 
 
@@ -88,76 +120,115 @@ WORKER_DIED = ("the worker process running this cell died (killed by a signal or
                "out-of-memory killer) when it ran alone in the pool")
 
 
-def _pool(cells: Sequence[Cell], make: Any, n_workers: int) -> Iterator[Outcome]:
-    """Run ``cells`` on the executors ``make()`` returns, at most ``2 * n_workers`` in flight.
+class _Lane:
+    """An executor, the batch it runs (one cell after the other) and its cells in flight.
 
-    A broken process pool (a worker died) is replaced by a new one. The cells it was running
-    are suspects: they run again one at a time, so a cell that breaks a pool while alone in it
-    is the one that kills its worker, and only that cell is reported failed.
+    When its pool breaks (a worker died), the lane gets a new one. The cells that were in
+    flight are suspects: they run again one at a time, so a cell that breaks the pool while
+    alone in it is the one that kills its worker, and only that cell is reported failed.
     """
-    executor = make()
-    pending: dict[Future, Cell] = {}
-    suspects: deque[Cell] = deque()
-    isolating = False  # a suspect runs alone in the pool
-    todo = iter(cells)
-    try:
+
+    def __init__(self, make: Any, capacity: int, share: bool) -> None:
+        self.make, self.capacity, self.share = make, capacity, share
+        self.executor = make()
+        self.queue: deque[Cell] = deque()
+        self.suspects: deque[Cell] = deque()
+        self.pending: dict[Future, Cell] = {}
+        self.isolating = False  # a suspect runs alone in the pool
+
+    def fill(self, batches: Iterator[list[Cell]]) -> None:
+        """Submit cells up to the lane's capacity (one while suspects run), taking the next
+        batch once this one is submitted."""
         while True:
-            isolating = isolating and bool(pending or suspects)
-            while len(pending) < (1 if isolating or suspects else 2 * n_workers):
-                isolating = isolating or bool(suspects)
-                cell = suspects.popleft() if suspects else next(todo, None)
-                if cell is None:
+            self.isolating = self.isolating and bool(self.pending or self.suspects)
+            while len(self.pending) < (1 if self.isolating or self.suspects else self.capacity):
+                self.isolating = self.isolating or bool(self.suspects)
+                if not self.suspects and not self.queue:
+                    self.queue.extend(next(batches, ()))
+                queue = self.suspects or self.queue
+                if not queue:
                     break
+                cell = queue.popleft()
                 try:
-                    fut = executor.submit(_safe_run, cell.spec, 1)
+                    fut = self.executor.submit(_safe_run, cell.spec, 1, self.share)
                 except BrokenExecutor:  # it broke since the last wait: the futures will say
-                    suspects.appendleft(cell)
+                    self.suspects.appendleft(cell)
                     break
-                pending[fut] = cell
-            if not pending:
-                if not suspects:
-                    return
-                executor = _restart(executor, make)
+                self.pending[fut] = cell
+            if self.pending or not self.suspects:
+                return
+            self.restart()
+
+    def collect(self, done: set[Future]) -> list[Outcome]:
+        """The outcomes of the lane's finished futures, in submission order."""
+        if not any(fut in done for fut in self.pending):
+            return []
+        if any(_broke(fut) for fut in self.pending if fut in done):
+            wait_futures(self.pending)  # every other future of a broken pool fails as well
+            done = set(self.pending)
+        out: list[Outcome] = []
+        broken: list[Cell] = []
+        for fut in [f for f in self.pending if f in done]:
+            cell = self.pending.pop(fut)
+            if _broke(fut):
+                broken.append(cell)
                 continue
-            done, _ = wait_futures(pending, return_when=FIRST_COMPLETED)
-            if any(_broke(fut) for fut in done):
-                wait_futures(pending)  # every other future of a broken pool fails as well
-                done = set(pending)
-            broken: list[Cell] = []
-            for fut in [f for f in pending if f in done]:  # submission order
-                cell = pending.pop(fut)
-                if _broke(fut):
-                    broken.append(cell)
-                    continue
-                try:
-                    result, error = fut.result()
-                except Exception:  # the call failed outside the cell (e.g. pickling)
-                    result, error = None, traceback.format_exc()
-                yield cell, result, error
-            if len(broken) == 1:  # alone in the pool: this cell killed its worker
-                yield broken[0], None, WORKER_DIED
-            elif broken:
-                suspects.extend(broken)
-            if broken:
-                executor = _restart(executor, make)
-    finally:
-        for fut in pending:
+            try:
+                result, error = fut.result()
+            except Exception:  # the call failed outside the cell (e.g. pickling)
+                result, error = None, traceback.format_exc()
+            out.append((cell, result, error))
+        if len(broken) == 1:  # alone in the pool: this cell killed its worker
+            out.append((broken[0], None, WORKER_DIED))
+        elif broken:
+            self.suspects.extend(broken)
+        if broken:
+            self.restart()
+        return out
+
+    def restart(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        self.executor = self.make()
+
+    def close(self) -> None:
+        for fut in self.pending:
             fut.cancel()
-        executor.shutdown(wait=True, cancel_futures=True)
+        self.executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _pool(batches: Sequence[list[Cell]], make: Any, n_lanes: int, capacity: int,
+          share: bool) -> Iterator[Outcome]:
+    """Run the batches on ``n_lanes`` lanes (executors from ``make()``), each taking the next
+    batch once it has submitted its own, at most ``capacity`` cells in flight per lane."""
+    todo = iter(batches)
+    lanes: list[_Lane] = []
+    try:
+        for _ in range(n_lanes):
+            lanes.append(_Lane(make, capacity, share))
+        while True:
+            for lane in lanes:
+                lane.fill(todo)
+            futures = [fut for lane in lanes for fut in lane.pending]
+            if not futures:
+                return
+            done, _ = wait_futures(futures, return_when=FIRST_COMPLETED)
+            for lane in lanes:
+                yield from lane.collect(done)
+    finally:
+        for lane in lanes:
+            lane.close()
 
 
 def _broke(fut: Future) -> bool:
     return not fut.cancelled() and isinstance(fut.exception(), BrokenExecutor)
 
 
-def _restart(executor: Any, make: Any) -> Any:
-    executor.shutdown(wait=True, cancel_futures=True)
-    return make()
-
-
-def _local(cells: Sequence[Cell], n_workers: int, threads: bool) -> Iterator[Outcome]:
-    if threads:
-        yield from _pool(cells, lambda: ThreadPoolExecutor(max_workers=n_workers), n_workers)
+def _local(batches: list[list[Cell]], n_workers: int, threads: bool, share: bool
+           ) -> Iterator[Outcome]:
+    if threads:  # one pool: the threads share one process's store
+        yield from _pool([[c for b in batches for c in b]],
+                         lambda: ThreadPoolExecutor(max_workers=n_workers), 1, 2 * n_workers,
+                         share)
         return
     import multiprocessing
 
@@ -168,16 +239,17 @@ def _local(cells: Sequence[Cell], n_workers: int, threads: bool) -> Iterator[Out
     # workers see end-of-file the moment it dies, however it dies
     watch, alive = ctx.Pipe(duplex=False)
     try:
-        yield from _pool(cells, lambda: ProcessPoolExecutor(
-            max_workers=n_workers, mp_context=ctx, initializer=_worker_init,
-            initargs=(watch,)), n_workers)
+        # a process of its own per lane: a fold batch's cells run where its shared work is
+        yield from _pool(batches, lambda: ProcessPoolExecutor(
+            max_workers=1, mp_context=ctx, initializer=_worker_init,
+            initargs=(watch,)), n_workers, 2, share)
     finally:
         alive.close()
         watch.close()
 
 
-def _dask(cells: Sequence[Cell], n_workers: int, client: Any, scheduler: str | None
-          ) -> Iterator[Outcome]:
+def _dask(cells: Sequence[Cell], n_workers: int, client: Any, scheduler: str | None,
+          share: bool) -> Iterator[Outcome]:
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError as exc:  # pragma: no cover - optional at import time
@@ -198,7 +270,7 @@ def _dask(cells: Sequence[Cell], n_workers: int, client: Any, scheduler: str | N
         futures = {}
 
         def submit(cell: Cell) -> None:
-            fut = client.submit(_safe_run, cell.spec, 1, key=f"treelab-cell-{cell.key}",
+            fut = client.submit(_safe_run, cell.spec, 1, share, key=f"treelab-cell-{cell.key}",
                                 pure=False)
             futures[fut.key] = cell
             queue.add(fut)
@@ -229,8 +301,15 @@ def _dask(cells: Sequence[Cell], n_workers: int, client: Any, scheduler: str | N
 
 def execute(cells: Sequence[Cell], *, backend: str = "serial", n_workers: int | None = None,
             n_jobs: int | None = None, client: Any = None, scheduler: str | None = None,
-            threads: bool = False) -> Iterator[Outcome]:
+            threads: bool = False, share: bool = True, batch: bool = True
+            ) -> Iterator[Outcome]:
     """Run ``cells`` on a backend, yielding ``(cell, result, error)`` as each finishes.
+
+    With ``batch``, cells run in fold batches (:func:`fold_batches`, the batches in the order
+    of their first cell in ``cells``); otherwise in the order given. With ``share`` the cells
+    that run in one process share feature preparation and all-deterministic trees
+    (``treelab.engine.sharing``): the same results, bit for bit, in less time. dask places
+    each cell itself, so there a batch shares only what lands on one worker.
 
     Parameters
     ----------
@@ -252,6 +331,12 @@ def execute(cells: Sequence[Cell], *, backend: str = "serial", n_workers: int | 
         A dask scheduler address.
     threads : bool, default False
         ``local`` with threads instead of processes.
+    share : bool, default True
+        Let the cells share work (off: each cell prepares and grows everything itself; for
+        comparisons).
+    batch : bool, default True
+        Run the cells in fold batches (off: one at a time in the given order, e.g. to finish
+        the repeats of a group measure together).
 
     Yields
     ------
@@ -260,11 +345,13 @@ def execute(cells: Sequence[Cell], *, backend: str = "serial", n_workers: int | 
         record, or None with ``error`` the traceback text.
     """
     workers = n_workers or default_workers()
+    batches = fold_batches(cells) if batch else [[c] for c in cells]
+    ordered = [c for b in batches for c in b]
     if backend == "serial":
-        yield from _serial(cells, -1 if n_jobs is None else n_jobs)
+        yield from _serial(ordered, -1 if n_jobs is None else n_jobs, share)
     elif backend == "local":
-        yield from _local(cells, workers, threads)
+        yield from _local(batches, workers, threads, share)
     elif backend == "dask":
-        yield from _dask(cells, workers, client, scheduler)
+        yield from _dask(ordered, workers, client, scheduler, share)
     else:
         raise ValueError(f"backend must be one of ('serial', 'local', 'dask'); got {backend!r}")

@@ -15,6 +15,7 @@ comparisons less noisy).
 
 from __future__ import annotations
 
+import contextlib
 import time
 import warnings
 from typing import Any
@@ -23,6 +24,7 @@ import numpy as np
 import xarray as xr
 
 from treelab.datasets import LabeledData
+from treelab.engine.sharing import shared_work
 from treelab.experiment.data import LRU, train_test
 from treelab.experiment.groups import GROUP_MEASURES, cell_outputs
 from treelab.experiment.schema import resolve_estimator
@@ -132,7 +134,8 @@ def _fitted_single(model: Any, train: LabeledData) -> Any:
     return fitted
 
 
-def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1) -> dict[str, Any]:
+def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1, share: bool = True
+             ) -> dict[str, Any]:
     """Compute one cell: build its data, fit its estimator, evaluate its measures.
 
     Parameters
@@ -141,6 +144,11 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1) -> dict[str, Any]:
         :attr:`Cell.spec`.
     n_jobs : int or None, default 1
         Threads inside the fit (the result does not depend on it).
+    share : bool, default True
+        Fit inside the process's sharing scope (``treelab.engine.sharing``): the fits of
+        other cells on the same training rows that ran in this process before leave their
+        feature preparation and all-deterministic trees for this one (the result does not
+        depend on it).
 
     Returns
     -------
@@ -151,7 +159,8 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1) -> dict[str, Any]:
     """
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(1), warnings.catch_warnings(record=True) as caught:
+    scope = shared_work() if share else contextlib.nullcontext()
+    with threadpool_limits(1), scope, warnings.catch_warnings(record=True) as caught:
         # BLAS thread count must not change sums between backends; warnings are returned
         # with the record instead of being printed by (possibly many) workers
         warnings.simplefilter("always")

@@ -18,6 +18,7 @@ import pandas as pd
 import xarray as xr
 
 from treelab import _dims
+from treelab.engine.sharing import release as release_shared_work
 from treelab.experiment.backends import execute
 from treelab.experiment.cells import TIMING_VARS
 from treelab.experiment.config import BACKENDS, ExperimentConfig, load_config
@@ -137,6 +138,7 @@ def run(
     threads: bool = False,
     progress: bool = True,
     write_result: bool = True,
+    share: bool = True,
 ) -> xr.Dataset:
     """Run an experiment, resuming from the cells already in its output folder.
 
@@ -165,6 +167,12 @@ def run(
         Show a tqdm progress bar (notebook-aware) with cells done, skipped and an ETA.
     write_result : bool, default True
         Also write ``OUT/result.nc`` and ``OUT/summary.csv``.
+    share : bool, default True
+        Run the cells that fit on the same training rows (a fold's ensembles and alphas)
+        together and let them share the fold's feature preparation and all-deterministic
+        trees (:func:`~treelab.experiment.backends.execute`; with a measure over repeats the
+        cells keep the grid's order, the repeats of a group together); the stored results
+        are the same, bit for bit, either way.
 
     Returns
     -------
@@ -230,7 +238,10 @@ def run(
         try:
             outcomes = execute(todo, backend=backend, n_workers=n_workers or config.n_workers,
                                n_jobs=config.n_jobs, client=client, scheduler=config.scheduler,
-                               threads=threads)
+                               threads=threads, share=share,
+                               # a group measure's repeats finish together instead: its
+                               # cells' outputs wait on disk until the group is reduced
+                               batch=share and not groups)
             for cell, result, error in outcomes:
                 if result is not None:
                     for message in result.get("warnings", ()):
@@ -260,6 +271,7 @@ def run(
                 bar.set_postfix(skipped=skipped, failed=len(failures), refresh=False)
         finally:
             bar.close()
+            release_shared_work()  # what this process kept for the cells it ran
             for message, count in warned.items():
                 log.info("%d cells warned: %s", count, message)
         _tidy_outputs(folder, groups, done)
