@@ -9,11 +9,15 @@
    once), so a few alphas would weight some costs wrongly.
 2. ``dask``: the same cells on a dask ``LocalCluster`` of 1 and of 2 workers: wall times,
    speed-up, and whether the results are identical.
+3. ``sharing``: the spectrum study's fold batches (33 cells: 3 constructions x 11 alphas)
+   alone and sharing their feature preparation and all-deterministic trees, paired in one
+   process per data set, in CPU seconds; the full study projected from the sampled folds.
 
 Usage::
 
     python benchmarks/bench_experiment.py spectrum --out /tmp/bench-spectrum
     python benchmarks/bench_experiment.py dask --out /tmp/bench-dask
+    python benchmarks/bench_experiment.py sharing --folds 0 --procs 2
 
 Reads the UCI bundle that ships with treelab (``data/uci``; ``TREELAB_DATA`` points elsewhere).
 """
@@ -147,18 +151,81 @@ def bench_dask(args: argparse.Namespace) -> dict:
             "identical": identical}
 
 
+def _fold_pair(task: tuple[str, list[int], int]) -> dict:
+    """One data set's cells of the given folds, alone and sharing (alternating ``pairs``
+    times), in this process: CPU seconds of each, and whether every result is the same."""
+    from treelab.engine import sharing
+    from treelab.experiment.backends import fold_batches
+    from treelab.experiment.cells import run_cell
+
+    name, folds, pairs = task
+    config = spectrum_config(Path("unused"), [name])
+    batches = fold_batches([c for c in expand(config) if c.coords["fold"] in folds])
+    run_cell(batches[0][-1].spec, share=False)  # data loaded, kernels loaded or compiled
+    cpu: dict[str, list[float]] = {"alone": [], "shared": []}
+    results: dict[str, dict] = {"alone": {}, "shared": {}}
+    for _ in range(pairs):
+        for mode in ("alone", "shared"):
+            sharing.release()
+            started = time.process_time()
+            for batch in batches:
+                for cell in batch:
+                    rec = run_cell(cell.spec, n_jobs=1, share=mode == "shared")
+                    # as the store writes them (NaN == NaN in JSON text)
+                    results[mode][cell.key] = json.dumps(
+                        {k: v for k, v in rec["vars"].items() if k not in TIMING_VARS},
+                        sort_keys=True)
+            cpu[mode].append(time.process_time() - started)
+    return {"dataset": name, "cells": sum(map(len, batches)), "cpu_alone_s": cpu["alone"],
+            "cpu_shared_s": cpu["shared"], "identical": results["alone"] == results["shared"]}
+
+
+def bench_sharing(args: argparse.Namespace) -> dict:
+    """Paired CPU time of fold batches alone (every cell prepares and grows everything) and
+    sharing their feature preparation and all-deterministic trees; each data set's batches
+    run in one process (``--procs`` of them side by side), and the full study's CPU time
+    and wall time on ``--workers`` cores are projected from the sampled folds."""
+    import multiprocessing
+
+    names = list(list_uci().index) if not args.datasets else args.datasets.split(",")
+    sizes = list_uci().n_samples * list_uci().n_features
+    names.sort(key=lambda n: -float(sizes[n]))  # the longest first
+    folds = [int(f) for f in args.folds.split(",")]
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(args.procs) as pool:
+        rows = list(pool.imap_unordered(_fold_pair, [(n, folds, args.pairs) for n in names]))
+    scale = 10 / len(folds)
+    alone = sum(min(r["cpu_alone_s"]) for r in rows) * scale
+    shared = sum(min(r["cpu_shared_s"]) for r in rows) * scale
+    return {
+        "datasets": len(rows), "folds_sampled": folds, "pairs": args.pairs,
+        "cells_sampled": sum(r["cells"] for r in rows),
+        "all_identical": all(r["identical"] for r in rows),
+        "projected_cpu_full_alone_s": alone, "projected_cpu_full_shared_s": shared,
+        "ratio_shared_alone": shared / alone,
+        "projected_wall_full_shared_min_at_workers": shared / args.workers / 60,
+        "by_dataset": {r["dataset"]: {"alone": [round(x, 2) for x in r["cpu_alone_s"]],
+                                      "shared": [round(x, 2) for x in r["cpu_shared_s"]],
+                                      "identical": r["identical"]}
+                       for r in sorted(rows, key=lambda r: -min(r["cpu_alone_s"]))},
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("spectrum", "dask"))
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("what", choices=("spectrum", "dask", "sharing"))
+    parser.add_argument("--out", type=Path, default=Path("bench-experiment-out"))
     parser.add_argument("--datasets", default="", help="comma-separated UCI names")
     parser.add_argument("--alphas", default=",".join(map(str, ALPHAS)), help="sampled alphas")
     parser.add_argument("--folds", default="0", help="sampled folds")
     parser.add_argument("--full", action="store_true", help="run the whole study")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--n-folds", type=int, default=4, help="folds per cell set (dask)")
+    parser.add_argument("--procs", type=int, default=2, help="processes side by side (sharing)")
+    parser.add_argument("--pairs", type=int, default=1, help="alone/shared pairs (sharing)")
     args = parser.parse_args()
-    report = bench_spectrum(args) if args.what == "spectrum" else bench_dask(args)
+    bench = {"spectrum": bench_spectrum, "dask": bench_dask, "sharing": bench_sharing}
+    report = bench[args.what](args)
     print(json.dumps(report, indent=2))
 
 
