@@ -379,14 +379,14 @@ def test_sigkill_loses_only_cells_in_flight(tmp_path, backend):
 
 def test_failing_cells_raise_or_continue(tmp_path):
     # Agg. weighs more (101 trees against the 100 assumed for an estimator without
-    # n_estimators), so its cells run before the broken ones
+    # n_estimators), so in each fold batch its cell runs before the broken one
     bad = [{"name": "Agg.", "estimator": "VRTrees", "params": {"n_estimators": 101}},
            {"name": "broken", "estimator": "helpers_faults:FailingClassifier"}]
     config = small_config(out=str(tmp_path / "a"), ensembles=bad, alphas=[0.5],
                           datasets=[{"name": "wine", "builtin": "wine"}])
     with pytest.raises(ExperimentError, match="always fails"):
         run(config, progress=False)
-    assert status(config)["done"] == 3  # the Agg. cells before the failure are kept
+    assert status(config)["done"] == 1  # the Agg. cell before the failure is kept
     ds = run(config.replace(on_error="continue"), progress=False)
     assert ds.attrs["failed_cells"] == 3
     assert np.all(np.isnan(ds.ensemble_error.sel(ensemble="broken")))
