@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -193,7 +194,10 @@ def bench_sharing(args: argparse.Namespace) -> dict:
     folds = [int(f) for f in args.folds.split(",")]
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(args.procs) as pool:
-        rows = list(pool.imap_unordered(_fold_pair, [(n, folds, args.pairs) for n in names]))
+        rows = []
+        for row in pool.imap_unordered(_fold_pair, [(n, folds, args.pairs) for n in names]):
+            print(json.dumps(row), file=sys.stderr, flush=True)  # each data set as it ends
+            rows.append(row)
     scale = 10 / len(folds)
     alone = sum(min(r["cpu_alone_s"]) for r in rows) * scale
     shared = sum(min(r["cpu_shared_s"]) for r in rows) * scale

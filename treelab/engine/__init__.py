@@ -22,7 +22,9 @@ Modules:
 - :mod:`treelab.engine.forest`: the flat ``Forest``, feature preparation and the forest driver;
 - :mod:`treelab.engine.oblique`: drivers of MMDT, rotation and CV-selected (CVDT) trees, which
   grow into the same ``Forest``;
-- :mod:`treelab.engine.pruning`: reduced-error and pessimistic pruning of a grown tree.
+- :mod:`treelab.engine.pruning`: reduced-error and pessimistic pruning of a grown tree;
+- :mod:`treelab.engine.sharing`: what fits on the same training rows share (feature
+  preparation, all-deterministic trees) inside a sharing scope.
 """
 
 from treelab.engine._notice import install as _install_compile_notice

@@ -221,7 +221,8 @@ def run(
         store.clear_errors()
         _tidy_outputs(folder, groups, done)
         # heaviest first (a stable sort: expansion order among equals): a long cell started
-        # last would run alone while the other workers idle. Results do not depend on order
+        # last would run alone while the other workers idle. The backends keep this order
+        # between fold batches. Results do not depend on order
         todo = sorted((c for c in cells if c.key not in done), key=lambda c: -c.weight)
         skipped = len(cells) - len(todo)
         log.info("%s: %d cells, %d already finished, %d to run on %s", config.name,
