@@ -3,8 +3,6 @@ split and the swept transforms, cached per process because many cells share them
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -20,33 +18,11 @@ from treelab.datasets import (
     load_uci,
     subsample,
 )
+from treelab.engine.sharing import LRU
 from treelab.experiment.seeds import canonical_json, cell_seed
 from treelab.protocols import make_protocol
 
 __all__ = ["LRU", "load_base", "train_test"]
-
-
-class LRU:
-    """A small per-process cache (data sets, splits and single models are reused by many
-    cells). Values are made outside the lock: two threads may both make a missing value, and
-    the same key always makes the same value."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.items: OrderedDict[str, Any] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key: str, make: Any) -> Any:
-        with self.lock:
-            if key in self.items:
-                self.items.move_to_end(key)
-                return self.items[key]
-        value = make()
-        with self.lock:
-            self.items[key] = value
-            if len(self.items) > self.size:
-                self.items.popitem(last=False)
-        return value
 
 
 _DATA = LRU(8)
