@@ -140,3 +140,16 @@ def test_prepared_features_are_those_of_a_fit_alone():
             a, b = getattr(alone, name), getattr(again, name)
             assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), (kw, name)
         assert alone.key == "" and len(again.key) == 40
+
+
+def test_every_input_of_grow_forest_is_in_the_sharing_key():
+    """A tripwire: the key of shared trees (forest._grow_trees) digests every input of
+    grow_forest that shapes a tree. An input added to grow_forest (row weights, say) must be
+    added to that key too, or a shared forest could stand in for a different one."""
+    import inspect
+
+    keyed = {"feats", "y", "n_classes", "iparams", "alphas", "seeds", "row_mode", "part",
+             "n_sub", "n_threads"}  # alphas: per tree; n_threads: never changes a tree
+    assert set(inspect.signature(F.grow_forest).parameters) == keyed
+    assert set(F.FeatureArrays._fields) == {"Xc", "R", "order", "n_distinct", "uniq",
+                                            "uniq_off", "nominal", "key"}

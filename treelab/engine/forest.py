@@ -460,6 +460,8 @@ def _grow_trees(one: Callable, feats: FeatureArrays, y32: np.ndarray, n_classes:
             and tests_follow_rows(iparams, n_sub, d)):
         plain = iparams.copy()
         plain[G.P_KEEP_TIES] = 0
+        # every input that shapes a tree, alpha aside (tests/test_engine_sharing.py has a
+        # tripwire on grow_forest's signature: a new input belongs here too)
         key = sharing.digest(feats.key, y32, n_classes, plain, np.asarray(seeds, np.uint64),
                              row_mode, part, n_sub)
         known = store.forests.peek(key)
