@@ -153,3 +153,24 @@ def test_every_input_of_grow_forest_is_in_the_sharing_key():
     assert set(inspect.signature(F.grow_forest).parameters) == keyed
     assert set(F.FeatureArrays._fields) == {"Xc", "R", "order", "n_distinct", "uniq",
                                             "uniq_off", "nominal", "key"}
+
+
+def test_the_store_keeps_at_most_its_bytes():
+    X, y = data()
+    nominal = np.zeros(6, dtype=bool)
+    arity = np.zeros(6, dtype=np.int64)
+    one = F.prepare_features(X, nominal, arity)
+    assert sharing.nbytes(one) == sum(a.nbytes for a in one[:7])
+    store = sharing.SharedWork(max_bytes=int(1.5 * sharing.nbytes(one)))
+    with sharing.shared_work(store):
+        F.prepare_features(X, nominal, arity)
+        F.prepare_features(X[::-1].copy(), nominal, arity)  # pushes the first one out
+        assert len(store.features.items) == 1
+        F.prepare_features(X, nominal, arity)
+        assert store.hits["features"] == 0
+    small = sharing.SharedWork(max_bytes=10)
+    with sharing.shared_work(small):  # nothing fits: every fit prepares its own
+        a = treelab.VRTrees(n_estimators=3, alpha=1.0, random_state=0).fit(X, y)
+        b = treelab.VRTrees(n_estimators=3, alpha=1.0, random_state=0).fit(X, y)
+    assert small.hits == {"features": 0, "trees": 0} and not small.forests.items
+    assert_forests_identical(a.forest_, b.forest_)

@@ -31,17 +31,20 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["LRU", "SharedWork", "current", "digest", "release", "shared_work"]
+__all__ = ["LRU", "SharedWork", "current", "digest", "nbytes", "release", "shared_work"]
 
 
 class LRU:
-    """A small cache that forgets the least recently used entry beyond ``size``. Values are
-    made outside the lock: two threads may both make a missing value, and the same key always
-    makes the same value."""
+    """A small cache that forgets the least recently used entries beyond ``size`` entries
+    (and, with ``max_bytes``, beyond that many bytes of the NumPy arrays the values hold; a
+    value larger than that alone is not kept). Values are made outside the lock: two threads
+    may both make a missing value, and the same key always makes the same value."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, max_bytes: int | None = None) -> None:
         self.size = size
+        self.max_bytes = max_bytes
         self.items: OrderedDict[str, Any] = OrderedDict()
+        self.sizes: dict[str, int] = {}
         self.lock = threading.Lock()
 
     def peek(self, key: str) -> Any:
@@ -53,11 +56,17 @@ class LRU:
         return None
 
     def put(self, key: str, value: Any) -> None:
+        size = nbytes(value) if self.max_bytes is not None else 0
+        if self.max_bytes is not None and size > self.max_bytes:
+            return
         with self.lock:
             self.items[key] = value
+            self.sizes[key] = size
             self.items.move_to_end(key)
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
+            while len(self.items) > self.size or (
+                    self.max_bytes is not None and sum(self.sizes.values()) > self.max_bytes):
+                old, _ = self.items.popitem(last=False)
+                del self.sizes[old]
 
     def get(self, key: str, make: Callable[[], Any]) -> Any:
         """The value of ``key``, made by ``make()`` (and kept) when missing."""
@@ -72,6 +81,25 @@ class LRU:
     def clear(self) -> None:
         with self.lock:
             self.items.clear()
+            self.sizes.clear()
+
+
+def nbytes(value: Any) -> int:
+    """Bytes of the NumPy arrays in ``value`` (nested tuples and lists; an object met twice,
+    such as a tree repeated in a forest, counts once)."""
+    seen: set[int] = set()
+    total = 0
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if isinstance(v, np.ndarray):
+            total += v.nbytes
+        elif isinstance(v, tuple | list):
+            stack.extend(v)
+    return total
 
 
 class SharedWork:
@@ -84,11 +112,15 @@ class SharedWork:
         ranks without sort orders, with them, ranks without values).
     forests : int, default 6
         All-deterministic forests kept (a grid point's constructions, with room for the next).
+    max_bytes : int, default 512 MiB
+        The most array memory each of the two keeps (large data: fewer entries; an entry
+        larger than this is not kept, and its fits grow alone).
     """
 
-    def __init__(self, features: int = 8, forests: int = 6) -> None:
-        self.features = LRU(features)
-        self.forests = LRU(forests)
+    def __init__(self, features: int = 8, forests: int = 6, max_bytes: int = 512 << 20
+                 ) -> None:
+        self.features = LRU(features, max_bytes)
+        self.forests = LRU(forests, max_bytes)
         self.hits = {"features": 0, "trees": 0}
 
     def clear(self) -> None:
