@@ -11,7 +11,39 @@ import xarray as xr
 from treelab.analysis._dataset import encode_labels
 from treelab.analysis.strength import strength_correlation
 
-__all__ = ["in_bag_counts", "oob_strength_correlation"]
+__all__ = ["in_bag_counts", "oob_strength_correlation", "sklearn_in_bag"]
+
+
+def sklearn_in_bag(model: Any, n_rows: int, *, strict: bool = True) -> np.ndarray | None:
+    """In-bag counts (tree, sample) from a scikit-learn ensemble's ``estimators_samples_``
+    (the training rows each member was drawn, with repeats under the bootstrap).
+
+    With ``strict=False``, None where the model keeps no such record (or every member saw
+    every row, which leaves nothing out of bag); with ``strict=True`` a ``ValueError``.
+    """
+    samples = None
+    if hasattr(model, "estimators_") and not hasattr(model, "forest_"):
+        try:
+            samples = model.estimators_samples_
+        except (AttributeError, ValueError, TypeError):
+            samples = None
+    if samples is None:
+        if strict:
+            raise ValueError(f"{type(model).__name__} keeps no estimators_samples_: out-of-bag "
+                             "estimates need the rows each member was trained on")
+        return None
+    counts = np.zeros((len(samples), n_rows), dtype=np.int64)
+    for t, rows in enumerate(samples):
+        rows = np.asarray(rows)
+        if rows.dtype == np.bool_:
+            rows = np.flatnonzero(rows)
+        if rows.size and rows.max() >= n_rows:
+            raise ValueError(f"estimators_samples_[{t}] indexes row {int(rows.max())}; y_train "
+                             f"has {n_rows} rows: pass the training rows the model was fit on")
+        counts[t] = np.bincount(rows, minlength=n_rows)
+    if not strict and counts.min() > 0:
+        return None
+    return counts
 
 
 def in_bag_counts(ensemble: Any, y: Any) -> np.ndarray:
@@ -83,9 +115,14 @@ def oob_strength_correlation(ensemble: Any, X: Any, y: Any) -> xr.Dataset:
     ``member_predict``) and the in-bag counts of :func:`in_bag_counts` go to
     :func:`strength_correlation` with ``in_bag=``; see there for the estimates.
 
+    A scikit-learn ensemble that keeps ``estimators_samples_`` (forests with
+    ``bootstrap=True``, ``BaggingClassifier``) gives its in-bag rows from there
+    (:func:`sklearn_in_bag`).
+
     Parameters
     ----------
-    ensemble : fitted bagged treelab ensemble (see :func:`in_bag_counts`)
+    ensemble : fitted bagged treelab ensemble (see :func:`in_bag_counts`) or scikit-learn
+        ensemble with ``estimators_samples_``
     X : array-like, (sample, feature)
         The training rows the ensemble was fitted on.
     y : array-like, (sample,)
@@ -96,7 +133,13 @@ def oob_strength_correlation(ensemble: Any, X: Any, y: Any) -> xr.Dataset:
     xarray.Dataset
         As :func:`strength_correlation`, with ``n_rows`` the rows some tree did not see.
     """
+    y_arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y)
+    if not hasattr(ensemble, "forest_") and hasattr(ensemble, "estimators_"):
+        from treelab.analysis.members import resolve
+
+        bag = sklearn_in_bag(ensemble, y_arr.shape[0])
+        m = resolve(ensemble, X, need_ensemble=False)
+        return strength_correlation(m.classes[m.labels], y_arr, classes=m.classes, in_bag=bag)
     bag = in_bag_counts(ensemble, y)
     labels = ensemble.member_predict(X)
-    y_arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y)
     return strength_correlation(labels, y_arr, classes=ensemble.classes_, in_bag=bag)
