@@ -18,10 +18,14 @@ from treelab import _dims
 from treelab.analysis._dataset import (
     _KNOWN_DIMS,
     Var,
+    check_classes,
     encode_labels,
+    infer_classes,
     n_classes_of,
+    read_members,
     to_dataset,
 )
+from treelab.analysis.members import complete_classes
 
 __all__ = ["Batch", "batched_labels", "build", "split_input"]
 
@@ -38,7 +42,8 @@ class Batch(NamedTuple):
     coords: dict
 
 
-def split_input(value: Any, name: str, core: tuple[str, ...]) -> tuple[np.ndarray, tuple, dict]:
+def split_input(value: Any, name: str, core: tuple[str, ...], *, labels: bool = False
+                ) -> tuple[np.ndarray, tuple, dict]:
     """An array or DataArray whose *last* dims are ``core``: the array with those dims last,
     the names of the leading dims (``dim_0``, ... for NumPy input) and the carried coords."""
     if isinstance(value, xr.Dataset):
@@ -62,7 +67,7 @@ def split_input(value: Any, name: str, core: tuple[str, ...]) -> tuple[np.ndarra
                              f"{arr.shape}")
         lead = tuple(f"dim_{i}" for i in range(arr.ndim - len(core)))
         coords = {}
-    if arr.dtype == object:
+    if arr.dtype == object and not labels:
         raise TypeError(f"{name} must hold numbers, got dtype object")
     return arr, lead, coords
 
@@ -75,15 +80,21 @@ def batched_labels(
     classes: Any = None,
     member_dim: str = _dims.TREE,
     name: str = "member_labels",
+    X: Any = None,
 ) -> Batch:
     """Validate member labels (..., tree, sample) and true labels (..., sample); encode both.
 
     ``y`` may carry any of the leading dims of ``member_labels`` (e.g. ``fold``, when each fold
     has its own test rows) or none of them. ``member_dim`` names the dim that plays ``tree``
-    (``repeat`` for predictions from K training sets).
+    (``repeat`` for predictions from K training sets). ``member_labels`` may also be a model
+    or a list of models, read on ``X``; string and object labels need no ``classes=`` (see
+    :func:`~treelab.analysis._dataset.infer_classes`).
     """
+    source, given = member_labels, classes
+    member_labels, model_classes = read_members(member_labels, X, name)
+    classes = model_classes if classes is None else classes
     core = (member_dim, _dims.SAMPLE)
-    labels, lead, coords = split_input(member_labels, name, core)
+    labels, lead, coords = split_input(member_labels, name, core, labels=True)
     if isinstance(y, xr.DataArray):
         extra = [d for d in y.dims if d not in lead and d != _dims.SAMPLE]
         if extra or _dims.SAMPLE not in y.dims:
@@ -111,8 +122,10 @@ def batched_labels(
     except ValueError as exc:
         raise ValueError(f"y of shape {y_arr.shape} does not match the leading dims of "
                          f"{name} {lead_shape}") from exc
-    if y_arr.dtype == object:
-        raise TypeError("y must hold numbers, got dtype object")
+    classes = infer_classes(source, labels, y_arr, classes)
+    if classes is not None and given is None:
+        # a true label no member predicts still needs a code (it is an error of every member)
+        classes = complete_classes(check_classes(classes), y_arr)
     labels = encode_labels(labels, name, classes=classes, n_classes=n_classes)
     y_arr = encode_labels(y_arr, "y", classes=classes, n_classes=n_classes)
     n = n_classes_of(labels, y_arr, classes=classes, n_classes=n_classes)

@@ -412,14 +412,56 @@ class MemberInputs(NamedTuple):
     n_known: int
 
 
+def read_members(member_labels: Any, X: Any, name: str = "member_labels") -> tuple[Any, Any]:
+    """A model or a pool read on ``X``: its members' labels (original labels) and its classes
+    (:func:`treelab.analysis.member_outputs`); anything else passes through (classes None)."""
+    from treelab.analysis.members import is_model, resolve
+
+    if not is_model(member_labels):
+        if X is not None:
+            raise ValueError(f"X= is for a model or a list of models; {name} already holds "
+                             "member outputs")
+        return member_labels, None
+    if X is None:
+        raise TypeError(f"{name} is a {type(member_labels).__name__}: pass X= (the rows its "
+                        "members predict)")
+    m = resolve(member_labels, X, need_ensemble=False)
+    return m.classes[m.labels], m.classes
+
+
+def infer_classes(member_labels: Any, labels: np.ndarray, y: np.ndarray, classes: Any) -> Any:
+    """``classes`` when given; else the ``classes`` attr of a DataArray made by
+    :func:`treelab.analysis.member_outputs`; else, for labels that are not integer codes
+    (strings, objects), the sorted distinct labels of the members and ``y``; else None."""
+    if classes is not None:
+        return classes
+    if isinstance(member_labels, xr.DataArray) and "classes" in member_labels.attrs:
+        return np.asarray(member_labels.attrs["classes"])
+    if labels.dtype.kind in "iub" and y.dtype.kind in "iub":
+        return None
+    if labels.dtype.kind == "f" and y.dtype.kind in "iufb":
+        return None  # float codes: checked as codes
+    try:
+        return np.unique(np.concatenate([labels.ravel(), y.ravel()]))
+    except TypeError as exc:
+        raise TypeError(f"member labels and y hold labels that do not compare ({exc}); pass "
+                        "classes=") from exc
+
+
 def member_inputs(
-    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
+    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None,
+    X: Any = None,
 ) -> MemberInputs:
-    """Validate ``member_labels`` (tree, sample) against ``y`` (sample,) and encode both."""
+    """Validate ``member_labels`` (tree, sample) against ``y`` (sample,) and encode both.
+
+    ``member_labels`` may also be a model or a list of models, read on ``X``."""
+    member_labels, model_classes = read_members(member_labels, X)
+    classes = model_classes if classes is None else classes
     labels, coords = as_array(
         member_labels, "member_labels", (_dims.TREE, _dims.SAMPLE), labels=True
     )
     y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,), labels=True)
+    classes = infer_classes(member_labels, labels, y_arr, classes)
     y_arr = align_to(y_arr, y_coords, coords, "y", "member_labels", (_dims.SAMPLE,))
     if labels.shape[1] != y_arr.shape[0]:
         raise ValueError(f"member_labels has {labels.shape[1]} samples but y has {y_arr.shape[0]}")
@@ -449,11 +491,12 @@ def member_dataset(
     *,
     n_classes: int | None = None,
     classes: Any = None,
+    X: Any = None,
 ) -> xr.Dataset:
     """The Dataset of a measure over member labels: validate and encode the inputs
     (:func:`member_inputs`), compute ``vars_of(labels, y, n_classes)`` and build the result
     (no class coordinate: these measures have no class dim)."""
-    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes)
+    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     coords = {k: v for k, v in inp.coords.items() if k != _dims.CLASS}
     return to_dataset(
         vars_of(inp.labels, inp.y, inp.n_classes),

@@ -333,3 +333,31 @@ def _attr_list(classes: np.ndarray) -> list:
     if classes.dtype.kind in "iufb":
         return classes.tolist()
     return [str(c) for c in classes]
+
+
+def repeated_outputs(models: Any, X: Any, *, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """Member outputs of K models fitted on K training sets, on the same rows ``X``:
+    (repeat, tree, sample, class) probabilities or (repeat, tree, sample) class codes, aligned
+    on the union of the models' classes, and those classes. A single model is one repeat."""
+    if is_model(models) and not (isinstance(models, list | tuple) and all(
+            is_model(m) and (hasattr(m, "estimators_") or is_treelab(m) or is_pool(m))
+            for m in models)):
+        models = [models]
+    if X is None:
+        raise TypeError("X is required to read the members of models")
+    got = [resolve(m, X, need_ensemble=False) for m in models]
+    sizes = {g.labels.shape[0] for g in got}
+    if len(sizes) > 1:
+        raise ValueError(f"the models have different numbers of members {sorted(sizes)}; the "
+                         "decomposition pairs member i across the training sets")
+    try:
+        classes = np.unique(np.concatenate([g.classes for g in got]))
+    except TypeError as exc:
+        raise TypeError(f"the models' classes do not compare: {exc}") from exc
+    cols = [encode_labels(g.classes, "classes_", classes=classes) for g in got]
+    if kind == "labels":
+        return np.stack([c[g.labels] for c, g in zip(cols, got, strict=True)]), classes
+    out = np.zeros((len(got),) + got[0].labels.shape + (classes.size,))
+    for k, (c, g) in enumerate(zip(cols, got, strict=True)):
+        out[k][..., c] = g.proba if g.proba is not None else _onehot(g.labels, c.size)
+    return out, classes
