@@ -437,15 +437,18 @@ def infer_classes(member_labels: Any, labels: np.ndarray, y: np.ndarray, classes
         return classes
     if isinstance(member_labels, xr.DataArray) and "classes" in member_labels.attrs:
         return np.asarray(member_labels.attrs["classes"])
-    if labels.dtype.kind in "iub" and y.dtype.kind in "iub":
-        return None
-    if labels.dtype.kind == "f" and y.dtype.kind in "iufb":
-        return None  # float codes: checked as codes
+    numbers_l, numbers_y = labels.dtype.kind in "iufb", y.dtype.kind in "iufb"
+    if numbers_l and numbers_y:
+        return None  # class codes, checked as codes
+    if "O" not in (labels.dtype.kind, y.dtype.kind) and numbers_l != numbers_y:
+        raise TypeError(f"member_labels hold {'numbers' if numbers_l else 'text'} but y holds "
+                        f"{'numbers' if numbers_y else 'text'}; give both the same labels (or "
+                        "pass classes=)")
     try:
         return np.unique(np.concatenate([labels.ravel(), y.ravel()]))
     except TypeError as exc:
-        raise TypeError(f"member labels and y hold labels that do not compare ({exc}); pass "
-                        "classes=") from exc
+        raise TypeError(f"member_labels and y hold labels that do not compare ({exc}); use one "
+                        "type for every label") from exc
 
 
 def member_inputs(
