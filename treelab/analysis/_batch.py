@@ -20,12 +20,10 @@ from treelab.analysis._dataset import (
     Var,
     check_classes,
     encode_labels,
-    infer_classes,
     n_classes_of,
-    read_members,
     to_dataset,
 )
-from treelab.analysis.members import complete_classes
+from treelab.analysis.members import complete_classes, infer_classes, read_members
 
 __all__ = ["Batch", "batched_labels", "build", "split_input"]
 

@@ -18,9 +18,9 @@ from treelab.analysis._dataset import (
     Var,
     check_proba,
     encode_labels,
-    infer_classes,
     vote_counts,
 )
+from treelab.analysis.members import infer_classes
 
 __all__ = ["bias_variance_01", "bias_variance_diversity"]
 

@@ -1,4 +1,5 @@
-"""One call that diagnoses a fitted ensemble on a test set."""
+"""One call that diagnoses a fitted ensemble (treelab's, scikit-learn's, a pool of fitted
+classifiers or exported member outputs) on a test set."""
 
 from __future__ import annotations
 
@@ -106,13 +107,29 @@ def diagnose(
     rows, so with neither ``single`` nor training data, ``single_error`` and ``error_ratio`` are
     NaN (no warning). E_s = 0 gives ``error_ratio`` NaN with a ``RuntimeWarning``.
 
+    Any other model is read by :func:`treelab.analysis.member_outputs` (scikit-learn forests,
+    ``BaggingClassifier``, ``VotingClassifier``, anything with fitted ``estimators_`` of
+    classifiers, a list of fitted classifiers, or member labels / probabilities as arrays),
+    and combined by its own rule: the mean of the trees' probabilities for forests and
+    bagging, hard or (weighted) soft voting for ``VotingClassifier``, the model's ``predict``
+    for other ``estimators_`` ensembles, and ``combine=`` for a pool or raw outputs. The
+    ensemble's labels then equal ``model.predict(X)`` exactly, ties included (the first class
+    of highest value). What only treelab's tree builder records (gain ties ``ties``, ``g``,
+    ``mean_g``, ``pooled_g``, ``decision_nodes``, per-tree ``tree_alpha`` and
+    ``random_share``) is NaN for such models, with the reason in each variable's
+    ``description``. With ``X_train`` and ``y_train``, a model that keeps
+    ``estimators_samples_`` (bootstrapped scikit-learn forests, bagging) adds its out-of-bag
+    ``oob_strength``, ``oob_correlation`` and ``oob_breiman_bound`` (Breiman 2001, section
+    3.1); the single-model error comes from ``single=``.
+
     Parameters
     ----------
-    ensemble : fitted treelab ensemble
-        Exposes ``classes_``, ``member_counts`` (or ``member_proba``), ``forest_`` and
-        optionally ``tree_stats()``, ``combine``, ``laplace`` and ``single_model()``.
+    ensemble : fitted model, list of fitted classifiers, or member outputs
+        A fitted treelab ensemble (``classes_``, ``member_counts`` or ``member_proba``,
+        ``forest_``, optionally ``tree_stats()``, ``combine``, ``laplace``,
+        ``single_model()``), or anything :func:`treelab.analysis.member_outputs` reads.
     X : array-like, (sample, feature)
-        Test rows.
+        Test rows (None for member outputs given as arrays).
     y : array-like, (sample,)
         Test labels (original labels, as in ``ensemble.classes_``).
     single : estimator or float, optional
@@ -135,6 +152,13 @@ def diagnose(
     label : str, optional
         The ensemble's name, recorded as the scalar coordinate ``ensemble`` (default: the
         estimator's class name, e.g. ``"VRTrees"``).
+    combine : {"vote", "average"}, optional
+        The combination rule of a pool or of raw member outputs (required for them, except
+        member labels, which are voted): most votes or the mean member probability, ties to
+        the first class.
+    classes : array-like, optional
+        Labels of raw member outputs (default: the DataArray's ``class`` coordinate, the
+        sorted labels of the members and ``y``, or codes).
 
     Returns
     -------
@@ -147,7 +171,10 @@ def diagnose(
         ``thresholded_mse`` (threshold),
         ``topk_error`` (k), ``exact_mse`` (with ``true_proba``); gain ties ``ties``,
         ``decision_nodes``, ``g`` (tree), ``mean_g``, ``pooled_g``; and every per-tree variable
-        of ``ensemble.tree_stats()`` (prefixed ``tree_`` where a name is taken). Scalar
+        of ``ensemble.tree_stats()`` (prefixed ``tree_`` where a name is taken);
+        ``class_share`` and ``class_error`` over ``class``, whose coordinate holds the
+        classes (the model's, then test labels it never saw; ``rival_class`` holds positions
+        in it); the ``oob_*`` variables (see above). Scalar
         coordinates ``ensemble`` (``label``) and ``alpha`` (the estimator's ``alpha``
         parameter, NaN where it has none) let :func:`treelab.plot.stack_results` put several
         results into the (ensemble, alpha) shape the figures take.

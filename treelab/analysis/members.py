@@ -21,7 +21,15 @@ from treelab import _dims
 from treelab.analysis import _sklearn
 from treelab.analysis._dataset import Var, as_array, check_classes, encode_labels, to_dataarray
 
-__all__ = ["Members", "complete_classes", "is_model", "member_outputs", "resolve"]
+__all__ = [
+    "Members",
+    "complete_classes",
+    "infer_classes",
+    "is_model",
+    "member_outputs",
+    "read_members",
+    "resolve",
+]
 
 KINDS = ("proba", "labels")
 COMBINES = ("vote", "average")
@@ -361,3 +369,40 @@ def repeated_outputs(models: Any, X: Any, *, kind: str) -> tuple[np.ndarray, np.
     for k, (c, g) in enumerate(zip(cols, got, strict=True)):
         out[k][..., c] = g.proba if g.proba is not None else _onehot(g.labels, c.size)
     return out, classes
+
+
+def read_members(member_labels: Any, X: Any, name: str = "member_labels") -> tuple[Any, Any]:
+    """A model or a pool read on ``X``: its members' labels (original labels) and its classes
+    (:func:`treelab.analysis.member_outputs`); anything else passes through (classes None)."""
+    if not is_model(member_labels):
+        if X is not None:
+            raise ValueError(f"X= is for a model or a list of models; {name} already holds "
+                             "member outputs")
+        return member_labels, None
+    if X is None:
+        raise TypeError(f"{name} is a {type(member_labels).__name__}: pass X= (the rows its "
+                        "members predict)")
+    m = resolve(member_labels, X, need_ensemble=False)
+    return m.classes[m.labels], m.classes
+
+
+def infer_classes(member_labels: Any, labels: np.ndarray, y: np.ndarray, classes: Any) -> Any:
+    """``classes`` when given; else the ``classes`` attr of a DataArray made by
+    :func:`treelab.analysis.member_outputs`; else, for labels that are not integer codes
+    (strings, objects), the sorted distinct labels of the members and ``y``; else None."""
+    if classes is not None:
+        return classes
+    if isinstance(member_labels, xr.DataArray) and "classes" in member_labels.attrs:
+        return np.asarray(member_labels.attrs["classes"])
+    numbers_l, numbers_y = labels.dtype.kind in "iufb", y.dtype.kind in "iufb"
+    if numbers_l and numbers_y:
+        return None  # class codes, checked as codes
+    if "O" not in (labels.dtype.kind, y.dtype.kind) and numbers_l != numbers_y:
+        raise TypeError(f"member_labels hold {'numbers' if numbers_l else 'text'} but y holds "
+                        f"{'numbers' if numbers_y else 'text'}; give both the same labels (or "
+                        "pass classes=)")
+    try:
+        return np.unique(np.concatenate([labels.ravel(), y.ravel()]))
+    except TypeError as exc:
+        raise TypeError(f"member_labels and y hold labels that do not compare ({exc}); use one "
+                        "type for every label") from exc
