@@ -17,7 +17,7 @@ import numpy as np
 
 from treelab.analysis._dataset import encode_labels
 
-__all__ = ["read"]
+__all__ = ["onehot", "read", "weighted_votes"]
 
 
 def _sk():
@@ -39,10 +39,23 @@ def _check_fitted(model: Any) -> None:
                          "target")
 
 
-def _onehot(codes: np.ndarray, n_classes: int) -> np.ndarray:
+def onehot(codes: np.ndarray, n_classes: int) -> np.ndarray:
+    """One-hot probabilities (..., class) of class codes (...)."""
     out = np.zeros(codes.shape + (n_classes,))
     np.put_along_axis(out, codes[..., None], 1.0, axis=-1)
     return out
+
+
+def weighted_votes(labels: np.ndarray, n_classes: int, weights: Any = None) -> np.ndarray:
+    """(Weighted) votes per (sample, class) of member codes (tree, sample), added member by
+    member in member order: the order of ``np.bincount`` in ``VotingClassifier``, so float
+    weights round as they do there."""
+    n = labels.shape[1]
+    votes = np.zeros((n, n_classes))
+    rows = np.arange(n)
+    for t in range(labels.shape[0]):
+        votes[rows, labels[t]] += 1.0 if weights is None else float(weights[t])
+    return votes
 
 
 def _tree_value_is_fraction() -> bool:
@@ -128,7 +141,7 @@ def _bagging(model: Any, X: Any) -> tuple:
                 summed[:, own] += p[:, range(len(own))]
         else:
             no_proba.append(t)
-            probas.append(_onehot(codes, C))
+            probas.append(onehot(codes, C))
             summed[rows, codes] += 1
     notes = {}
     if no_proba:
@@ -160,7 +173,7 @@ def _voting(model: Any, X: Any) -> tuple:
             probas.append(full)
         else:
             no_proba.append(t)
-            probas.append(_onehot(codes, C))
+            probas.append(onehot(codes, C))
     lab, proba = np.stack(labels), np.stack(probas)
     notes = {}
     if no_proba:
@@ -169,10 +182,7 @@ def _voting(model: Any, X: Any) -> tuple:
         ens_p = np.average(proba, axis=0, weights=weights)
         how = "soft voting" + (" (weighted)" if weights is not None else "")
     else:
-        votes = np.zeros((lab.shape[1], C))
-        rows = np.arange(lab.shape[1])
-        for t in range(lab.shape[0]):  # member order, as np.bincount adds the weights
-            votes[rows, lab[t]] += 1.0 if weights is None else float(weights[t])
+        votes = weighted_votes(lab, C, weights)
         ens_p = votes / votes.sum(axis=1, keepdims=True)
         notes["ensemble_proba"] = "(weighted) vote shares"
         how = "hard voting" + (" (weighted)" if weights is not None else "")
@@ -216,7 +226,7 @@ def _generic(model: Any, X: Any, need_ensemble: bool) -> tuple:
             probas.append(full)
         else:
             no_proba.append(t)
-            probas.append(_onehot(codes, C))
+            probas.append(onehot(codes, C))
     notes = {"ensemble": "the model's own predict"}
     if no_proba:
         notes["member_proba"] = f"one-hot of predict for members {no_proba} (no predict_proba)"
@@ -229,7 +239,7 @@ def _generic(model: Any, X: Any, need_ensemble: bool) -> tuple:
             except AttributeError:
                 ens_p = None
         if ens_p is None:
-            ens_p = _onehot(ens, C)
+            ens_p = onehot(ens, C)
             notes["ensemble_proba"] = "one-hot of the model's predict (no predict_proba)"
     return np.stack(labels), np.stack(probas), ens, ens_p, "the model's own", notes
 

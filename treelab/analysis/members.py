@@ -20,6 +20,8 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis import _sklearn
 from treelab.analysis._dataset import Var, as_array, check_classes, encode_labels, to_dataarray
+from treelab.analysis._sklearn import onehot as _onehot
+from treelab.analysis._sklearn import weighted_votes as _vote
 
 __all__ = [
     "Members",
@@ -82,23 +84,6 @@ def complete_classes(classes: np.ndarray, y: Any) -> np.ndarray:
     y_arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y).ravel()
     extra = np.setdiff1d(np.unique(y_arr), classes) if y_arr.size else y_arr[:0]
     return np.concatenate([classes, extra]) if extra.size else classes
-
-
-def _onehot(codes: np.ndarray, n_classes: int) -> np.ndarray:
-    out = np.zeros(codes.shape + (n_classes,))
-    np.put_along_axis(out, codes[..., None], 1.0, axis=-1)
-    return out
-
-
-def _vote(labels: np.ndarray, n_classes: int, weights: Any = None) -> np.ndarray:
-    """(Weighted) votes per (sample, class), summed member by member in member order (the
-    order of scikit-learn's ``np.bincount``, so float weights round as they do there)."""
-    n = labels.shape[1]
-    votes = np.zeros((n, n_classes))
-    rows = np.arange(n)
-    for t in range(labels.shape[0]):
-        votes[rows, labels[t]] += 1.0 if weights is None else float(weights[t])
-    return votes
 
 
 def combined(labels: np.ndarray, proba: np.ndarray | None, n_classes: int, combine: str
