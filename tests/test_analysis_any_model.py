@@ -413,3 +413,35 @@ def test_refusals():
         diagnose(rf, X, y, combine="vote")
     with pytest.raises(ValueError, match="features"):
         member_outputs(rf, X[:, :3])
+
+
+def test_member_outputs_round_trip_through_the_measures():
+    """A DataArray from member_outputs carries its classes: integer labels 3, 7, 11 read
+    back as labels, not as codes, and diagnose of the outputs equals diagnose of the model."""
+    X, y = _data([3, 7, 11])
+    rf = RandomForestClassifier(n_estimators=7, max_depth=3, random_state=0).fit(X[:180],
+                                                                                y[:180])
+    Xt, yt = X[180:], y[180:]
+    proba = member_outputs(rf, Xt)
+    labels = member_outputs(rf, Xt, kind="labels")
+    from_model = diagnose(rf, Xt, yt)
+    from_outputs = diagnose(proba, None, yt, combine="average")
+    for var in ("ensemble_error", "phi_e", "strength", "member_error", "class_error"):
+        np.testing.assert_array_equal(from_outputs[var].values, from_model[var].values)
+    np.testing.assert_array_equal(from_outputs["class"].values, [3, 7, 11])
+    xr.testing.assert_allclose(A.margins(labels, yt).drop_attrs(),
+                               A.margins(rf, yt, X=Xt).drop_attrs())
+    assert float(A.errors(labels, yt).ensemble_error) == pytest.approx(
+        float(A.errors(np.searchsorted([3, 7, 11], labels.values),
+                       np.searchsorted([3, 7, 11], yt)).ensemble_error))
+
+
+def test_forest_fitted_on_a_dataframe():
+    pd = pytest.importorskip("pandas")
+    X, y = _data(["a", "b", "c"])
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    rf = RandomForestClassifier(n_estimators=4, random_state=0).fit(frame[:180], y[:180])
+    proba, _ = _slow_tree_members(rf, frame[180:].to_numpy())  # trees know no names
+    np.testing.assert_array_equal(member_outputs(rf, frame[180:]).values, proba)
+    assert float(diagnose(rf, frame[180:], y[180:]).ensemble_error) == np.mean(
+        rf.predict(frame[180:]) != y[180:])
