@@ -445,3 +445,20 @@ def test_forest_fitted_on_a_dataframe():
     np.testing.assert_array_equal(member_outputs(rf, frame[180:]).values, proba)
     assert float(diagnose(rf, frame[180:], y[180:]).ensemble_error) == np.mean(
         rf.predict(frame[180:]) != y[180:])
+
+
+def test_probability_measures_read_labels_from_the_class_coordinate():
+    P = np.array([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.2, 0.2, 0.6], [0.3, 0.3, 0.4]])
+    y_text = np.array(["a", "c", "c", "b"])
+    y_int = np.array([3, 11, 11, 7])
+    codes = np.array([0, 2, 2, 1])
+    for labels, y in ((["a", "b", "c"], y_text), ([3, 7, 11], y_int)):
+        da = xr.DataArray(P, dims=("sample", "class"), coords={"class": labels})
+        np.testing.assert_array_equal(A.topk_error(da, y, k=(1, 2)).values,
+                                      A.topk_error(P, codes, k=(1, 2)).values)
+        # top-1 by hand: rows 0 and 2 right, rows 1 and 3 wrong
+        assert float(A.topk_error(da, y, k=1).squeeze()) == 0.5
+        np.testing.assert_allclose(A.thresholded_mse(da, y).values,
+                                   A.thresholded_mse(P, codes).values)
+    with pytest.raises(TypeError, match="classes"):
+        A.topk_error(P, y_text)  # plain columns: which label is which is unknown
