@@ -413,6 +413,8 @@ def test_refusals():
         diagnose(rf, X, y, combine="vote")
     with pytest.raises(ValueError, match="features"):
         member_outputs(rf, X[:, :3])
+    with pytest.raises(TypeError, match="element 1"):
+        diagnose([rf, GaussianNB()], X, y, combine="vote")
 
 
 def test_member_outputs_round_trip_through_the_measures():
