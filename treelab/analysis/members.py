@@ -112,7 +112,7 @@ def _raw(values: Any, classes: Any, combine: str | None, y: Any) -> Members:
     """Member labels (tree, sample) or probabilities (tree, sample, class) given as arrays."""
     if isinstance(values, list | tuple):
         for i, m in enumerate(values):
-            if hasattr(m, "fit") or hasattr(m, "predict"):
+            if (hasattr(m, "fit") or hasattr(m, "predict")) and not hasattr(m, "classes_"):
                 raise TypeError(f"a pool must hold fitted classifiers (with classes_ and "
                                 f"predict); element {i}, a {type(m).__name__}, is not one")
     if isinstance(values, xr.DataArray):
