@@ -14,6 +14,7 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
+from treelab.analysis._batch import member_dataset, member_inputs
 from treelab.analysis._dataset import (
     CITE_ALI_PAZZANI,
     CITE_TREELAB,
@@ -21,8 +22,6 @@ from treelab.analysis._dataset import (
     align_to,
     as_array,
     encode_labels,
-    member_dataset,
-    member_inputs,
     to_dataarray,
     to_dataset,
     vote_counts,

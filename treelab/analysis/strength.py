@@ -8,13 +8,12 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
+from treelab.analysis._batch import member_dataset, member_inputs
 from treelab.analysis._dataset import (
     CITE_BREIMAN,
     Var,
     align_to,
     as_array,
-    member_dataset,
-    member_inputs,
     to_dataset,
     vote_counts,
 )
