@@ -246,7 +246,8 @@ def bin_feature(R_f: np.ndarray, u: np.ndarray, max_bins: int,
     number of distinct values). The feature is cut into at most ``max_bins`` bins
     (``bin_cuts``); a row's rank becomes its bin (missing rows: the number of bins), and each
     bin's upper edge is the midpoint between its last value and the next bin's first (+inf for
-    the last bin). With ``weights`` a distinct value holds the summed weights of its rows. A node
+    the last bin). With ``weights`` a distinct value holds the summed weights of its rows, and
+    values of rows of weight 0 only are passed over (cut and edge as without those rows). A node
     then counts at most ``max_bins`` values of the feature and its
     thresholds are bin edges: x <= edge_b exactly for the rows of bins 0..b. A feature with no
     value (every row missing) is left as it is.
@@ -255,7 +256,14 @@ def bin_feature(R_f: np.ndarray, u: np.ndarray, max_bins: int,
     if k == 0:
         return u.copy()
     counts = np.bincount(R_f, weights=weights, minlength=k + 1)[:k]
-    cuts = bin_cuts(counts, max_bins)
+    # cut j lies between distinct values at[j] and at[j] + 1; with weights, only values that
+    # hold weight are cut between (rows of weight 0 never reach a node), so a row of weight 0
+    # moves no bin and no edge
+    held = np.arange(k) if weights is None else np.flatnonzero(counts > 0)
+    if held.shape[0] == 0:
+        return u.copy()
+    sub = bin_cuts(counts[held], max_bins)
+    cuts, after = held[sub], held[sub + 1]
     nb = cuts.shape[0] + 1
     # rank r -> bin: how many cuts lie below r; the missing rank k -> nb
     code = np.empty(k + 1, dtype=np.int32)
@@ -264,7 +272,7 @@ def bin_feature(R_f: np.ndarray, u: np.ndarray, max_bins: int,
     R_f[:] = code[R_f]
     # the kernels' exact midpoint (_split.midpoint), so a bin of one value each side gives the
     # exact search's threshold
-    lo, hi = u[cuts], u[cuts + 1]
+    lo, hi = u[cuts], u[after]
     mid = lo + (hi - lo) * 0.5
     edges = np.full(nb, np.inf)
     edges[:-1] = np.where(mid >= hi, lo, mid)

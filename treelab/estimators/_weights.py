@@ -11,25 +11,33 @@ the fitted counts are divided back, so a leaf's counts are the summed weights of
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 
 #: most units a row may count (the engine packs a multiplicity into 16 bits); learners that
-#: draw bootstrap samples keep room for a row drawn up to 32 times
+#: draw bootstrap samples keep room for a row drawn up to 16 times (a row is drawn 16 times or
+#: more with probability 2e-14 per tree; the growth kernel refuses a product beyond 65535)
 MAX_UNITS = 0xFFFF
-MAX_UNITS_BOOTSTRAP = MAX_UNITS // 32
+MAX_UNITS_BOOTSTRAP = MAX_UNITS // 16
 #: most weighted units one tree may hold when fractional weights are scaled: the x log2 x
 #: table of a fit has one float64 entry per unit (2**22 entries: 32 MiB)
 MAX_TABLE_UNITS = 1 << 22
 #: finest scaling tried for fractional weights (2**-MAX_SHIFT of a weight)
 MAX_SHIFT = 30
+#: relative change of a weight by rounding beyond which a fit warns (WeightRoundingWarning)
+ROUNDING_WARN = 1e-2
+
+
+class WeightRoundingWarning(UserWarning):
+    """Fractional sample weights were rounded by more than ``ROUNDING_WARN`` of a weight."""
 
 
 class EngineWeights(NamedTuple):
     """Integer row multiplicities for the engine, and the scaling that made them."""
 
-    units: np.ndarray  # int32 (n,): weight * 2**shift, rounded (a positive weight >= 1 unit)
+    units: np.ndarray  # int32 (n,): weight * 2**shift, rounded to the nearest integer
     shift: int  # k: one unit is 2**-k of a sample-weight unit
     exact: bool  # whether every weight is units * 2**-shift exactly
 
@@ -126,7 +134,8 @@ def row_weights(sample_weight: np.ndarray | None, class_weight,
 def engine_weights(w: np.ndarray, bootstrap: bool) -> EngineWeights:
     """Integer multiplicities for weights ``w``: ``units = w * 2**k``, k as small as makes every
     weight whole (integer weights: k = 0), else as large as the engine's limits allow, with
-    the units rounded to the nearest integer and a positive weight never below one unit.
+    the units rounded to the nearest integer (a weight below half a unit becomes 0); a change
+    of a weight beyond ``ROUNDING_WARN`` of it warns (``WeightRoundingWarning``).
 
     Limits: a row at most ``MAX_UNITS`` units (``MAX_UNITS_BOOTSTRAP`` for bootstrap
     learners); for fractional weights, a tree's units at most ``MAX_TABLE_UNITS`` (its sum, or
@@ -154,6 +163,20 @@ def engine_weights(w: np.ndarray, bootstrap: bool) -> EngineWeights:
     if shift == 0 and np.rint(top) > row_cap:
         raise ValueError(f"sample_weight times class weight reaches {top:g}; a row's "
                          f"weight is at most {row_cap} for this learner")
+    # nearest rounding, also for weights below half a unit (they become 0): rounding those up
+    # to one unit would add far more weight than dropping them removes
     units = np.rint(scaled)
-    units[(w > 0) & (units < 1)] = 1.0
+    pos = w > 0
+    change = np.abs(units[pos] - scaled[pos]) / scaled[pos]
+    if change.size and change.max() > ROUNDING_WARN:
+        i = int(np.flatnonzero(pos)[np.argmax(change)])
+        warnings.warn(
+            f"sample weights (times class weights) are counted in units of 2**-{shift} of a "
+            f"weight, the finest that a row's {row_cap} units and this fit's {n} rows allow; "
+            f"rounding changes row {i}'s weight {w[i]:g} to {units[i] * 2.0 ** -shift:g} "
+            f"({change.max():.1%}). Weights spanning fewer orders of magnitude, or fewer rows, "
+            "round less.", WeightRoundingWarning, stacklevel=4)
+    if not units.any():
+        raise ValueError(f"sample_weight: every weight rounds to zero at the finest unit {n} "
+                         f"rows allow (2**-{shift}); scale the weights up")
     return EngineWeights(units.astype(np.int32), shift, bool(np.all(units == scaled)))
