@@ -60,6 +60,7 @@ EXACT = [
     treelab.ExtraTrees(n_estimators=4, random_state=0),
     treelab.RandomDecisionTrees(n_estimators=4, random_state=0),
     treelab.VRTrees(n_estimators=4, alpha=0.5, random_split="uniform", random_state=0),
+    treelab.Coalescence(n_estimators=4, random_split="uniform", random_state=0),
     treelab.StochasticID3(n_estimators=2, random_state=0),
 ]
 # oblique learners: weighted means sum w * x where repeated rows sum x w times (the same in exact
@@ -235,12 +236,15 @@ def test_fractional_weights_are_counted_to_a_fine_resolution():
     df, y, w = data()
     sw = (w + 1) / 3.0  # not a multiple of any power of two
     for est in (treelab.DecisionTree(), treelab.RandomForest(n_estimators=3, random_state=0),
-                treelab.BaggedMMDT(n_estimators=2, random_state=0)):
+                treelab.BaggedMMDT(n_estimators=2, random_state=0),
+                treelab.DecisionTree(prune="pessimistic"),
+                treelab.RotationForest(n_estimators=2, rotation="pca", random_state=0)):
         with warnings.catch_warnings():
             warnings.simplefilter("error", WeightRoundingWarning)
             est.fit(df, y, sample_weight=sw)
         root = est.forest_.counts[0]
         assert root.dtype == np.float64
+        assert np.isfinite(est.predict_proba(df)).all()
         if isinstance(est, treelab.DecisionTree):
             exact = np.bincount(np.searchsorted(est.classes_, y), weights=sw)
             np.testing.assert_allclose(root, exact, rtol=1e-4)
@@ -281,6 +285,7 @@ def test_bad_sample_weight_is_refused_with_its_name(bad, err, match):
 
 @pytest.mark.parametrize("cw, err, match", [
     ("balance", ValueError, "class_weight must be 'balanced', a dict or None"),
+    (np.ones(3), ValueError, "class_weight must be 'balanced', a dict or None"),
     ({"nope": 2.0}, ValueError, "not among the classes"),
     ({"hi": -1.0}, ValueError, r"class_weight\['hi'\] must be non-negative"),
     ({"hi": "2"}, TypeError, "must be a real number"),
@@ -346,3 +351,21 @@ def test_reduced_error_pruning_weighs_its_tuning_errors():
         est.fit(df, y, sample_weight=sw)
         assert np.array_equal(est.tuning_mask_, tune)
         same_forest(est.forest_, plain.forest_)
+
+
+def test_weighted_forests_do_not_depend_on_threads():
+    df, y, w = data()
+    for cls in (treelab.RandomForest, treelab.BaggedMMDT):
+        one = cls(n_estimators=4, random_state=0, n_jobs=1).fit(df, y, sample_weight=w / 3)
+        two = cls(n_estimators=4, random_state=0, n_jobs=2).fit(df, y, sample_weight=w / 3)
+        same_forest(one.forest_, two.forest_)
+
+
+def test_weights_beyond_the_table_limit_are_refused_before_growth(monkeypatch):
+    import treelab.estimators._weights as W
+
+    df, y, w = data()
+    monkeypatch.setattr(W, "MAX_WEIGHTED_ROWS", 100)
+    with pytest.raises(ValueError, match="use smaller sample weights"):
+        treelab.DecisionTree().fit(df, y, sample_weight=w * 3)
+    treelab.DecisionTree().fit(df, y, sample_weight=np.ones(len(y)) * 2)  # 96 rows: allowed

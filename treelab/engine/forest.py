@@ -345,6 +345,10 @@ def weighted_rows(n: int, row_mode: int, part: np.ndarray,
     return n
 
 
+# most rows, counted with their weights, a weighted fit's tree may hold: its x log2 x table
+# takes 8 bytes a row (2 GiB here), and class counts are int32
+MAX_WEIGHTED_ROWS = 1 << 28
+
 # trees copied into the flat arrays between two returns of their freed memory to the system
 JOIN_TRIM_EVERY = 8
 
@@ -381,9 +385,11 @@ def grow_forest(
         if sw.shape != (n,) or (n and (sw.min() < 0 or sw.max() > 0xFFFF)):
             raise ValueError("sample weights must be n integers in 0..65535")
     bound = weighted_rows(n, row_mode, part, sw)
-    if bound >= 2**31:
-        raise ValueError(f"the weighted rows of a tree may reach {bound}, beyond the 2**31 - 1 "
-                         "that class counts hold; use smaller sample weights")
+    if sw is not None and bound > MAX_WEIGHTED_ROWS:
+        raise ValueError(
+            f"sample weights let a tree count up to {bound} rows (their sum, or n times the "
+            f"largest for a bootstrap), beyond the {MAX_WEIGHTED_ROWS} that the fit's x log2 x "
+            "table (8 bytes a row) is allowed; use smaller sample weights")
     table = xlogx_table(bound)
     y32 = np.ascontiguousarray(y, dtype=np.int32)
     # None: grow_tree's version without stochastic ID3's selection (compiled on its own)

@@ -16,6 +16,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from treelab.engine.forest import MAX_WEIGHTED_ROWS
+
 #: most units a row may count (the engine packs a multiplicity into 16 bits); learners that
 #: draw bootstrap samples keep room for a row drawn up to 16 times (a row is drawn 16 times or
 #: more with probability 2e-14 per tree; the growth kernel refuses a product beyond 65535)
@@ -113,7 +115,8 @@ def class_weight_vector(class_weight, classes: np.ndarray, y_codes: np.ndarray) 
 
 def check_class_weight_param(class_weight) -> None:
     """Refuse a ``class_weight`` of the wrong type before any work (labels are checked at fit)."""
-    if class_weight is None or class_weight == "balanced" or isinstance(class_weight, dict):
+    if (class_weight is None or isinstance(class_weight, dict)
+            or (isinstance(class_weight, str) and class_weight == "balanced")):
         return
     raise ValueError(f"class_weight must be 'balanced', a dict or None, got {class_weight!r}")
 
@@ -150,6 +153,12 @@ def engine_weights(w: np.ndarray, bootstrap: bool) -> EngineWeights:
         if top > row_cap:
             raise ValueError(f"sample_weight times class weight reaches {top:g}; a row's "
                              f"weight is at most {row_cap} for this learner")
+        tree_units = n * top if bootstrap else float(w.sum())
+        if tree_units > MAX_WEIGHTED_ROWS:
+            raise ValueError(
+                f"sample_weight lets a tree count up to {tree_units:.0f} rows (the weights' sum, "
+                f"or n times the largest for a bootstrap), beyond the {MAX_WEIGHTED_ROWS} a fit "
+                "allows (8 bytes a row in its x log2 x table); use smaller sample weights")
         return EngineWeights(w.astype(np.int32), 0, True)
     tree_units = n * top if bootstrap else float(w.sum())
     shift = 0
