@@ -391,6 +391,9 @@ def grow_forest(
             f"largest for a bootstrap), beyond the {MAX_WEIGHTED_ROWS} that the fit's x log2 x "
             "table (8 bytes a row) is allowed; use smaller sample weights")
     table = xlogx_table(bound)
+    # unit weights when none are given: one compiled growth routine serves weighted and
+    # unweighted fits (multiplying by 1 moves nothing)
+    ones = np.ones(n, dtype=np.int32)
     y32 = np.ascontiguousarray(y, dtype=np.int32)
     # None: grow_tree's version without stochastic ID3's selection (compiled on its own)
     stochastic = True if iparams[G.P_STOCHASTIC] > 0 else None
@@ -400,7 +403,7 @@ def grow_forest(
             feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq,
             feats.uniq_off, feats.nominal, y32, n_classes, ip,
             float(alphas[t]) if alpha is None else alpha, table, np.uint64(seeds[t]), row_mode,
-            part, t, n_sub, *ref, stochastic, sw,
+            part, t, n_sub, *ref, stochastic, ones if sw is None else sw,
         )
 
     T = len(seeds)

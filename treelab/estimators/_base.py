@@ -36,6 +36,8 @@ from treelab.estimators._weights import (
     check_sample_weight,
     engine_weights,
     row_weights,
+    unscale_counts,
+    weighted_iparams,
 )
 
 if TYPE_CHECKING:
@@ -114,30 +116,6 @@ def may_presort(iparams: np.ndarray, spec: TreeSpec, nominal: np.ndarray, n_sub:
     # fewest continuous features a tree can see: every nominal one among its visible features
     least_cont = max(1, n_visible - int(np.sum(nominal)))
     return bool(2 * iparams[G.P_MAX_FEATURES] >= least_cont)
-
-
-def weighted_iparams(iparams: np.ndarray, weights: EngineWeights | None) -> np.ndarray:
-    """The growth kernel's parameters for rows counted in units of 2**-shift of a weight:
-    the size limits (``min_objs``, ``min_samples_split``, ``min_samples_leaf``) in those units
-    and the shift itself (the MDL penalty's n, ``_select``). Unchanged without weights."""
-    if weights is None or weights.shift == 0:
-        return iparams
-    out = iparams.copy()
-    unit = 1 << weights.shift
-    for slot in (G.P_MIN_OBJS, G.P_MIN_SPLIT, G.P_MIN_LEAF):
-        out[slot] = iparams[slot] * unit
-    out[G.P_COUNT_SHIFT] = weights.shift
-    return out
-
-
-def unscale_counts(forest, weights: EngineWeights | None):
-    """A forest grown on units of 2**-shift of a weight, with its class counts and rows seen
-    in weight units again (float64); unchanged for integer weights."""
-    if weights is None or weights.shift == 0:
-        return forest
-    unit = 2.0 ** -weights.shift
-    return forest._replace(counts=forest.counts * unit,
-                           rows_seen=forest.rows_seen * unit)
 
 
 def reads_values(iparams: np.ndarray, spec: TreeSpec) -> bool:

@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from treelab.engine.forest import MAX_WEIGHTED_ROWS
+from treelab.engine.kernels import _grow as G
 
 #: most units a row may count (the engine packs a multiplicity into 16 bits); learners that
 #: draw bootstrap samples keep room for a row drawn up to 16 times (a row is drawn 16 times or
@@ -189,3 +190,32 @@ def engine_weights(w: np.ndarray, bootstrap: bool) -> EngineWeights:
         raise ValueError(f"sample_weight: every weight rounds to zero at the finest unit {n} "
                          f"rows allow (2**-{shift}); scale the weights up")
     return EngineWeights(units.astype(np.int32), shift, bool(np.all(units == scaled)))
+
+
+def weighted_iparams(iparams: np.ndarray, weights: EngineWeights | None) -> np.ndarray:
+    """The growth kernel's parameters for rows counted in units of 2**-shift of a weight:
+    the size limits (``min_objs``, ``min_samples_split``, ``min_samples_leaf``) in those units
+    and the shift itself (the MDL penalty's n, ``_select``). Unchanged without weights."""
+    if weights is None or weights.shift == 0:
+        return iparams
+    out = iparams.copy()
+    unit = 1 << weights.shift
+    for slot in (G.P_MIN_OBJS, G.P_MIN_SPLIT, G.P_MIN_LEAF):
+        out[slot] = iparams[slot] * unit
+    out[G.P_COUNT_SHIFT] = weights.shift
+    return out
+
+
+def unscale_counts(forest, weights: EngineWeights | None):
+    """A forest grown on units of 2**-shift of a weight, with its class counts and rows seen
+    in weight units again (float64); unchanged for integer weights."""
+    if weights is None or weights.shift == 0:
+        return forest
+    unit = 2.0 ** -weights.shift
+    return forest._replace(counts=forest.counts * unit,
+                           rows_seen=forest.rows_seen * unit)
+
+
+def units_of(weights: EngineWeights | None) -> np.ndarray | None:
+    """The int32 row multiplicities of ``EngineWeights`` (None: unweighted)."""
+    return None if weights is None else weights.units

@@ -34,15 +34,10 @@ from treelab.engine.oblique import (
     grow_mmdt_forest,
     grow_rotation_forest,
 )
-from treelab.estimators._base import (
-    TreeEnsembleClassifier,
-    TreeSpec,
-    spec_iparams,
-    unscale_counts,
-    weighted_iparams,
-)
+from treelab.estimators._base import TreeEnsembleClassifier, TreeSpec, spec_iparams
 from treelab.estimators._docstrings import MAX_BINS_DOC
 from treelab.estimators._validation import check_int, check_option, resolve_max_features
+from treelab.estimators._weights import units_of, unscale_counts, weighted_iparams
 from treelab.estimators.tree import DecisionTree
 
 if TYPE_CHECKING:
@@ -156,11 +151,6 @@ def fit_scaling(Z: np.ndarray, scale: str | None,
     factor[ok] = 1.0 / span[ok]
     offset[~np.isfinite(offset)] = 0.0
     return p, offset, factor
-
-
-def units_of(weights) -> np.ndarray | None:
-    """The int32 row multiplicities of ``EngineWeights`` (None: unweighted)."""
-    return None if weights is None else weights.units
 
 
 def apply_scaling(scaling: tuple[float, np.ndarray, np.ndarray], Z: np.ndarray) -> np.ndarray:
