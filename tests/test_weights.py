@@ -369,3 +369,21 @@ def test_weights_beyond_the_table_limit_are_refused_before_growth(monkeypatch):
     with pytest.raises(ValueError, match="use smaller sample weights"):
         treelab.DecisionTree().fit(df, y, sample_weight=w * 3)
     treelab.DecisionTree().fit(df, y, sample_weight=np.ones(len(y)) * 2)  # 96 rows: allowed
+
+
+def test_weights_summing_below_the_split_limit_warn():
+    """Boosting-style weights (sum 1) against a limit that counts weight: the tree is a leaf,
+    and the fit says so."""
+    from treelab.estimators._weights import SmallWeightsWarning
+
+    df, y, _ = data()
+    with pytest.warns(SmallWeightsWarning, match="sum to 1"):
+        est = treelab.DecisionTree().fit(df, y, sample_weight=np.full(len(y), 1 / len(y)))
+    assert est.forest_.kind.shape == (1,)
+    rescaled = treelab.DecisionTree().fit(df, y, sample_weight=np.ones(len(y)) * 2)
+    assert rescaled.forest_.kind.shape[0] > 1
+
+
+def test_the_single_model_keeps_the_class_weight():
+    est = treelab.RandomForest(class_weight="balanced")
+    assert est.single_model().class_weight == "balanced"

@@ -37,6 +37,7 @@ from treelab.estimators._weights import (
     engine_weights,
     row_weights,
     unscale_counts,
+    warn_small_weights,
     weighted_iparams,
 )
 
@@ -258,6 +259,8 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         w = row_weights(sw, getattr(self, "class_weight", None), self.classes_, y_codes)
         if w is not None and np.all(w == 1.0):
             w = None  # unit weights: the unweighted fit, bit for bit
+        if w is not None:
+            warn_small_weights(w, self.get_params(deep=False))
         self._fit_encoded(Xv, y_codes, w)
         return self
 

@@ -13,7 +13,8 @@ SHARED_DOC = """
     min_objs : int
         C4.5's -m.
     min_samples_split : int
-        n_min: a node with fewer training rows becomes a leaf.
+        n_min: a node with fewer training rows becomes a leaf (rows counted with their
+        ``sample_weight``, as every size limit is).
     min_samples_leaf : int
         Smallest number of rows in a non-empty child.
     max_depth : int or None

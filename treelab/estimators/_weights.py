@@ -37,6 +37,26 @@ class WeightRoundingWarning(UserWarning):
     """Fractional sample weights were rounded by more than ``ROUNDING_WARN`` of a weight."""
 
 
+class SmallWeightsWarning(UserWarning):
+    """The weights sum to less than a size limit that counts weight: every tree is a leaf."""
+
+
+def warn_small_weights(w: np.ndarray, params: dict) -> None:
+    """Warn when the row weights sum to less than ``min_samples_split`` (or two
+    ``min_samples_leaf``): size limits count weight, so no node could split (weights
+    normalised to sum 1, as boosting hands them, need rescaling, e.g. by n / sum)."""
+    if "min_samples_split" not in params and "min_samples_leaf" not in params:
+        return
+    total = float(np.sum(w))
+    need = max(int(params.get("min_samples_split", 2)), 2 * int(params.get("min_samples_leaf", 1)))
+    if total < need:
+        warnings.warn(
+            f"the row weights sum to {total:g}, below the {need} that a node needs to split "
+            "(min_samples_split and min_samples_leaf count summed weights, not rows): every "
+            "tree is a single leaf; scale the weights up, e.g. by n / sum(sample_weight)",
+            SmallWeightsWarning, stacklevel=3)
+
+
 class EngineWeights(NamedTuple):
     """Integer row multiplicities for the engine, and the scaling that made them."""
 

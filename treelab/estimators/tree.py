@@ -20,7 +20,7 @@ __all__ = ["C45Baseline", "DecisionTree"]
 
 _BASELINE_PARAMS = ("criterion", "c45", "min_objs", "min_samples_split", "min_samples_leaf",
                     "max_depth", "max_bins", "curtail_min", "laplace", "categorical_features",
-                    "random_state")
+                    "random_state", "class_weight")
 
 
 class C45Baseline:
