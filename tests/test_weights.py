@@ -387,3 +387,16 @@ def test_weights_summing_below_the_split_limit_warn():
 def test_the_single_model_keeps_the_class_weight():
     est = treelab.RandomForest(class_weight="balanced")
     assert est.single_model().class_weight == "balanced"
+
+
+def test_bootstrap_table_bound_holds_for_skewed_weights():
+    """The table of a bagged fit is sized by a bound on a bootstrap sample's weighted rows
+    (Bernstein); 2,000 samples of skewed weights never exceed it, and it is far below n max w."""
+    from treelab.engine.forest import bootstrap_weight_bound
+
+    rng = np.random.default_rng(0)
+    n = 5000
+    w = np.where(rng.random(n) < 0.02, 50.0, 1.0)
+    bound = bootstrap_weight_bound(w)
+    sums = [w[rng.integers(0, n, n)].sum() for _ in range(2000)]
+    assert max(sums) <= bound < 0.2 * n * 50

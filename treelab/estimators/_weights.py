@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from treelab.engine.forest import MAX_WEIGHTED_ROWS
+from treelab.engine.forest import MAX_WEIGHTED_ROWS, bootstrap_weight_bound
 from treelab.engine.kernels import _grow as G
 
 #: most units a row may count (the engine packs a multiplicity into 16 bits); learners that
@@ -163,8 +163,8 @@ def engine_weights(w: np.ndarray, bootstrap: bool) -> EngineWeights:
 
     Limits: a row at most ``MAX_UNITS`` units (``MAX_UNITS_BOOTSTRAP`` for bootstrap
     learners); for fractional weights, a tree's units at most ``MAX_TABLE_UNITS`` (its sum, or
-    for a bootstrap n times the largest weight). Integer weights beyond the row limit are
-    refused with the limit named.
+    for a bootstrap ``engine.forest.bootstrap_weight_bound``). Integer weights beyond the row
+    limit are refused with the limit named.
     """
     w = np.asarray(w, dtype=np.float64)
     n = w.shape[0]
@@ -174,14 +174,14 @@ def engine_weights(w: np.ndarray, bootstrap: bool) -> EngineWeights:
         if top > row_cap:
             raise ValueError(f"sample_weight times class weight reaches {top:g}; a row's "
                              f"weight is at most {row_cap} for this learner")
-        tree_units = n * top if bootstrap else float(w.sum())
+        tree_units = bootstrap_weight_bound(w) if bootstrap else float(w.sum())
         if tree_units > MAX_WEIGHTED_ROWS:
             raise ValueError(
                 f"sample_weight lets a tree count up to {tree_units:.0f} rows (the weights' sum, "
-                f"or n times the largest for a bootstrap), beyond the {MAX_WEIGHTED_ROWS} a fit "
+                f"or about that of a bootstrap sample), beyond the {MAX_WEIGHTED_ROWS} a fit "
                 "allows (8 bytes a row in its x log2 x table); use smaller sample weights")
         return EngineWeights(w.astype(np.int32), 0, True)
-    tree_units = n * top if bootstrap else float(w.sum())
+    tree_units = bootstrap_weight_bound(w) if bootstrap else float(w.sum())
     shift = 0
     while (shift < MAX_SHIFT and top * 2.0 ** (shift + 1) <= row_cap
            and tree_units * 2.0 ** (shift + 1) <= MAX_TABLE_UNITS):
