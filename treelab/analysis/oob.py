@@ -10,6 +10,7 @@ import xarray as xr
 
 from treelab.analysis._dataset import encode_labels
 from treelab.analysis.strength import strength_correlation
+from treelab.estimators._weights import check_sample_weight, engine_weights, row_weights
 
 __all__ = ["in_bag_counts", "oob_strength_correlation", "sklearn_in_bag"]
 
@@ -46,7 +47,7 @@ def sklearn_in_bag(model: Any, n_rows: int, *, strict: bool = True) -> np.ndarra
     return counts
 
 
-def in_bag_counts(ensemble: Any, y: Any) -> np.ndarray:
+def in_bag_counts(ensemble: Any, y: Any, sample_weight: Any = None) -> np.ndarray:
     """How often each tree's bootstrap sample holds each training row, (tree, sample).
 
     The bootstrap draws are replayed from the ensemble's integer ``random_state`` with the
@@ -63,10 +64,16 @@ def in_bag_counts(ensemble: Any, y: Any) -> np.ndarray:
         ``random_state``.
     y : array-like, (sample,)
         The training labels the ensemble was fitted on, in the same order.
+    sample_weight : array-like, (sample,), optional
+        The sample weights the ensemble was fitted with. A tree's weight of a row is its
+        bootstrap count times the row's weight (and its class weight, where the ensemble has
+        ``class_weight``), so a row of weight 0 is out of every tree's bag.
 
     Returns
     -------
-    numpy.ndarray of int32, (tree, sample)
+    numpy.ndarray, (tree, sample)
+        int32 bootstrap counts; float64 weighted counts for an ensemble fitted with weights
+        (``sample_weight`` or ``class_weight``).
     """
     from sklearn.utils import check_random_state
 
@@ -93,21 +100,30 @@ def in_bag_counts(ensemble: Any, y: Any) -> np.ndarray:
     n, C, T = codes.size, len(ensemble.classes_), forest.n_trees
     seeds = check_random_state(int(seed)).randint(0, np.iinfo(np.int32).max, size=T)
     part = np.zeros(n, dtype=np.int32)
-    counts = np.empty((T, n), dtype=np.int32)
+    sw = check_sample_weight(sample_weight, n)
+    rw = row_weights(sw, getattr(ensemble, "class_weight", None), np.asarray(ensemble.classes_),
+                     codes)
+    ew = None if rw is None or np.all(rw == 1.0) else engine_weights(rw, True)
+    counts = np.empty((T, n), dtype=np.int32 if ew is None else np.float64)
     for t in range(T):
         w, _ = G.draw_construction(n, 1, G.ROWS_BOOTSTRAP, part, t, 0,
                                    new_state(np.uint64(seeds[t])))
+        if ew is not None:
+            # the engine's units, summed as the growth kernel sums them, then in weights
+            w = (w.astype(np.int64) * ew.units) * 2.0 ** -ew.shift
         root = np.asarray(forest.counts[forest.node_offsets[t]])
         if not np.array_equal(root, np.bincount(codes, weights=w, minlength=C)):
             raise ValueError(
                 f"tree {t}: its root class counts {root.tolist()} are not the in-bag counts "
-                "of y; pass the training labels the ensemble was fitted on"
+                "of y; pass the training labels (and the sample_weight) the ensemble was "
+                "fitted with"
             )
         counts[t] = w
     return counts
 
 
-def oob_strength_correlation(ensemble: Any, X: Any, y: Any) -> xr.Dataset:
+def oob_strength_correlation(ensemble: Any, X: Any, y: Any,
+                             sample_weight: Any = None) -> xr.Dataset:
     """Out-of-bag strength, correlation and Breiman's bound of a bagged ensemble.
 
     Breiman (2001, section 3.1): every training row is scored only by the trees whose
@@ -127,6 +143,9 @@ def oob_strength_correlation(ensemble: Any, X: Any, y: Any) -> xr.Dataset:
         The training rows the ensemble was fitted on.
     y : array-like, (sample,)
         Their labels.
+    sample_weight : array-like, (sample,), optional
+        The sample weights the ensemble was fitted with: they decide which rows each tree saw
+        (:func:`in_bag_counts`); every out-of-bag row then counts once in the estimates.
 
     Returns
     -------
@@ -140,6 +159,8 @@ def oob_strength_correlation(ensemble: Any, X: Any, y: Any) -> xr.Dataset:
         bag = sklearn_in_bag(ensemble, y_arr.shape[0])
         m = resolve(ensemble, X, need_ensemble=False)
         return strength_correlation(m.classes[m.labels], y_arr, classes=m.classes, in_bag=bag)
-    bag = in_bag_counts(ensemble, y)
+    bag = in_bag_counts(ensemble, y, sample_weight)
+    if bag.dtype.kind == "f":
+        bag = bag > 0  # weighted counts: in the bag or not
     labels = ensemble.member_predict(X)
     return strength_correlation(labels, y_arr, classes=ensemble.classes_, in_bag=bag)
