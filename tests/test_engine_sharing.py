@@ -149,7 +149,7 @@ def test_every_input_of_grow_forest_is_in_the_sharing_key():
     import inspect
 
     keyed = {"feats", "y", "n_classes", "iparams", "alphas", "seeds", "row_mode", "part",
-             "n_sub", "n_threads"}  # alphas: per tree; n_threads: never changes a tree
+             "n_sub", "n_threads", "sample_weight"}  # alphas: per tree; n_threads: no change
     assert set(inspect.signature(F.grow_forest).parameters) == keyed
     assert set(F.FeatureArrays._fields) == {"Xc", "R", "order", "n_distinct", "uniq",
                                             "uniq_off", "nominal", "key"}
@@ -174,3 +174,27 @@ def test_the_store_keeps_at_most_its_bytes():
         b = treelab.VRTrees(n_estimators=3, alpha=1.0, random_state=0).fit(X, y)
     assert small.hits == {"features": 0, "trees": 0} and not small.forests.items
     assert_forests_identical(a.forest_, b.forest_)
+
+
+@pytest.mark.parametrize("max_bins", [None, 8])
+def test_sample_weights_share_with_the_same_weights_only(max_bins):
+    X, y = data()
+    rng = np.random.default_rng(3)
+    w1 = rng.integers(0, 4, size=len(y)).astype(float)
+    w2 = w1.copy()
+    w2[:50] = 1.0
+
+    def make(alpha):
+        return treelab.VRTrees(n_estimators=5, alpha=alpha, sampling="bootstrap",
+                               max_bins=max_bins, random_state=8)
+
+    store = sharing.SharedWork()
+    with sharing.shared_work(store):
+        make(1.0).fit(X, y, sample_weight=w1)
+        same = make(0.7).fit(X, y, sample_weight=w1)
+        other = make(0.7).fit(X, y, sample_weight=w2)
+        unweighted = make(0.7).fit(X, y)
+    assert store.hits["trees"] == 1
+    for est, w in ((same, w1), (other, w2), (unweighted, None)):
+        alone = make(0.7).fit(X, y, sample_weight=w)
+        assert_forests_identical(est.forest_, alone.forest_)
