@@ -65,7 +65,7 @@ def fold_batches(cells: Sequence[Cell]) -> list[list[Cell]]:
     """``cells`` grouped by their training rows (coordinates less ensemble and alpha), the
     batches in order of their first cell, each batch's cells by ensemble (in order of
     appearance) and decreasing alpha: the all-deterministic forest (alpha = 1), whose trees
-    the other alphas reuse, before them; ensembles without alpha last."""
+    the other alphas reuse, before them (NaN, an ensemble without alpha, last)."""
     batches: dict[tuple, list[Cell]] = {}
     for cell in cells:
         at = tuple((d, "nan" if isinstance(v, float) and math.isnan(v) else v)
