@@ -66,9 +66,13 @@ def stack_results(results: Sequence[xr.Dataset]) -> xr.Dataset:
         if key in keys:
             raise ValueError(f"results hold ensemble={name!r} at alpha={alpha} twice")
         keys.append(key)
-        parts.append(ds.assign_coords({_dims.ALPHA: key[1]}))
+        parts.append(ds.drop_vars([_dims.ENSEMBLE, _dims.ALPHA]))
+    # the cell labels are attached after concatenating: concat keeps a coordinate that is equal
+    # in every part as a scalar (one ensemble at three alphas), which no index can stack
     cells = xr.concat(parts, dim="_cell", coords="different", compat="equals", join="outer",
                       combine_attrs="override")
+    cells = cells.assign_coords({_dims.ENSEMBLE: ("_cell", [k[0] for k in keys]),
+                                 _dims.ALPHA: ("_cell", [k[1] for k in keys])})
     grid = cells.set_index(_cell=[_dims.ENSEMBLE, _dims.ALPHA]).unstack("_cell")
     names = list(dict.fromkeys(k[0] for k in keys))
     alphas = sorted({k[1] for k in keys if k[1] != _NO_ALPHA})
