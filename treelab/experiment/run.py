@@ -18,7 +18,7 @@ import pandas as pd
 import xarray as xr
 
 from treelab import _dims
-from treelab.experiment.backends import execute
+from treelab.experiment.backends import default_workers, execute
 from treelab.experiment.cells import TIMING_VARS
 from treelab.experiment.config import BACKENDS, ExperimentConfig, load_config
 from treelab.experiment.expand import expand
@@ -99,14 +99,68 @@ def status(config: Any, out: str | os.PathLike[str] | None = None) -> dict[str, 
             "failed": failed}
 
 
+# tqdm's own estimate left out: it extrapolates from the first cells, which include worker
+# start-up (a first demo showed 2:47:57 left for a run of 64 s); _Eta gives one in the postfix
+_BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
+
+
 def _progress(total: int, initial: int, name: str, enabled: bool) -> Any:
     from tqdm.auto import tqdm
 
     return tqdm(total=total, initial=initial, desc=name, unit="cell", disable=not enabled,
-                dynamic_ncols=True, postfix={"skipped": initial})
+                dynamic_ncols=True, bar_format=_BAR_FORMAT,
+                postfix=f"skipped={initial}, failed=0")
 
 
-def _warm_up(cells: list[Any]) -> None:
+class _Eta:
+    """Time left, once it means something: measured from the moment the first round of cells
+    (one per worker, which pays the workers' start-up) has finished, and shown only after
+    another round has, so the estimate rests on cells that ran at full speed."""
+
+    def __init__(self, n_todo: int, n_workers: int, clock: Any = time.perf_counter) -> None:
+        self.n_todo = n_todo
+        self.round = max(1, int(n_workers))
+        self.clock = clock
+        self.done = 0
+        self.mark: tuple[int, float] | None = None
+
+    def update(self) -> str | None:
+        """Count one finished cell; the estimate as ``H:MM:SS`` or None while there is none."""
+        self.done += 1
+        now = self.clock()
+        if self.mark is None:
+            if self.done >= self.round:
+                self.mark = (self.done, now)
+            return None
+        n, t0 = self.done - self.mark[0], now - self.mark[1]
+        left = self.n_todo - self.done
+        if n < self.round or t0 <= 0 or left <= 0:
+            return None
+        seconds = int(round(left * t0 / n))
+        return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+    def postfix(self, skipped: int, failed: int) -> str:
+        left = self.update()
+        text = f"skipped={skipped}, failed={failed}"
+        return text if left is None else f"{text}, left~{left}"
+
+
+@contextlib.contextmanager
+def _shared_notices() -> Any:
+    """One compile notice per run: this process and its workers share a folder of markers."""
+    import tempfile
+
+    from treelab.engine import _notice
+
+    with tempfile.TemporaryDirectory(prefix="treelab-notices-") as folder:
+        _notice.share_notices(folder)
+        try:
+            yield folder
+        finally:
+            _notice.share_notices(None)
+
+
+def _warm_up(cells: list[Any], progress: bool = False) -> None:
     """Compile (or load from numba's cache) the kernels of the cells' estimators before the
     first cell starts, so the progress bar's rate and estimate count cells, not compilation
     (a first demo on a fresh install otherwise estimated 21 hours from its first cell).
@@ -119,7 +173,8 @@ def _warm_up(cells: list[Any]) -> None:
     names = sorted(names)
     started = time.perf_counter()
     try:
-        warmup(names, progress=False)
+        # the bar shows progress through the compilation, step by step
+        warmup(names, progress=progress)
     except Exception as exc:  # the cells compile what they need themselves; results unchanged
         log.warning("engine warm-up failed (%s: %s); the first cells will compile instead",
                     type(exc).__name__, exc)
@@ -224,9 +279,13 @@ def run(
         closer = _GroupCloser(store, folder, done, warned, group_failures, config.on_error)
         for group in groups:  # finished before a run stopped, not yet reduced
             closer(group, None)
+        notices = contextlib.ExitStack()
+        notices.enter_context(_shared_notices())
         if todo:
-            _warm_up(todo)
+            _warm_up(todo, progress)
         bar = _progress(len(cells), skipped, config.name, progress)
+        eta = _Eta(len(todo), n_workers or config.n_workers or default_workers()
+                   if backend != "serial" else 1)
         try:
             outcomes = execute(todo, backend=backend, n_workers=n_workers or config.n_workers,
                                n_jobs=config.n_jobs, client=client, scheduler=config.scheduler,
@@ -257,9 +316,10 @@ def run(
                             f"cell {_plain(cell.coords)} failed; {len(done)} finished cells "
                             f"are stored in {folder}:\n{error}")
                 bar.update(1)
-                bar.set_postfix(skipped=skipped, failed=len(failures), refresh=False)
+                bar.set_postfix_str(eta.postfix(skipped, len(failures)), refresh=False)
         finally:
             bar.close()
+            notices.close()
             for message, count in warned.items():
                 log.info("%d cells warned: %s", count, message)
         _tidy_outputs(folder, groups, done)
