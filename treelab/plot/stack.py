@@ -47,10 +47,20 @@ def stack_results(results: Sequence[xr.Dataset]) -> xr.Dataset:
 
     Examples
     --------
-    >>> runs = [diagnose(VRTrees(alpha=a).fit(X, y), Xt, yt, label="Aggregating")
-    ...         for a in (0.0, 0.5, 1.0)]  # doctest: +SKIP
-    >>> runs.append(diagnose(RandomForest().fit(X, y), Xt, yt, label="RF"))  # doctest: +SKIP
-    >>> treelab.plot.spectrum(treelab.plot.stack_results(runs))  # doctest: +SKIP
+    >>> import treelab
+    >>> from treelab.analysis import diagnose
+    >>> from treelab.datasets import gaussian_mixture
+    >>> train, test = gaussian_mixture(100, random_state=0), gaussian_mixture(100, random_state=1)
+    >>> def fit(model):
+    ...     return model.fit(train.X, train.y)
+    >>> runs = [diagnose(fit(treelab.VRTrees(alpha=a, n_estimators=5, random_state=0)),
+    ...                  test.X, test.y, label="Aggregating") for a in (0.0, 0.5, 1.0)]
+    >>> runs.append(diagnose(fit(treelab.RandomForest(n_estimators=5, random_state=0)),
+    ...                      test.X, test.y, label="RF"))
+    >>> grid = stack_results(runs)
+    >>> grid.ensemble.values.tolist(), grid.alpha.values.tolist()
+    (['Aggregating', 'RF'], [0.0, 0.5, 1.0, nan])
+    >>> ax = treelab.plot.spectrum(grid)
     """
     if isinstance(results, xr.Dataset) or not isinstance(results, Sequence) or not results:
         raise TypeError("results must be a non-empty list of Datasets (e.g. diagnose results)")
