@@ -1,5 +1,5 @@
 """Every Examples section in treelab's docstrings runs, so a documented pattern cannot break
-silently (``python -m pytest --doctest-modules treelab`` runs the same examples one by one).
+silently (the equivalent of ``pytest --doctest-modules`` over the package, one test a module).
 
 Examples are written to run in well under a second each on small data; none is skipped.
 """

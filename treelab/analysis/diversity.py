@@ -15,8 +15,11 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._dataset import (
-    CITE_ALI_PAZZANI,
-    CITE_TREELAB,
+    CITE_ARRANGEMENT,
+    CITE_ERRORS,
+    CITE_PHI_E,
+    CITE_PHI_STAR,
+    CITE_RELATION,
     Var,
     align_to,
     as_array,
@@ -25,6 +28,7 @@ from treelab.analysis._dataset import (
     member_inputs,
     to_dataarray,
     to_dataset,
+    treelab_docs,
     vote_counts,
 )
 from treelab.analysis._independent import MAX_STATES, independent_vote_error
@@ -140,10 +144,13 @@ def errors_vars(labels: np.ndarray, y: np.ndarray, ens: np.ndarray, how: str) ->
     """Variables of :func:`errors` from checked codes and the ensemble's labels."""
     e_t = _member_error(labels, y)
     return {
-        "member_error": Var((_dims.TREE,), e_t, "member error rate e_t", valid_range=_ERR),
-        "mean_member_error": Var((), e_t.mean(), "mean member error rate", valid_range=_ERR),
+        "member_error": Var((_dims.TREE,), e_t, "member error rate e_t", valid_range=_ERR,
+                            cite=CITE_ERRORS),
+        "mean_member_error": Var((), e_t.mean(), "mean member error rate", valid_range=_ERR,
+                                 cite=CITE_ERRORS),
         "ensemble_error": Var(
-            (), np.mean(ens != y), "ensemble error rate E_e", valid_range=_ERR, description=how
+            (), np.mean(ens != y), "ensemble error rate E_e", valid_range=_ERR, description=how,
+            cite=CITE_ERRORS,
         ),
     }
 
@@ -219,7 +226,7 @@ def correlation_vars(
             phi_e,
             "error correlation phi_e (mean over pairs of the rate of identical errors)",
             valid_range=_ERR,
-            cite=CITE_ALI_PAZZANI,
+            cite=CITE_PHI_E,
             description=note,
         ),
         "phi_star": Var(
@@ -227,18 +234,18 @@ def correlation_vars(
             phi_star,
             "phi_e under class-conditionally independent errors (phi*)",
             valid_range=_ERR,
-            cite=CITE_ALI_PAZZANI,
+            cite=CITE_PHI_STAR,
             description=note,
         ),
         "phi_gap": Var(
-            (), phi_e - phi_star, "phi_e - phi*", valid_range=(-1.0, 1.0), cite=CITE_ALI_PAZZANI
+            (), phi_e - phi_star, "phi_e - phi*", valid_range=(-1.0, 1.0), cite=CITE_RELATION
         ),
         "relation": Var(
             (),
             np.array(_relation(phi_e, phi_star)),
             "correlation of member errors relative to independence",
             units="",
-            cite=CITE_ALI_PAZZANI,
+            cite=CITE_RELATION,
             description="positive, uncorrelated, negative (or undefined for one tree)",
         ),
     }
@@ -336,7 +343,7 @@ def error_arrangement(
     variables = arrangement_vars(inp.labels, inp.y, inp.n_classes, independent=options)
     variables["member_error"] = Var(
         (_dims.TREE,), _member_error(inp.labels, inp.y), "member error rate e_t",
-        valid_range=_ERR,
+        valid_range=_ERR, cite=CITE_ERRORS,
     )
     coords = {k: v for k, v in inp.coords.items() if k != _dims.CLASS}
     return to_dataset(variables, function="error_arrangement",
@@ -369,14 +376,14 @@ def arrangement_vars(
     optimal = _optimal_lost_rows(k, n_samples) / n_samples
     return {
         "observed_error": Var(
-            (), observed, "uniform-voting ensemble error", valid_range=_ERR, cite=CITE_ALI_PAZZANI
+            (), observed, "uniform-voting ensemble error", valid_range=_ERR, cite=CITE_ARRANGEMENT
         ),
         "independent_error": Var(
             (),
             indep.error,
             "voting error if members erred independently (true class loses the vote)",
             valid_range=_ERR,
-            cite=CITE_ALI_PAZZANI,
+            cite=CITE_ARRANGEMENT,
             description=f"{indep.method}; vote ties to the lower class index",
         ),
         "independent_error_se": Var(
@@ -384,14 +391,14 @@ def arrangement_vars(
             indep.se,
             "Monte Carlo standard error of independent_error (0 when exact)",
             valid_range=_ERR,
-            cite=CITE_TREELAB,
+            cite=treelab_docs("measures/correctness"),
         ),
         "optimal_error": Var(
             (),
             optimal,
             "lowest voting error over re-arrangements of member errors",
             valid_range=_ERR,
-            cite=CITE_ALI_PAZZANI,
+            cite=CITE_ARRANGEMENT,
         ),
     }
 
@@ -470,7 +477,7 @@ def error_ratio(ensemble_error: Any, single_error: Any) -> xr.DataArray:
         ratio.values,
         "error ratio E_e / E_s",
         valid_range=None,
-        cite=CITE_TREELAB,
+        cite=CITE_ERRORS,
         description="NaN where the single-model error is 0",
     )
     return to_dataarray(

@@ -165,7 +165,7 @@ def fit_error_ratio(
         values = np.array([f[key] for f in fits])
         return values[0] if groupby is None else values
 
-    cite = CITE_ALI_PAZZANI
+    cite = f"{CITE_ALI_PAZZANI}, section 5.1 (E_r against phi_e, Figure 1)"
     level = f"{100 * confidence:g}%"
     variables = {
         "slope": Var(dims, col("slope"), "OLS slope of E_r on phi_e", units="", cite=cite),
