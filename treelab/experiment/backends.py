@@ -191,8 +191,10 @@ def _dask(cells: Sequence[Cell], n_workers: int, client: Any, scheduler: str | N
         if scheduler is not None:
             client = own_client = Client(scheduler)
         else:
+            # dashboard_address=None still serves HTTP on 8787 and warns when that port is
+            # taken (a second cluster, a notebook's); port 0 takes a free one without a word
             own_cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                                       dashboard_address=":0")
             client = own_client = Client(own_cluster)
     try:
         client.run(_worker_init, notices=_notice._shared)
