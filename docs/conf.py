@@ -252,4 +252,5 @@ html_theme_options = {
     "show_toc_level": 2,
     "navbar_align": "left",
 }
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["treelab.css"]  # long names wrap, wide tables scroll

@@ -63,7 +63,8 @@ def site(tmp_path_factory):
     if missing:
         pytest.skip(f"the docs extra is not installed ({missing}): pip install -e '.[docs]'")
     out = tmp_path_factory.mktemp("html")
-    done = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", "docs", str(out)],
+    done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+                           "docs", str(out)],
                           cwd=REPO, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     return out
@@ -78,3 +79,18 @@ def test_formula_pages_use_the_shipped_mathjax(site):
     assert "_static/mathjax/tex-chtml.js" in page
     assert (site / "_static" / "mathjax" / "tex-chtml.js").is_file()
     assert (site / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").is_dir()
+
+
+def test_api_pages_are_titled_with_names_that_fit(site):
+    # a page titled "treelab.analysis.pairwise_diversity" was cut to "treelab.analysis.pairwise_d"
+    import re
+
+    pages = sorted((site / "api" / "generated").glob("*.html"))
+    assert len(pages) > 50
+    for page in pages:
+        (title,) = re.findall(r"<h1>(.*?)<a class=\"headerlink\"", page.read_text(
+            encoding="utf-8"))
+        assert title == page.stem.rsplit(".", 1)[-1], (page.name, title)
+    css = (site / "_static" / "treelab.css").read_text()
+    assert "overflow-wrap: anywhere" in css
+    assert "_static/treelab.css" in pages[0].read_text(encoding="utf-8")
