@@ -4,6 +4,7 @@ Each notebook is executed by nbclient in a fresh kernel; any error in any cell f
 Quick mode keeps each one well under two minutes.
 """
 
+import os
 import shutil
 import subprocess
 import sys
@@ -17,7 +18,10 @@ nbclient = pytest.importorskip("nbclient")
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
-TIME_LIMIT = 120  # seconds per notebook in quick mode
+TIME_LIMIT = 120  # seconds per notebook in quick mode, with the machine to itself
+# the suite runs on every core (pytest-xdist): a notebook then shares the machine with as many
+# other tests as there are workers, and is given that many times as long
+SHARED_LIMIT = TIME_LIMIT * int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
 
 
 def test_the_studies_have_notebooks():
@@ -103,12 +107,12 @@ def test_notebook_runs_in_quick_mode(path, monkeypatch, tmp_path):
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     nb = nbformat.read(path, as_version=4)
     # kernel "python3" runs this interpreter (jupyter_client swaps "python" for sys.executable)
-    client = nbclient.NotebookClient(nb, timeout=TIME_LIMIT, kernel_name="python3",
+    client = nbclient.NotebookClient(nb, timeout=SHARED_LIMIT, kernel_name="python3",
                                      resources={"metadata": {"path": str(path.parent)}})
     start = time.perf_counter()
     client.execute()  # raises CellExecutionError on the first failing cell
     elapsed = time.perf_counter() - start
     sys.stderr.write(f"{path.name}: {elapsed:.1f} s in quick mode\n")
-    assert elapsed < TIME_LIMIT, f"{path.name} took {elapsed:.0f} s in quick mode"
+    assert elapsed < SHARED_LIMIT, f"{path.name} took {elapsed:.0f} s in quick mode"
     left = sorted(p.name for p in tmp_path.glob("treelab-*"))
     assert left == [], f"{path.name} left {left} in the temp folder"
