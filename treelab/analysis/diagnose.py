@@ -10,10 +10,8 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
+from treelab.analysis._cite import CITE_ERRORS, CITE_GAIN_TIES, CITE_TREE_STATS
 from treelab.analysis._dataset import (
-    CITE_ERRORS,
-    CITE_GAIN_TIES,
-    CITE_TREE_STATS,
     Var,
     as_array,
     check_proba,

@@ -14,12 +14,15 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
-from treelab.analysis._dataset import (
+from treelab.analysis._cite import (
     CITE_ARRANGEMENT,
     CITE_ERRORS,
     CITE_PHI_E,
     CITE_PHI_STAR,
     CITE_RELATION,
+    treelab_docs,
+)
+from treelab.analysis._dataset import (
     Var,
     align_to,
     as_array,
@@ -28,7 +31,6 @@ from treelab.analysis._dataset import (
     member_inputs,
     to_dataarray,
     to_dataset,
-    treelab_docs,
     vote_counts,
 )
 from treelab.analysis._independent import MAX_STATES, independent_vote_error

@@ -24,8 +24,8 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
+from treelab.analysis._cite import CITE_FAN, treelab_docs
 from treelab.analysis._dataset import (
-    CITE_FAN,
     Var,
     align_to,
     as_array,
@@ -35,7 +35,6 @@ from treelab.analysis._dataset import (
     encode_unseen,
     to_dataarray,
     to_dataset,
-    treelab_docs,
 )
 
 __all__ = [

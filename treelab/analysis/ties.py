@@ -8,7 +8,8 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
-from treelab.analysis._dataset import CITE_GAIN_TIES, Var, to_dataset
+from treelab.analysis._cite import CITE_GAIN_TIES
+from treelab.analysis._dataset import Var, to_dataset
 
 __all__ = ["gain_ties", "gain_ties_from_counts"]
 

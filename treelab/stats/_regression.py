@@ -9,7 +9,8 @@ import numpy as np
 import scipy.stats
 import xarray as xr
 
-from treelab.analysis._dataset import CITE_ALI_PAZZANI, Var
+from treelab.analysis._cite import CITE_ALI_PAZZANI
+from treelab.analysis._dataset import Var
 from treelab.stats._common import RESAMPLING_DIMS, build
 
 __all__ = ["fit_error_ratio"]
