@@ -1,7 +1,7 @@
 """Every Examples section in treelab's docstrings runs, so a documented pattern cannot break
 silently (the equivalent of ``pytest --doctest-modules`` over the package, one test a module).
 
-Examples are written to run in well under a second each on small data; none is skipped.
+Examples are written to run in a few seconds at most, on small data; none is skipped.
 """
 
 import doctest
