@@ -107,7 +107,10 @@ def _record(group: str, seconds: float) -> None:
     """Keep the longest measured time of a group: its first compilation with an empty cache
     (later ones compile a new signature or two and would understate a fresh install's)."""
     path = _times_path()
-    if path is None:
+    low = RANGES.get(group, RANGES[OTHER])[0]
+    if path is None or seconds < low / 2:
+        # far below a whole group's compilation: a signature or two added to a cache that
+        # an earlier version filled, which would understate a fresh install's wait
         return
     times = measured_times()
     if times.get(group, 0.0) >= seconds:
