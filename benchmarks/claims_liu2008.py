@@ -1,0 +1,151 @@
+"""Liu, Ting, Yu & Zhou (2008), Table 3: why Coalescence does not rank first in treelab.
+
+Investigates the claim of ``docs/reproductions/claims/liu2008.md``. Two parts:
+
+``ranks``: from the paper's own Table 3 (the 33 printed rows, ``--table``), the average ranks
+of the methods and how stable the first place is: the share of bootstrap resamples of the data
+sets (2,000) in which each method has the best average rank, with and without C5 boosting;
+the Nemenyi critical difference at 0.05 for that many methods and sets.
+
+``readings`` (default): 10-fold stratified cross-validation (one seed) on a subset of the
+bundle's sets that are in Table 3, error (%) of Coalescence (100 trees) under each reading
+of the paper's VR-Tree below, and of Random Forests with averaged probabilities (treelab's
+default) and with majority votes (R's ``randomForest``, the paper's implementation), beside
+the paper's value:
+
+* ``default``: treelab's Coalescence as the reproduction runs it (C4.5 gain ratio, n_min 4,
+  pair-midpoint random thresholds, curtailment at 2 rows);
+* ``uniform``: random thresholds uniform between the node's minimum and maximum;
+* ``nmin5``: a node needs 5 rows to split (section 6: trees stop at "four or less");
+* ``no-c45``: gain ratio without C4.5's average-gain filter and continuous-gain correction;
+* ``curtail1``: leaf estimates from any leaf with at least one row.
+
+Usage::
+
+    nice -n 19 python benchmarks/claims_liu2008.py ranks
+    nice -n 19 python benchmarks/claims_liu2008.py readings --sets sonar glass \
+        --readings default uniform
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from treelab import Coalescence, RandomForest
+from treelab.datasets import load_uci
+from treelab.protocols import StratifiedKFold
+
+TABLE = Path(__file__).resolve().parents[1] / "data" / "papers" / "liu2008_table3.csv"
+SHARED_TABLE = Path("/work/shared/papers/tables/liu2008_table3.csv")
+#: bundle name -> Table 3 name
+SETS = {"sonar": "sonar", "ionosphere": "ionosphere", "glass": "glass", "credit-a": "credit-a",
+        "vote": "vote", "iris": "iris", "wine": "wine", "breast-w": "breastw", "zoo": "Z00",
+        "hepatitis": "hepatitis", "liver": "liver", "tic-tac-toe": "tic-tac-toe"}
+READINGS = {
+    "default": {},
+    "uniform": {"random_split": "uniform"},
+    "nmin5": {"min_samples_split": 5},
+    "no-c45": {"c45": False},
+    "curtail1": {"curtail_min": 1},
+}
+
+
+def load_table(path: str | None) -> pd.DataFrame:
+    for p in ([Path(path)] if path else [TABLE, SHARED_TABLE]):
+        if p.exists():
+            t = pd.read_csv(p).set_index("dataset")
+            return t.drop(columns=[c for c in t.columns if c == "note"]).apply(
+                pd.to_numeric, errors="coerce")
+    raise FileNotFoundError("Table 3 CSV not found; pass --table")
+
+
+def ranks(table: pd.DataFrame, boot: int = 2000, seed: int = 0) -> None:
+    from scipy.stats import studentized_range
+
+    t = table.dropna()
+    for cols in (list(t.columns), [c for c in t.columns if c != "c5_boost"]):
+        avg = t[cols].rank(axis=1).mean().sort_values()
+        rng = np.random.default_rng(seed)
+        top = dict.fromkeys(cols, 0)
+        for _ in range(boot):
+            r = t[cols].iloc[rng.integers(0, len(t), len(t))].rank(axis=1).mean()
+            top[r.idxmin()] += 1
+        k, n = len(cols), len(t)
+        cd = studentized_range.ppf(0.95, k, np.inf) / np.sqrt(2) * np.sqrt(k * (k + 1) / (6 * n))
+        print(f"\n{k} methods, {n} data sets; Nemenyi CD (0.05) = {cd:.2f}")
+        print("| method | mean error | average rank | best rank in bootstrap resamples |")
+        print("|---|---|---|---|")
+        for c in avg.index:
+            print(f"| {c} | {t[c].mean():.2f} | {avg[c]:.2f} | {top[c] / boot:.2f} |")
+
+
+def cv_error(est, data, folds) -> float:
+    wrong = 0
+    for tr, te in folds:
+        est.fit(data.X[tr], data.y[tr])
+        wrong += int(np.sum(est.predict(data.X[te]) != data.y[te]))
+    return 100.0 * wrong / data.n_samples
+
+
+def readings(a, table) -> None:
+    rows = []
+    for name in a.sets:
+        data = load_uci(name)
+        cv = StratifiedKFold(10, random_state=a.seed)
+        folds = [(tr, te) for _, _, tr, te in cv.indices(data.y)]
+        row = {"set": name, "paper Coalescence": table.loc[SETS[name], "coalescence"],
+               "paper RF": table.loc[SETS[name], "random_forests"]}
+        t0 = time.process_time()
+        for label in a.readings:
+            est = Coalescence(n_estimators=a.trees, categorical_features=data.categorical_features,
+                              random_state=a.seed, **READINGS[label])
+            row[f"Coalescence {label}"] = cv_error(est, data, folds)
+        if a.rf:
+            for combine in ("average", "vote"):
+                est = RandomForest(n_estimators=a.trees, combine=combine, random_state=a.seed,
+                                   categorical_features=data.categorical_features)
+                row[f"RF {combine}"] = cv_error(est, data, folds)
+        rows.append(row)
+        print(f"  {name}: " + ", ".join(f"{k} {v:.1f}" for k, v in row.items() if k != "set")
+              + f" ({time.process_time() - t0:.0f} s CPU)", flush=True)
+    frame = pd.DataFrame(rows).set_index("set")
+    mean = frame.mean().rename("mean")
+    gap = {}
+    for c in frame.columns:
+        if c.startswith("Coalescence"):
+            gap[c] = (frame[c] - frame["paper Coalescence"]).mean()
+        elif c.startswith("RF"):
+            gap[c] = (frame[c] - frame["paper RF"]).mean()
+    gap = pd.Series(gap, name="mean (treelab - paper)")
+    print("\n" + pd.concat([frame, mean.to_frame().T, gap.to_frame().T]).round(2)
+          .to_markdown())
+    if a.json:
+        Path(a.json).write_text(json.dumps(rows, indent=1))
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("part", nargs="?", default="readings", choices=["readings", "ranks"])
+    ap.add_argument("--table", help="Table 3 CSV (default: data/papers or the shared copy)")
+    ap.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
+    ap.add_argument("--readings", nargs="+", default=list(READINGS), choices=list(READINGS))
+    ap.add_argument("--trees", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-rf", dest="rf", action="store_false")
+    ap.add_argument("--json", help="write the rows to this file")
+    a = ap.parse_args(argv)
+    table = load_table(a.table)
+    if a.part == "ranks":
+        ranks(table)
+    else:
+        readings(a, table)
+
+
+if __name__ == "__main__":
+    main()
