@@ -17,13 +17,14 @@ Rows: the study's four LED variants and the eight UCI rows of ``reproduce_ali_pa
 * UCI: as in ``reproduce_ali_pazzani.py`` (random training sample of the study's size, test on
   the rest; promoters by leave-one-out).
 
-``--tie-break index`` is treelab's learner as it is (the single tree takes the lowest column
-among tied candidates); ``random`` draws one random column order per trial, used by the single
-tree and the ensemble alike, so the single tree's choice among exactly tied candidates is
-arbitrary (the study, section 1: "the single-model learning program must arbitrarily choose
-from among the set of tied candidates"). In treelab's LED generator the seven segments are the
-first columns, so ``index`` always resolves a tie between a segment and a random bit in favour
-of the segment.
+``--tie-break first`` is ``StochasticID3(tie_break="first")``: the single tree takes the lowest
+column among tied candidates; ``random`` (default) is ``tie_break="random"``: it draws one of
+them uniformly (the study, section 1: "the single-model learning program must arbitrarily
+choose from among the set of tied candidates"); ``permute`` keeps ``"first"`` but shuffles the
+columns once per trial (the same order for the single tree and the ensemble), a check of
+``"random"`` that does not touch the learner. In treelab's LED generator the seven segments are
+the first columns, so ``first`` always resolves a tie between a segment and a random bit in
+favour of the segment.
 
 ``--meta K`` adds the study's meta-trials (section 5.1): each UCI/LED row at i x 10% of its
 training size, i = 1..10, K trials each (holdout for every row, promoters included), and the
@@ -31,7 +32,7 @@ OLS fit of E_r on phi_e over all those points (the study: r^2 = 0.49 over 260 po
 
 Usage (CPU seconds on the shared two-core machine are printed per row)::
 
-    nice -n 19 python benchmarks/claims_alipazzani.py --tie-break index --rows led
+    nice -n 19 python benchmarks/claims_alipazzani.py --tie-break first --rows led
     nice -n 19 python benchmarks/claims_alipazzani.py --tie-break random
     nice -n 19 python benchmarks/claims_alipazzani.py --tie-break random --rows uci --meta 3
 """
@@ -71,6 +72,7 @@ LED_TEST_ROWS = 1000
 def _fit_pair(Xtr, ytr, Xte, yte, cat, seed, params):
     """(single-tree wrong, ensemble wrong, member labels) on the test rows."""
     ens = StochasticID3(n_estimators=11, categorical_features=cat, random_state=seed, **params)
+    # the single model is the same learner with beta = 1 (and tie_break carried over)
     ens.fit(Xtr, ytr)
     single = ens.single_model().fit(Xtr, ytr)
     return single.predict(Xte) != yte, ens.predict(Xte) != yte, ens.member_predict(Xte)
@@ -93,7 +95,7 @@ def run_row(row, trials, params, tie_break, attr_noise, seed=0, n_train=None, lo
     s_err, e_err, phis = [], [], []
     if data is not None and n_train is None and loo:  # leave-one-out, one pass
         n = data.n_samples
-        perm = rng.permutation(data.X.shape[1]) if tie_break == "random" else None
+        perm = rng.permutation(data.X.shape[1]) if tie_break == "permute" else None
         X = data.X if perm is None else data.X[:, perm]
         cat = _permuted_cat(data, perm)
         members = []
@@ -113,13 +115,13 @@ def run_row(row, trials, params, tie_break, attr_noise, seed=0, n_train=None, lo
             tseed = seed + 1000 * t
             if data is None:
                 Xtr, ytr, Xte, yte, cat = _led_split(kind, n_train, tseed, attr_noise)
-                perm = rng.permutation(Xtr.shape[1]) if tie_break == "random" else None
+                perm = rng.permutation(Xtr.shape[1]) if tie_break == "permute" else None
                 if perm is not None:
                     Xtr, Xte = Xtr[:, perm], Xte[:, perm]
             else:
                 order = rng.permutation(data.n_samples)
                 tr, te = order[:n_train], order[n_train:]
-                perm = rng.permutation(data.X.shape[1]) if tie_break == "random" else None
+                perm = rng.permutation(data.X.shape[1]) if tie_break == "permute" else None
                 X = data.X if perm is None else data.X[:, perm]
                 cat = _permuted_cat(data, perm)
                 Xtr, ytr, Xte, yte = X[tr], data.y[tr], X[te], data.y[te]
@@ -197,7 +199,7 @@ def main(argv=None) -> None:
     ap.add_argument("--trials", type=int, default=30)
     ap.add_argument("--rows", nargs="+", default=["all"],
                     help="row names, or 'led' / 'uci' / 'all'")
-    ap.add_argument("--tie-break", default="random", choices=["index", "random"])
+    ap.add_argument("--tie-break", default="random", choices=["first", "random", "permute"])
     ap.add_argument("--attr-noise", default="replace", choices=["replace", "flip"])
     ap.add_argument("--choice", default="gain", choices=["entropy", "gain"])
     ap.add_argument("--laplace", default="all", choices=["weights", "all"])
@@ -210,7 +212,8 @@ def main(argv=None) -> None:
     for r in a.rows:
         names += {"all": list(ROWS), "led": [k for k in ROWS if k.startswith("Led")],
                   "uci": [k for k in ROWS if not k.startswith("Led")]}.get(r, [r])
-    params = {"choice": a.choice, "entropy_laplace": a.laplace, "lookahead": a.lookahead}
+    params = {"choice": a.choice, "entropy_laplace": a.laplace, "lookahead": a.lookahead,
+              "tie_break": "random" if a.tie_break == "random" else "first"}
     print(f"reading: {params}, tie-break {a.tie_break}, attribute noise {a.attr_noise}")
     rows = []
     for name in names:

@@ -7,6 +7,10 @@ of the methods and how stable the first place is: the share of bootstrap resampl
 sets (2,000) in which each method has the best average rank, with and without C5 boosting;
 the Nemenyi critical difference at 0.05 for that many methods and sets.
 
+``datasets``: the bundle's counterpart of every Table 6 data set (Appendix A: size,
+attributes, classes) beside the paper's, flagging those that differ (another target or other
+attributes make the paper's error and treelab's incomparable).
+
 ``readings`` (default): 10-fold stratified cross-validation (one seed) on a subset of the
 bundle's sets that are in Table 3, error (%) of Coalescence (100 trees) under each reading
 of the paper's VR-Tree below, and of Random Forests with averaged probabilities (treelab's
@@ -47,6 +51,18 @@ SHARED_TABLE = Path("/work/shared/papers/tables/liu2008_table3.csv")
 SETS = {"sonar": "sonar", "ionosphere": "ionosphere", "glass": "glass", "credit-a": "credit-a",
         "vote": "vote", "iris": "iris", "wine": "wine", "breast-w": "breastw", "zoo": "Z00",
         "hepatitis": "hepatitis", "liver": "liver", "tic-tac-toe": "tic-tac-toe"}
+#: Table 6 name -> bundle name (the sets of Table 3 that the bundle holds)
+BUNDLE = {"abalone": "abalone", "audiology": "audiology", "breast-w": "breast-w",
+          "breast-y": "breast-cancer", "chess": "kr-vs-kp", "cleveland": "cleveland",
+          "credit-a": "credit-a", "credit-g": "credit-g", "dna": "dna", "glass": "glass",
+          "hepatitis": "hepatitis", "horse": "horse-colic", "hypo": "hypothyroid",
+          "ionosphere": "ionosphere", "iris": "iris", "led24": "led24", "led7": "led7",
+          "liver": "liver", "primary": "primary-tumor", "satimage": "satimage",
+          "segment": "segmentation", "sonar": "sonar", "soybean": "soybean",
+          "tic-tac-toe": "tic-tac-toe", "vote": "vote", "waveform21": "waveform-21",
+          "waveform40": "waveform-40", "wine": "wine", "zoo": "zoo"}
+APPENDIX = Path(__file__).resolve().parents[1] / "data" / "papers" / "liu2008_table6.csv"
+SHARED_APPENDIX = Path("/work/shared/papers/tables/liu2008_table6.csv")
 READINGS = {
     "default": {},
     "uniform": {"random_split": "uniform"},
@@ -83,6 +99,25 @@ def ranks(table: pd.DataFrame, boot: int = 2000, seed: int = 0) -> None:
         print("|---|---|---|---|")
         for c in avg.index:
             print(f"| {c} | {t[c].mean():.2f} | {avg[c]:.2f} | {top[c] / boot:.2f} |")
+
+
+def datasets() -> None:
+    path = APPENDIX if APPENDIX.exists() else SHARED_APPENDIX
+    t6 = pd.read_csv(path).set_index("dataset")
+    print("| paper set | bundle set | size (paper) | attributes (paper) | classes (paper) | "
+          "same? |")
+    print("|---|---|---|---|---|---|")
+    for paper, name in BUNDLE.items():
+        d = load_uci(name)
+        row = t6.loc[paper]
+        n_att = sum(int(x.strip()[:-1]) for x in str(row["n_attributes"]).split(",")) \
+            if isinstance(row["n_attributes"], str) else None
+        n_cls = int(row["n_classes"]) if pd.notna(row["n_classes"]) else None
+        same = (d.n_samples == int(row["size"]) and (n_att is None or d.n_features == n_att)
+                and (n_cls is None or len(d.classes) == n_cls))
+        print(f"| {paper} | {name} | {d.n_samples} ({row['size']}) | {d.n_features} "
+              f"({row['n_attributes']}) | {len(d.classes)} ({row['n_classes']}) | "
+              f"{'yes' if same else 'NO'} |")
 
 
 def cv_error(est, data, folds) -> float:
@@ -131,7 +166,8 @@ def readings(a, table) -> None:
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("part", nargs="?", default="readings", choices=["readings", "ranks"])
+    ap.add_argument("part", nargs="?", default="readings",
+                    choices=["readings", "ranks", "datasets"])
     ap.add_argument("--table", help="Table 3 CSV (default: data/papers or the shared copy)")
     ap.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
     ap.add_argument("--readings", nargs="+", default=list(READINGS), choices=list(READINGS))
@@ -143,6 +179,8 @@ def main(argv=None) -> None:
     table = load_table(a.table)
     if a.part == "ranks":
         ranks(table)
+    elif a.part == "datasets":
+        datasets()
     else:
         readings(a, table)
 
