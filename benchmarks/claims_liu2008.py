@@ -20,6 +20,7 @@ the paper's value:
 * ``default``: treelab's Coalescence as the reproduction runs it (C4.5 gain ratio, n_min 4,
   pair-midpoint random thresholds, curtailment at 2 rows);
 * ``uniform``: random thresholds uniform between the node's minimum and maximum;
+* ``distinct``: Algorithm 2's two values drawn over the node's distinct values, not its rows;
 * ``nmin5``: a node needs 5 rows to split (section 6: trees stop at "four or less");
 * ``no-c45``: gain ratio without C4.5's average-gain filter and continuous-gain correction;
 * ``curtail1``: leaf estimates from any leaf with at least one row.
@@ -66,6 +67,7 @@ SHARED_APPENDIX = Path("/work/shared/papers/tables/liu2008_table6.csv")
 READINGS = {
     "default": {},
     "uniform": {"random_split": "uniform"},
+    "distinct": {"random_split": "pair_distinct"},
     "nmin5": {"min_samples_split": 5},
     "no-c45": {"c45": False},
     "curtail1": {"curtail_min": 1},
