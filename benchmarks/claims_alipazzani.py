@@ -30,11 +30,17 @@ favour of the segment.
 training size, i = 1..10, K trials each (holdout for every row, promoters included), and the
 OLS fit of E_r on phi_e over all those points (the study: r^2 = 0.49 over 260 points).
 
+``--flip-grid P [P ...]`` instead runs LED with ``--grid-irrelevant`` random bits and each
+inversion probability P on the training rows (noise-free test rows), 30 training rows,
+``--trials`` trials: the errors of one tree and eleven trees against the noise level.
+
 Usage (CPU seconds on the shared two-core machine are printed per row)::
 
     nice -n 19 python benchmarks/claims_alipazzani.py --tie-break first --rows led
     nice -n 19 python benchmarks/claims_alipazzani.py --tie-break random
     nice -n 19 python benchmarks/claims_alipazzani.py --tie-break random --rows uci --meta 3
+    nice -n 19 python benchmarks/claims_alipazzani.py --flip-grid 0.025 0.05 0.1 0.2
+    nice -n 19 python benchmarks/claims_alipazzani.py --flip-grid 0.1 --grid-irrelevant 8
 """
 
 from __future__ import annotations
@@ -149,6 +155,25 @@ def _permuted_cat(data, perm):
     return np.flatnonzero(cat).tolist()
 
 
+def flip_grid(flips, n_irr, trials, params) -> None:
+    """One tree and eleven trees on LED against the training rows' inversion probability."""
+    print(f"LED, {n_irr} random bits, 30 training rows, noise-free test, {trials} trials")
+    print("| inversion probability | one tree (%) | eleven trees (%) | E_r |")
+    print("|---|---|---|---|")
+    for p in flips:
+        s_err, e_err = [], []
+        for t in range(trials):
+            seed = 1000 * t
+            tr = led(30, n_irrelevant=n_irr, noise=p, random_state=seed)
+            te = led(LED_TEST_ROWS, n_irrelevant=n_irr, noise=0.0, random_state=seed + 10**6)
+            s, e, _ = _fit_pair(tr.X, tr.y, te.X, te.y, list(range(tr.X.shape[1])), seed,
+                                params)
+            s_err.append(s.mean())
+            e_err.append(e.mean())
+        es, ee = 100 * np.mean(s_err), 100 * np.mean(e_err)
+        print(f"| {p:g} | {es:.1f} | {ee:.1f} | {ee / es:.2f} |", flush=True)
+
+
 def _significant(r) -> bool:
     """Significant reduction: paired t test over trials (one-sided, 5%); LOO: sign test."""
     from scipy import stats
@@ -206,6 +231,9 @@ def main(argv=None) -> None:
     ap.add_argument("--lookahead", type=int, default=1, choices=[0, 1])
     ap.add_argument("--meta", type=int, default=0, metavar="K",
                     help="also run the meta-trials with K trials per point")
+    ap.add_argument("--flip-grid", nargs="+", type=float, metavar="P",
+                    help="LED against these inversion probabilities instead of the rows")
+    ap.add_argument("--grid-irrelevant", type=int, default=0)
     ap.add_argument("--json", help="write the rows to this file")
     a = ap.parse_args(argv)
     names = []
@@ -215,6 +243,9 @@ def main(argv=None) -> None:
     params = {"choice": a.choice, "entropy_laplace": a.laplace, "lookahead": a.lookahead,
               "tie_break": "random" if a.tie_break == "random" else "first"}
     print(f"reading: {params}, tie-break {a.tie_break}, attribute noise {a.attr_noise}")
+    if a.flip_grid:
+        flip_grid(a.flip_grid, a.grid_irrelevant, a.trials, params)
+        return
     rows = []
     for name in names:
         t0 = time.process_time()
