@@ -22,6 +22,8 @@ Usage::
 
     nice -n 19 python benchmarks/claims_gashler.py density
     nice -n 19 python benchmarks/claims_gashler.py noise --trees 50 --repeats 1
+    nice -n 19 python benchmarks/claims_gashler.py noise --ks 0 16 64 \
+        --features 3 4 5 6 7 8 9 10 11 12
 """
 
 from __future__ import annotations
@@ -79,6 +81,16 @@ def density(a) -> None:
                   + " |")
 
 
+def _keep(data, cols):
+    """The data set with only the columns ``cols``."""
+    import dataclasses
+
+    cols = list(cols)
+    return dataclasses.replace(
+        data, X=data.X[:, cols], feature_types=tuple(data.feature_types[c] for c in cols),
+        feature_names=tuple(data.feature_names[c] for c in cols))
+
+
 def models(trees: int, seed: int) -> dict:
     return {"ERDT": BaggedTrees(n_estimators=trees, criterion="entropy", c45=False,
                                 min_objs=1, min_samples_split=2, curtail_min=1,
@@ -89,6 +101,8 @@ def models(trees: int, seed: int) -> dict:
 
 def noise(a) -> None:
     base = load_uci(a.set)
+    if a.features:
+        base = _keep(base, a.features)
     acc: dict[str, dict[int, list]] = {}
     for k in a.ks:
         t0 = time.process_time()
@@ -126,6 +140,9 @@ def main(argv=None) -> None:
     ap.add_argument("--table", help="markdown page with the 48-set table (default: mmdt.md)")
     ap.add_argument("--set", default="vowel")
     ap.add_argument("--ks", nargs="+", type=int, default=list(KS))
+    ap.add_argument("--features", nargs="+", type=int,
+                    help="keep only these columns of the set (e.g. vowel's 10 LPC features: "
+                         "3 4 ... 12)")
     ap.add_argument("--trees", type=int, default=50)
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--json", help="write the accuracies to this file")
