@@ -46,7 +46,8 @@ extensions = [
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
-exclude_patterns = ["_build", "_generated", "**.ipynb_checkpoints", "README.md"]
+exclude_patterns = ["_build", "_generated", "**.ipynb_checkpoints", "README.md",
+                    "reproductions/claims/*"]  # included by reproductions/claims.md
 root_doc = "index"
 
 # -- API reference -------------------------------------------------------------------------------

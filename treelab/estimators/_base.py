@@ -22,6 +22,7 @@ from treelab import _dims
 from treelab.engine.forest import grow_forest, prepare_features
 from treelab.engine.kernels import _grow as G
 from treelab.engine.kernels import _predict as P
+from treelab.engine.kernels._params import RS_PAIR_DISTINCT
 from treelab.estimators._encode import encode_features
 from treelab.estimators._validation import (
     check_bool,
@@ -45,7 +46,8 @@ if TYPE_CHECKING:
     import xarray as xr
 
 CRITERIA = {"entropy": 0, "gain_ratio": 1, "gini": 2, "parabola": 2}
-RANDOM_SPLITS = {"pair_midpoint": G.RS_PAIR, "uniform": G.RS_UNIFORM, "pert": G.RS_PERT}
+RANDOM_SPLITS = {"pair_midpoint": G.RS_PAIR, "uniform": G.RS_UNIFORM, "pert": G.RS_PERT,
+                 "pair_distinct": RS_PAIR_DISTINCT}
 COMBINE = ("average", "vote", "sum", "likelihood", "bayesian")
 SAMPLING = ("none", "bootstrap", "subspace", "bootstrap+subspace")
 _NO_DEPTH_LIMIT = np.iinfo(np.int32).max

@@ -78,8 +78,11 @@ class VRTrees(_VRFamily):
         round(subspace_fraction * d) features, or both.
     subspace_fraction : float in (0, 1]
         gamma of the random subspace method.
-    random_split : {"pair_midpoint", "uniform", "pert"}
-        Threshold rule of random nodes.
+    random_split : {"pair_midpoint", "pair_distinct", "uniform", "pert"}
+        Threshold rule of random nodes: the midpoint of two rows' differing values (Liu et
+        al.'s Algorithm 2 with a value drawn per row), of two distinct values drawn uniformly
+        over the node's distinct values (the same algorithm with a value drawn per value),
+        uniform between the node's minimum and maximum, or PERT's rule.
     %(max_bins)s
     %(shared)s
     """
@@ -117,8 +120,11 @@ class Coalescence(_VRFamily):
         Number of trees N.
     alpha_max : float in [0, 1]
         Alphas are spread evenly over [0, alpha_max).
-    random_split : {"pair_midpoint", "uniform", "pert"}
-        Threshold rule of random nodes.
+    random_split : {"pair_midpoint", "pair_distinct", "uniform", "pert"}
+        Threshold rule of random nodes: the midpoint of two rows' differing values (Liu et
+        al.'s Algorithm 2 with a value drawn per row), of two distinct values drawn uniformly
+        over the node's distinct values (the same algorithm with a value drawn per value),
+        uniform between the node's minimum and maximum, or PERT's rule.
     %(max_bins)s
     %(shared)s
     """
@@ -150,8 +156,11 @@ class MaxDiverseEnsemble(_VRFamily):
     ----------
     n_estimators : int
         Number of trees.
-    random_split : {"pair_midpoint", "uniform", "pert"}
-        Threshold rule of random nodes.
+    random_split : {"pair_midpoint", "pair_distinct", "uniform", "pert"}
+        Threshold rule of random nodes: the midpoint of two rows' differing values (Liu et
+        al.'s Algorithm 2 with a value drawn per row), of two distinct values drawn uniformly
+        over the node's distinct values (the same algorithm with a value drawn per value),
+        uniform between the node's minimum and maximum, or PERT's rule.
     %(shared)s
     """
 
@@ -168,7 +177,7 @@ class RandomDecisionTrees(_VRFamily):
     ----------
     n_estimators : int
         Number of trees (10-30 is typical).
-    random_split : {"uniform", "pair_midpoint", "pert"}
+    random_split : {"uniform", "pair_midpoint", "pair_distinct", "pert"}
         Threshold rule of random nodes.
     %(shared)s
     """

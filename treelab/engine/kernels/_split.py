@@ -504,6 +504,32 @@ def pair_midpoint(f, rows, s, e, Xc, state):
 
 
 @njit(**NUMBA_FLAGS)
+def pair_distinct_midpoint(f, rows, s, e, Xc, state):
+    """Liu et al.'s random threshold with "a value of nu" read as one of the node's distinct
+    values: two different distinct non-missing values, each pair equally likely (a value many
+    rows share is drawn no more often than a rare one). Returns (found, threshold)."""
+    m = e - s
+    vals = np.empty(m)
+    k = 0
+    for j in range(m):
+        v = Xc[f, row_of(rows[s + j])]
+        if not np.isnan(v):
+            vals[k] = v
+            k += 1
+    if k < 2:
+        return False, np.nan
+    u = np.unique(vals[:k])
+    n = u.shape[0]
+    if n < 2:
+        return False, np.nan
+    a = rand_int(state, n)
+    b = rand_int(state, n - 1)
+    if b >= a:
+        b += 1
+    return True, midpoint(u[min(a, b)], u[max(a, b)])
+
+
+@njit(**NUMBA_FLAGS)
 def uniform_threshold(lo, hi, state):
     """Threshold uniform in [lo, hi), never equal to hi."""
     t = lo + rand_float(state) * (hi - lo)
