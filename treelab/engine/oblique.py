@@ -53,6 +53,16 @@ class RealMap(NamedTuple):
     fill: np.ndarray
 
 
+def _mean(values: np.ndarray) -> float:
+    """Mean of finite values without overflow: near the largest double their plain sum is
+    inf (the fill of a missing value then became inf). Far up, the values are first divided by
+    a power of two at least their count (exact there), so the sum stays finite."""
+    if np.abs(values).max() <= 2.0 ** 960:
+        return float(values.mean())
+    e = int(np.ceil(np.log2(values.size))) + 1
+    return float(np.ldexp(np.ldexp(values, -e).mean(), e))
+
+
 def fit_real_map(Xv: np.ndarray, nominal: np.ndarray, arity: np.ndarray) -> RealMap:
     """The real-feature map of encoded training features ``Xv`` (row, feature)."""
     src, code, fill = [], [], []
@@ -68,7 +78,7 @@ def fit_real_map(Xv: np.ndarray, nominal: np.ndarray, arity: np.ndarray) -> Real
             present = ~np.isnan(col)
             src.append(f)
             code.append(np.nan)
-            fill.append(float(col[present].mean()) if present.any() else 0.0)
+            fill.append(_mean(col[present]) if present.any() else 0.0)
     return RealMap(np.asarray(src, dtype=np.int64), np.asarray(code, dtype=np.float64),
                    np.asarray(fill, dtype=np.float64))
 

@@ -153,10 +153,13 @@ def encode_features(estimator, X, *, fit: bool) -> np.ndarray:
         if fit:
             estimator.categories_ = cats
     try:
-        Xv = validate_data(
-            estimator, X, reset=fit, dtype=np.float64, ensure_all_finite="allow-nan",
-            ensure_min_samples=1,
-        )
+        # scikit-learn's quick finiteness test sums X: values near +-the largest double give
+        # inf - inf and a RuntimeWarning about valid data (it then checks element by element)
+        with np.errstate(over="ignore", invalid="ignore"):
+            Xv = validate_data(
+                estimator, X, reset=fit, dtype=np.float64, ensure_all_finite="allow-nan",
+                ensure_min_samples=1,
+            )
     except (TypeError, ValueError) as err:
         if "could not convert" in str(err) or "argument must be" in str(err):
             raise type(err)(

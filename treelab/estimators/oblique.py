@@ -79,8 +79,9 @@ _SCALE_DOC = """
         them and routes every training row as growth did. The mean-margins direction is a
         difference of class means, so without scaling a feature with a large range dominates
         it (wine: bagged MMDT 0.725 raw vs 0.983 scaled). Features beyond 2**100 in magnitude
-        are first brought near 1 by an exact power of two under every option. See
-        ``docs/reproductions/mmdt.md``.
+        or below 2**-100 (subnormal numbers included) are first brought near 1 by an exact
+        power of two: each column by its own under ``"standard"`` and ``"minmax"``, all
+        columns by one without scaling. See ``docs/reproductions/mmdt.md``.
 """
 
 _ENSEMBLE_DOC = """
@@ -105,11 +106,28 @@ def _seeds(random_state, n_trees: int) -> np.ndarray:
     return rng.randint(0, np.iinfo(np.int32).max, size=n_trees).astype(np.uint64)
 
 
-def fit_scaling(Z: np.ndarray, scale: str | None) -> tuple[float, np.ndarray, np.ndarray]:
-    """(power of two p, offset o, factor f) with which ``apply_scaling`` maps real features.
+def _exponents(Z: np.ndarray, per_column: bool) -> np.ndarray:
+    """Per-column k with which ``np.ldexp(Z, k)`` brings the largest finite |z| near 1 where
+    it lies beyond 2**BIG_EXP or, nonzero, below 2**-BIG_EXP (else k = 0); one k for all
+    columns, from the largest finite |z| of Z, unless ``per_column``."""
+    mag = np.where(np.isfinite(Z), np.abs(Z), 0.0)
+    top = mag.max(axis=0) if per_column else np.full(Z.shape[1], mag.max(initial=0.0))
+    far = (top > 2.0 ** BIG_EXP) | ((top > 0) & (top < 2.0 ** -BIG_EXP))
+    return np.where(far, -np.frexp(top)[1], 0).astype(np.int64)
 
-    p = 2**-k brings the largest finite |z| near 1 when it lies beyond 2**BIG_EXP (or, nonzero,
-    below 2**-BIG_EXP), else p = 1. Then, per column of p Z: ``"minmax"`` o = min, f = 1 /
+
+def fit_scaling(Z: np.ndarray, scale: str | None,
+                per_column: bool | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(exponents k, offset o, factor f) with which ``apply_scaling`` maps real features.
+
+    ``np.ldexp(Z, k)`` (Z 2**k, exact) brings the largest finite |z| near 1 when it lies
+    beyond 2**BIG_EXP (or, nonzero, below 2**-BIG_EXP), else k = 0. The exponent is kept, not
+    the factor 2**k: data below 2**-1024 (subnormal numbers) need a factor beyond the largest
+    double, which overflowed to inf and made every tree a single leaf. k is per column when
+    ``per_column`` (default: when ``scale`` is not None; rotation trees standardise every
+    column, so they ask for it too), so a column of 1e-300 beside one of 1e300 keeps its
+    digits; without scaling one k serves all columns, as the MMDT's direction is then defined
+    on the raw magnitudes. Then, per column of Z 2**k: ``"minmax"`` o = min, f = 1 /
     (max - min); ``"standard"`` o = mean, f = 1 / standard deviation (population); None o = 0,
     f = 1. A constant column (max == min) keeps f = 1.
 
@@ -119,12 +137,10 @@ def fit_scaling(Z: np.ndarray, scale: str | None) -> tuple[float, np.ndarray, np
     move when a feature is shifted, and the two factors multiply). It keeps the numbers near 1,
     so the trees' folded directions neither overflow nor lose digits to a large common offset.
     """
-    finite = np.abs(Z[np.isfinite(Z)])
-    top = float(finite.max()) if finite.size else 0.0
-    p = 1.0
-    if top > 2.0 ** BIG_EXP or 0.0 < top < 2.0 ** -BIG_EXP:
-        p = float(np.ldexp(1.0, -int(np.frexp(top)[1])))
-    Zp = Z * p
+    if per_column is None:
+        per_column = scale is not None
+    k = _exponents(Z, per_column)
+    Zp = np.ldexp(Z, k)
     d = Z.shape[1]
     offset, factor = np.zeros(d), np.ones(d)
     if scale == "minmax":
@@ -140,13 +156,21 @@ def fit_scaling(Z: np.ndarray, scale: str | None) -> tuple[float, np.ndarray, np
     ok = np.isfinite(span) & (span > 0) & (Zp.max(axis=0) > Zp.min(axis=0))
     factor[ok] = 1.0 / span[ok]
     offset[~np.isfinite(offset)] = 0.0
-    return p, offset, factor
+    return k, offset, factor
 
 
-def apply_scaling(scaling: tuple[float, np.ndarray, np.ndarray], Z: np.ndarray) -> np.ndarray:
-    """((Z p) - o) f, the scaling of ``fit_scaling``, as a contiguous float64 array."""
-    p, offset, factor = scaling
-    return np.ascontiguousarray((Z * p - offset) * factor, dtype=np.float64)
+def apply_scaling(scaling: tuple[np.ndarray, np.ndarray, np.ndarray],
+                  Z: np.ndarray) -> np.ndarray:
+    """((Z 2**k) - o) f, the scaling of ``fit_scaling``, as a contiguous float64 array.
+
+    A value that the scaling carries beyond the largest double (a prediction row far outside
+    the training range) is held at +-the largest double, so it routes as a very large value
+    rather than as inf (whose product with a zero weight would be NaN)."""
+    k, offset, factor = scaling
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = (np.ldexp(Z, k) - offset) * factor
+    top = np.finfo(np.float64).max
+    return np.ascontiguousarray(np.clip(out, -top, top), dtype=np.float64)
 
 
 class _RealFeatureLearner(TreeEnsembleClassifier):
@@ -162,7 +186,7 @@ class _RealFeatureLearner(TreeEnsembleClassifier):
     def _fit_encoded(self, Xv, y_codes) -> None:
         self.real_map_ = fit_real_map(Xv, self.nominal_features_, self.arity_)
         Z = apply_real_map(self.real_map_, Xv)
-        self.scaling_ = fit_scaling(Z, getattr(self, "scale", None))
+        self.scaling_ = fit_scaling(Z, getattr(self, "scale", None), self._per_column)
         Z = apply_scaling(self.scaling_, Z)
         seeds = _seeds(self.random_state, self._n_trees())
         self.forest_ = self._grow(Xv, Z, y_codes, seeds)
@@ -173,6 +197,9 @@ class _RealFeatureLearner(TreeEnsembleClassifier):
     def _encode_predict(self, X) -> np.ndarray:
         Xv = super()._encode_predict(X)
         return self._real_features(Xv)
+
+    #: condition each column by its own power of two (None: when ``scale`` is not None)
+    _per_column: bool | None = None
 
     def _n_trees(self) -> int:
         return int(getattr(self, "n_estimators", 1))
@@ -481,6 +508,9 @@ class RotationForest(_RealFeatureLearner):
         self.categorical_features = categorical_features
         self.random_state = random_state
         self.n_jobs = n_jobs
+
+    # every rotation tree standardises each column with its own rows first
+    _per_column = True
 
     def _check_params(self) -> None:
         super()._check_params()
