@@ -17,6 +17,7 @@ vectors w in ``forest_.projections``, so ``apply``, ``member_proba``, ``predict_
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -42,7 +43,7 @@ from treelab.estimators.tree import DecisionTree
 if TYPE_CHECKING:
     import xarray as xr
 
-__all__ = ["CVDT", "MMDT", "BaggedCVDT", "BaggedMMDT", "RotationForest"]
+__all__ = ["CVDT", "MMDT", "BaggedCVDT", "BaggedMMDT", "RotationCostWarning", "RotationForest"]
 
 CANDIDATES = ("entropy_tree", "mmdt", "random_tree")
 SCALES = ("minmax", "standard", None)
@@ -51,6 +52,13 @@ SCALES = ("minmax", "standard", None)
 #: node a leaf; a power of two is exact in binary floating point, so no split moves.
 BIG_EXP = 100
 ROTATIONS = ("random", "pca", "identity")
+#: estimated rotation work (see ``RotationForest.rotation_work``) above which fit warns first
+ROTATION_WORK_WARN = 1e11
+
+
+class RotationCostWarning(RuntimeWarning):
+    """A rotation forest's estimated work is large enough to take minutes (many real
+    features, usually the one-hot block of a nominal column with many levels)."""
 
 _COMMON_DOC = """
     curtail_min : int, default 1
@@ -457,6 +465,12 @@ class RotationForest(_RealFeatureLearner):
     A split ``((x - m) / s) . a <= t`` is stored as ``x . (a / s) <= t'`` (node kind 3): the
     centring m shifts every projected value by the same constant and is folded out.
 
+    Cost: every tree projects its rows on d axes over all d real features, and
+    ``rotation="random"`` draws them by a d x d QR decomposition, so the work is
+    n_estimators x (d^3 + n d^2), cubic in d. A nominal column counts one real feature per
+    level (its one-hot block): 2,000 levels make d >= 2,000. ``fit`` estimates the work before
+    any and warns (``RotationCostWarning``, naming the largest nominal columns) above 1e11.
+
     Parameters
     ----------
     n_estimators : int, default 100
@@ -518,8 +532,40 @@ class RotationForest(_RealFeatureLearner):
         check_int("group_size", self.group_size, 1)
         resolve_max_features(self.max_features, 10**9)
 
+    def rotation_work(self, n_rows: int, n_real: int) -> float:
+        """Estimated operations of growing the forest's rotations on ``n_rows`` rows of
+        ``n_real`` real features: per tree d^3 to draw random axes (a QR decomposition;
+        ``rotation="random"`` only) plus n d^2 to project every row on every axis."""
+        n_trees = int(getattr(self, "n_estimators", 1))
+        d = float(n_real)
+        cube = d ** 3 if self.rotation == "random" else 0.0
+        return n_trees * (cube + float(n_rows) * d * d)
+
+    def _warn_rotation_cost(self, n_rows: int, n_real: int) -> None:
+        """Warn before the work when the rotations are costly, naming the nominal columns
+        whose one-hot blocks make up the real features."""
+        work = self.rotation_work(n_rows, n_real)
+        if work <= ROTATION_WORK_WARN:
+            return
+        names = getattr(self, "feature_names_in_", None)
+        blocks = sorted(((int(m), j) for j, m in enumerate(self.arity_)
+                         if self.nominal_features_[j]), reverse=True)
+        named = ", ".join(f"{names[j] if names is not None else j!r} ({m:,} levels)"
+                          for m, j in blocks[:3])
+        cause = (f"; the one-hot blocks of nominal column(s) {named} make up "
+                 f"{sum(m for m, _ in blocks):,} of them" if blocks else "")
+        warnings.warn(
+            f"RotationForest rotates {n_real:,} real features per tree{cause}: estimated work "
+            f"n_estimators x ({'d^3 + ' if self.rotation == 'random' else ''}n d^2) = "
+            f"{work:.1e} operations on {n_rows:,} rows, cubic in the features (a machine does "
+            "roughly 1e9 to 1e10 of them a second: minutes or more). Group rare levels into "
+            "fewer, or use a learner that splits nominal columns directly (RandomForest, "
+            "VRTrees).",
+            RotationCostWarning, stacklevel=5)
+
     def _grow(self, Xv, Z, y_codes, seeds):
         d = Z.shape[1]
+        self._warn_rotation_cost(Z.shape[0], d)
         spec = TreeSpec(n_trees=1, alphas=np.ones(1), criterion=self.criterion, c45=False,
                         min_objs=1, min_samples_split=self.min_samples_split,
                         min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
