@@ -43,8 +43,9 @@ def nominal_mask(X, categorical_features) -> np.ndarray:
                 pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
             ):
                 mask[j] = True
-    if categorical_features is None:
-        return mask
+    if categorical_features is None or (isinstance(categorical_features, str)
+                                        and categorical_features == "from_dtype"):
+        return mask  # scikit-learn's "from_dtype": the DataFrame's dtypes alone
     cf = categorical_features
     if isinstance(cf, str | numbers.Integral):
         cf = [cf]

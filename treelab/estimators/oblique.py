@@ -66,9 +66,11 @@ _COMMON_DOC = """
         ancestor holding at least this many (0 or 1: only empty leaves borrow from the parent).
     laplace : bool, default False
         Laplace estimate (n_c + 1) / (n + C) instead of the frequency n_c / n.
-    categorical_features : array-like of int, str or bool, optional
-        Integer-coded nominal columns (indices, names or a boolean mask); pandas category,
-        bool and object columns are nominal without it.
+    categorical_features : array-like of int, str or bool, or "from_dtype", optional
+        Integer-coded nominal columns (indices, names or a boolean mask). A DataFrame's pandas
+        category, bool, object and string columns are nominal without it (scikit-learn's
+        ``"from_dtype"``, also accepted as the value): ``fit(data.X_frame, data.y)`` reads a
+        loaded data set's nominal columns from their dtypes.
     random_state : int, RandomState or None
         Seeds one generator per tree; the same value gives bit-identical trees for any n_jobs.
 """
