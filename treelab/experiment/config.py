@@ -67,6 +67,8 @@ class ExperimentConfig:
         Root of every seed: folds, data draws, noise and estimators.
     out : str, optional
         Output folder (cells, result.nc, summary.csv). Needed by :func:`run` unless passed there.
+        In a TOML file a relative folder is relative to the file's folder (as data set paths
+        are); ``treelab run`` prints the absolute folder before any work.
     backend : {"serial", "local", "dask"}, default "serial"
         Where cells run (see :mod:`treelab.experiment.backends`).
     n_workers : int, optional
