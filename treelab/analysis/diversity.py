@@ -14,6 +14,7 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
+from treelab.analysis._batch import member_dataset, member_inputs
 from treelab.analysis._dataset import (
     CITE_ALI_PAZZANI,
     CITE_TREELAB,
@@ -21,8 +22,6 @@ from treelab.analysis._dataset import (
     align_to,
     as_array,
     encode_labels,
-    member_dataset,
-    member_inputs,
     to_dataarray,
     to_dataset,
     vote_counts,
@@ -91,6 +90,7 @@ def errors(
     ensemble_labels: Any = None,
     n_classes: int | None = None,
     classes: Any = None,
+    X: Any = None,
 ) -> xr.Dataset:
     """Member errors, their mean and the ensemble error.
 
@@ -107,18 +107,31 @@ def errors(
     y : array-like or DataArray, (sample,)
         True class codes.
     ensemble_labels : array-like, (sample,), optional
-        The ensemble's predictions under its own combination function.
+        The ensemble's predictions under its own combination function (default for a model
+        given with ``X=``: its own prediction).
     n_classes : int, optional
         Number of classes (default: largest code + 1).
     classes : array-like, optional
         Original labels; when given, labels are looked up in it instead of being codes.
+    X : array-like, (sample, feature), optional
+        With a model (or a list of models) as ``member_labels``: the rows its members
+        predict (:func:`treelab.analysis.member_outputs`); its classes need no ``classes=``.
 
     Returns
     -------
     xarray.Dataset
         ``member_error`` (tree), ``mean_member_error``, ``ensemble_error``.
     """
-    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes)
+    if X is not None and ensemble_labels is None:
+        # a model's own combination, not uniform voting
+        from treelab.analysis.members import is_model, resolve
+
+        if is_model(member_labels):
+            m = resolve(member_labels, X)
+            if m.ensemble is not None:
+                member_labels, ensemble_labels = m.classes[m.labels], m.classes[m.ensemble]
+                classes, X = m.classes if classes is None else classes, None
+    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     if ensemble_labels is None:
         ens = _vote_labels(vote_counts(inp.labels, inp.n_classes))
         how = "uniform voting (ties to the lower class index)"
@@ -129,7 +142,7 @@ def errors(
         ens = align_to(ens, ens_coords, inp.coords, "ensemble_labels", "y", (_dims.SAMPLE,))
         if ens.shape != inp.y.shape:
             raise ValueError(f"ensemble_labels has shape {ens.shape}, y has {inp.y.shape}")
-        ens = encode_labels(ens, "ensemble_labels", classes=classes, n_classes=inp.n_classes)
+        ens = encode_labels(ens, "ensemble_labels", classes=inp.coords[_dims.CLASS])
         how = "ensemble_labels as given"
     variables = errors_vars(inp.labels, inp.y, ens, how)
     params = {"n_classes": inp.n_classes, "ensemble_labels": ensemble_labels is not None}
@@ -149,7 +162,8 @@ def errors_vars(labels: np.ndarray, y: np.ndarray, ens: np.ndarray, how: str) ->
 
 
 def error_correlation(
-    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
+    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None,
+    X: Any = None,
 ) -> xr.Dataset:
     """Error correlation phi_e and its independence value phi* (Ali & Pazzani 1995).
 
@@ -183,6 +197,9 @@ def error_correlation(
         Number of classes (default: largest code + 1).
     classes : array-like, optional
         Original labels; when given, labels are looked up in it instead of being codes.
+    X : array-like, (sample, feature), optional
+        With a model (or a list of models) as ``member_labels``: the rows its members
+        predict (:func:`treelab.analysis.member_outputs`); its classes need no ``classes=``.
 
     Returns
     -------
@@ -204,7 +221,7 @@ def error_correlation(
     (0.5, 'positive')
     """
     return member_dataset(correlation_vars, "error_correlation", member_labels, y,
-                          n_classes=n_classes, classes=classes)
+                          n_classes=n_classes, classes=classes, X=X)
 
 
 def correlation_vars(
@@ -268,6 +285,7 @@ def error_arrangement(
     *,
     n_classes: int | None = None,
     classes: Any = None,
+    X: Any = None,
     max_states: int = MAX_STATES,
     n_draws: int = 2_000,
     random_state: int = 0,
@@ -317,6 +335,9 @@ def error_arrangement(
         Simulated rows per class for the Monte Carlo estimate.
     random_state : int, default 0
         Seed of the Monte Carlo estimate.
+    X : array-like, (sample, feature), optional
+        With a model (or a list of models) as ``member_labels``: the rows its members
+        predict (:func:`treelab.analysis.member_outputs`); its classes need no ``classes=``.
 
     Returns
     -------
@@ -331,7 +352,7 @@ def error_arrangement(
     options = {"max_states": int(max_states), "n_draws": int(n_draws),
                "random_state": int(random_state)}
 
-    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes)
+    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     options["n_known"] = inp.n_known
     variables = arrangement_vars(inp.labels, inp.y, inp.n_classes, independent=options)
     variables["member_error"] = Var(

@@ -3,7 +3,8 @@
 Cost-sensitive thresholds and profit are in :mod:`treelab.analysis.costs`.
 
 Every function takes predicted probabilities ``proba`` of shape (sample, class) and true labels
-``y`` (sample,) as class codes 0..C-1 (or original labels with ``classes=``, which then also
+``y`` (sample,) as class codes 0..C-1 (or original labels with ``classes=``, or with a
+``proba`` DataArray whose ``class`` coordinate holds them, which then also
 labels the ``class`` coordinate).
 
 Curtailment: the probabilities are taken as given. A treelab ensemble's ``predict_proba`` and
@@ -67,6 +68,13 @@ def _proba_and_labels(
         raise ValueError(f"classes has {len(classes)} labels but proba has {p.shape[1]} columns")
     coords = {**y_coords, **coords}
     n_known = p.shape[1]
+    if classes is None and _dims.CLASS in coords:
+        # the class coordinate of a DataArray (from member_outputs, say) names the columns:
+        # labels need no classes=; integer codes stay codes where it is 0..C-1 or text
+        coord = np.asarray(coords[_dims.CLASS])
+        numeric_y, numeric_c = y_arr.dtype.kind in "iufb", coord.dtype.kind in "iufb"
+        if not numeric_y or (numeric_c and not np.array_equal(coord, np.arange(n_known))):
+            classes = coord
     if classes is None:
         codes = encode_labels(y_arr, "y", n_classes=n_known)
     else:

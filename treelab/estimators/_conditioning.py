@@ -24,8 +24,8 @@ def _exponents(Z: np.ndarray, per_column: bool) -> np.ndarray:
     return np.where(far, -np.frexp(top)[1], 0).astype(np.int64)
 
 
-def fit_scaling(Z: np.ndarray, scale: str | None,
-                per_column: bool | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def fit_scaling(Z: np.ndarray, scale: str | None, per_column: bool | None = None,
+                weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(exponents k, offset o, factor f) with which ``apply_scaling`` maps real features.
 
     ``np.ldexp(Z, k)`` (Z 2**k, exact) brings the largest finite |z| near 1 when it lies
@@ -44,7 +44,12 @@ def fit_scaling(Z: np.ndarray, scale: str | None,
     the tree the same in exact arithmetic whatever o and f were (a mean-margins split does not
     move when a feature is shifted, and the two factors multiply). It keeps the numbers near 1,
     so the trees' folded directions neither overflow nor lose digits to a large common offset.
+    With row ``weights`` the statistics are those of the weighted rows (rows of weight 0 left
+    out, the mean and deviation weighted), as of the rows repeated by integer weights.
     """
+    if weights is not None:
+        Z = Z[weights > 0]
+        weights = weights[weights > 0]
     if per_column is None:
         per_column = scale is not None
     k = _exponents(Z, per_column)
@@ -54,6 +59,9 @@ def fit_scaling(Z: np.ndarray, scale: str | None,
     if scale == "minmax":
         offset = Zp.min(axis=0)
         span = Zp.max(axis=0) - offset
+    elif scale == "standard" and weights is not None:
+        offset = np.average(Zp, axis=0, weights=weights)
+        span = np.sqrt(np.average((Zp - offset) ** 2, axis=0, weights=weights))
     elif scale == "standard":
         offset = Zp.mean(axis=0)
         span = Zp.std(axis=0)

@@ -39,6 +39,7 @@ from treelab.estimators._base import TreeEnsembleClassifier, TreeSpec, spec_ipar
 from treelab.estimators._conditioning import apply_scaling, fit_scaling
 from treelab.estimators._docstrings import MAX_BINS_DOC
 from treelab.estimators._validation import check_int, check_option, resolve_max_features
+from treelab.estimators._weights import units_of, unscale_counts, weighted_iparams
 from treelab.estimators.tree import DecisionTree
 
 if TYPE_CHECKING:
@@ -123,13 +124,16 @@ class _RealFeatureLearner(TreeEnsembleClassifier):
         if getattr(self, "scale", None) not in SCALES:
             raise ValueError(f"scale must be one of {SCALES}, got {self.scale!r}")
 
-    def _fit_encoded(self, Xv, y_codes) -> None:
-        self.real_map_ = fit_real_map(Xv, self.nominal_features_, self.arity_)
+    def _fit_encoded(self, Xv, y_codes, weights=None) -> None:
+        self.real_map_ = fit_real_map(Xv, self.nominal_features_, self.arity_, weights)
         Z = apply_real_map(self.real_map_, Xv)
-        self.scaling_ = fit_scaling(Z, getattr(self, "scale", None), self._per_column)
+        self.scaling_ = fit_scaling(Z, getattr(self, "scale", None), self._per_column,
+                                    weights)
         Z = apply_scaling(self.scaling_, Z)
         seeds = _seeds(self.random_state, self._n_trees())
-        self.forest_ = self._grow(Xv, Z, y_codes, seeds)
+        ew = self._engine_weights(weights, bool(getattr(self, "_bootstrap",
+                                                        getattr(self, "bootstrap", False))))
+        self.forest_ = unscale_counts(self._grow(Xv, Z, y_codes, seeds, ew), ew)
 
     def _real_features(self, Xv) -> np.ndarray:
         return apply_scaling(self.scaling_, apply_real_map(self.real_map_, Xv))
@@ -144,7 +148,8 @@ class _RealFeatureLearner(TreeEnsembleClassifier):
     def _n_trees(self) -> int:
         return int(getattr(self, "n_estimators", 1))
 
-    def _grow(self, Xv, Z, y_codes, seeds):  # pragma: no cover - abstract
+    def _grow(self, Xv, Z, y_codes, seeds, weights):  # pragma: no cover - abstract
+        """Grow the forest; ``weights`` are the engine's row multiplicities (None: ones)."""
         raise NotImplementedError
 
 
@@ -202,10 +207,10 @@ class BaggedMMDT(_RealFeatureLearner):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _grow(self, Xv, Z, y_codes, seeds):
+    def _grow(self, Xv, Z, y_codes, seeds, weights):
         forest, self.tree_scale_ = grow_mmdt_forest(Z, y_codes, self.n_classes_, seeds,
                                                     self._bootstrap, self._n_threads(),
-                                                    self.scale)
+                                                    self.scale, units_of(weights))
         return forest
 
     def single_model(self):
@@ -301,25 +306,28 @@ class BaggedCVDT(_RealFeatureLearner):
         if len(set(cands)) != len(cands):
             raise ValueError(f"candidates must not repeat a learner, got {tuple(cands)}")
 
-    def _iparams(self, d: int) -> dict:
+    def _iparams(self, d: int, weights=None) -> dict:
         entropy = TreeSpec(n_trees=1, alphas=np.ones(1), criterion="entropy", c45=False,
                            min_objs=1, min_samples_split=2, max_bins=self.max_bins)
         random = TreeSpec(n_trees=1, alphas=np.zeros(1), criterion="entropy", c45=False,
                           min_objs=1, min_samples_split=2)
-        return {"entropy_tree": spec_iparams(entropy, d)[0],
-                "random_tree": spec_iparams(random, d)[0]}
+        return {"entropy_tree": weighted_iparams(spec_iparams(entropy, d)[0], weights),
+                "random_tree": weighted_iparams(spec_iparams(random, d)[0], weights)}
 
-    def _grow(self, Xv, Z, y_codes, seeds):
+    def _grow(self, Xv, Z, y_codes, seeds, weights):
+        units = units_of(weights)
         ctx = CVContext(
             feats=prepare_features(Xv, self.nominal_features_, self.arity_,
-                                   max_bins=self.max_bins),
+                                   max_bins=self.max_bins, weights=units),
             Xv=np.ascontiguousarray(Xv), Z=Z, y=np.ascontiguousarray(y_codes, dtype=np.int32),
-            n_classes=self.n_classes_, iparams=self._iparams(Xv.shape[1]),
+            n_classes=self.n_classes_, iparams=self._iparams(Xv.shape[1], weights),
             min_n=self._min_n(), scale=self.scale,
         )
         cands = tuple(self.candidates)
         forest, chosen, errors, self.tree_scale_ = grow_cvdt_forest(
-            ctx, cands, seeds, self._bootstrap, self._n_threads())
+            ctx, cands, seeds, self._bootstrap, self._n_threads(), units)
+        if weights is not None and weights.shift:
+            errors = errors * 2.0 ** -weights.shift
         self.learners_ = np.array([cands[c] for c in chosen])
         self.cv_errors_ = errors
         return forest
@@ -495,20 +503,20 @@ class RotationForest(_RealFeatureLearner):
             "VRTrees).",
             RotationCostWarning, stacklevel=5)
 
-    def _grow(self, Xv, Z, y_codes, seeds):
+    def _grow(self, Xv, Z, y_codes, seeds, weights):
         d = Z.shape[1]
         self._warn_rotation_cost(Z.shape[0], d)
         spec = TreeSpec(n_trees=1, alphas=np.ones(1), criterion=self.criterion, c45=False,
                         min_objs=1, min_samples_split=self.min_samples_split,
                         min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
                         max_features=self.max_features, max_bins=self.max_bins)
-        iparams, _ = spec_iparams(spec, d)
+        iparams = weighted_iparams(spec_iparams(spec, d)[0], weights)
         # every axis is sorted once per tree and the sorted lists are partitioned stably down
         # the tree, so no node sorts (algorithms spec 2.9)
         iparams[G.P_PRESORT] = 2
         return grow_rotation_forest(Z, y_codes, self.n_classes_, iparams, seeds, self.rotation,
                                     self.bootstrap, self.group_size, self._n_threads(),
-                                    max_bins=self.max_bins)
+                                    max_bins=self.max_bins, weights=units_of(weights))
 
     def single_model(self):
         """The single deterministic tree of the family (unrotated, same criterion), unfitted."""
