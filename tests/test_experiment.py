@@ -472,7 +472,7 @@ def test_environment_has_no_stray_output(tmp_path):
     run(small_config(out=str(tmp_path / "o"), datasets=[{"name": "wine", "builtin": "wine"}],
                      alphas=[0.0]), progress=False)
     assert set(os.listdir(tmp_path)) - before == {"o"}
-    assert sorted(os.listdir(tmp_path / "o")) == [".lock", "cells.jsonl", "config.json",
+    assert sorted(os.listdir(tmp_path / "o")) == ["cells.jsonl", "config.json",
                                                   "result.nc", "summary.csv"]
 
 

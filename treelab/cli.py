@@ -39,7 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     p_run = sub.add_parser("run", help="run (or resume) an experiment from a TOML file")
     p_run.add_argument("config", type=Path, help="experiment configuration (TOML)")
     p_run.add_argument("--out", type=Path, default=None, metavar="DIR",
-                       help="output folder (default: the config's 'out')")
+                       help="output folder, relative to the current folder (default: the "
+                            "config's 'out', relative to the config file's folder, as its "
+                            "data set paths are); the absolute folder is printed first")
     add_backend(p_run, None)
 
     p_list = sub.add_parser("list-data", help="list generators, bundled and UCI data sets")
@@ -120,6 +122,11 @@ def _run(args: argparse.Namespace) -> int:
         config = config.replace(**overrides)
     if config.out is None:
         raise ValueError("the configuration has no 'out' folder: pass --out DIR")
+    # a TOML's `out` is relative to the file's folder, `--out` to the current folder: say
+    # where the output goes before any work, so neither rule surprises
+    origin = ("--out, relative to the current folder" if args.out is not None else
+              f"'out' of {args.config}, relative to its folder")
+    print(f"output folder   : {Path(config.out).resolve()} ({origin})", flush=True)
     started = time.perf_counter()
     ds = run(config, progress=not args.no_progress)
     _finish(ds, Path(config.out), started)

@@ -217,6 +217,10 @@ def run(
     groups = groups_of(cells, config.measures)
     group_of = {c.key: g for g in groups for c in g.cells}
     with _open_store(folder, config) as store:
+        if store.stale_lock:
+            log.warning("%s: the run that held %s did not finish cleanly (%s); resuming "
+                        "from its finished cells", config.name, folder / ".lock",
+                        store.stale_lock)
         done = _finished(store, groups, folder, log.warning)
         _report_rejected(store, done)
         store.clear_errors()

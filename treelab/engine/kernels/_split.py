@@ -425,6 +425,9 @@ PAIR_DRAWS = 8
 def midpoint(lo, hi):
     """Midpoint threshold t with lo <= t < hi (guards the rounding case t == hi)."""
     t = lo + (hi - lo) * 0.5
+    if not np.isfinite(t):
+        # hi - lo beyond the largest double (values of both signs near it): halves first
+        t = lo * 0.5 + hi * 0.5
     if t >= hi:
         t = lo
     return t
@@ -532,7 +535,12 @@ def pair_distinct_midpoint(f, rows, s, e, Xc, state):
 @njit(**NUMBA_FLAGS)
 def uniform_threshold(lo, hi, state):
     """Threshold uniform in [lo, hi), never equal to hi."""
-    t = lo + rand_float(state) * (hi - lo)
+    u = rand_float(state)
+    t = lo + u * (hi - lo)
+    if not np.isfinite(t):
+        # hi - lo beyond the largest double: drawn on the halves (exact scaling), which kept
+        # every draw at lo and cut off one row at a time on data spanning +-1e308
+        t = 2.0 * (lo * 0.5 + u * (hi * 0.5 - lo * 0.5))
     if t >= hi:
         t = lo
     return t
