@@ -12,6 +12,7 @@ import pytest
 
 import treelab
 from treelab import _warmup
+from treelab._cache import kernel_sources_tag
 from treelab.cli import main
 from treelab.engine import _notice
 from treelab.experiment import ExperimentConfig, run
@@ -62,14 +63,33 @@ def test_cache_goes_to_a_per_user_folder(tmp_path):
 
     env = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
     got = _python(CACHE_DIR, env, drop=("NUMBA_CACHE_DIR",))
+    tag = kernel_sources_tag()
     if sys.platform.startswith("linux"):
-        assert got == str(tmp_path / "xdg" / "treelab" / "numba")
+        assert got == str(tmp_path / "xdg" / "treelab" / "numba" / tag)
     else:
         assert got == os.path.join(platformdirs.user_cache_dir("treelab", appauthor=False),
-                                   "numba")
+                                   "numba", tag)
     # numba imported before treelab: its config is set as well, read when kernels are made
     got = _python("import numba; " + CACHE_DIR, env, drop=("NUMBA_CACHE_DIR",))
-    assert got.endswith(os.path.join("treelab", "numba"))
+    assert got.endswith(os.path.join("treelab", "numba", tag))
+
+
+def test_cache_folder_changes_with_any_kernel_source(tmp_path):
+    # numba checks a cached kernel against its own file only: an edit of a helper module must
+    # lead to another folder, or callers would run the old helper from the cache
+    import shutil
+
+    from treelab._cache import KERNELS
+
+    copy = tmp_path / "kernels"
+    shutil.copytree(KERNELS, copy)
+    assert kernel_sources_tag(copy) == kernel_sources_tag()
+    helper = copy / "_split.py"
+    helper.write_text(helper.read_text() + "\n# an edit\n")
+    assert kernel_sources_tag(copy) != kernel_sources_tag()
+    (copy / "_new_helper.py").write_text("x = 1\n")
+    helper.write_text((KERNELS / "_split.py").read_text())
+    assert kernel_sources_tag(copy) != kernel_sources_tag()
 
 
 def test_numba_cache_dir_set_by_the_user_wins(tmp_path):
