@@ -231,3 +231,18 @@ def test_pca_rotation_axes_are_the_principal_axes_of_each_groups_sample():
                 pos += 1
         assert pos == d
     assert len(n_subsets) > 1  # different class subsets were exercised
+
+
+@pytest.mark.parametrize("rotation", ["random", "pca", "identity"])
+@pytest.mark.parametrize("max_features", ["sqrt", 1])
+def test_rotation_forest_without_any_observed_value_grows_leaves(rotation, max_features):
+    # a nominal column with every value missing has no real feature at all; the forest used to
+    # fail inside the growth (ZeroDivisionError) or refuse max_features=1 for "0 features"
+    X = np.full((6, 1), np.nan)
+    y = np.array([0, 1, 0, 1, 1, 1])
+    model = treelab.RotationForest(n_estimators=3, rotation=rotation, max_features=max_features,
+                                   bootstrap=False, categorical_features=[0],
+                                   random_state=0).fit(X, y)
+    assert (model.forest_.kind == 0).all()
+    proba = model.predict_proba(np.array([[np.nan], [2.0]]))
+    np.testing.assert_allclose(proba, [[1 / 3, 2 / 3]] * 2)  # the class shares of the rows
