@@ -1,7 +1,11 @@
 """Every notebook runs end to end in quick mode (TREELAB_QUICK=1), as in CI.
 
 Each notebook is executed by nbclient in a fresh kernel; any error in any cell fails the test.
-Quick mode keeps each one well under two minutes.
+Quick mode keeps each one well under two minutes. The tour's headline numbers (its printed test
+error, its ``diagnose`` table and its summary table) must equal those of the executed copy in
+the docs, which ``test_user_numbers.py`` checks against direct computations. Mutation tried:
+``experiment.summary`` taking the maximum over folds instead of the mean: the 00_tour run fails
+here.
 """
 
 import sys
@@ -60,3 +64,26 @@ def test_notebook_runs_in_quick_mode(path, monkeypatch, tmp_path):
     assert elapsed < TIME_LIMIT, f"{path.name} took {elapsed:.0f} s in quick mode"
     left = sorted(p.name for p in tmp_path.glob("treelab-*"))
     assert left == [], f"{path.name} left {left} in the temp folder"
+    # the headline numbers of the run are those the executed copy in the docs shows (which
+    # tests/test_user_numbers.py checks against direct computations)
+    copy = nbformat.read(path.parents[1] / "docs" / "notebooks" / path.name, as_version=4)
+    for snippet in HEADLINES.get(path.stem, ()):
+        assert _shown(nb, snippet) == _shown(copy, snippet), (
+            f"{path.name}: the cell with {snippet!r} shows other numbers than its executed copy")
+
+
+#: Cells whose printed numbers a quick run must reproduce exactly, per notebook.
+HEADLINES = {"00_tour": ('print(f"test error', "diag[scalars]", "summary(result)")}
+
+
+def _shown(nb, snippet):
+    """The text a code cell printed or displayed, compile notices left out."""
+    (cell,) = [c for c in nb.cells if c.cell_type == "code" and snippet in c.source]
+    text = []
+    for o in cell.outputs:
+        if "text" in o:
+            text.append(o["text"])
+        elif "text/plain" in o.get("data", {}):
+            text.append(o["data"]["text/plain"])
+    lines = "\n".join(text).splitlines()
+    return [ln for ln in lines if ln.strip() and not ln.startswith("treelab: compiling")]
