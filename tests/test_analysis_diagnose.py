@@ -122,7 +122,7 @@ def test_real_ensemble_single_model_and_round_trip(fitted, tmp_path):
     np.testing.assert_allclose(diagnose(est, Xte, yte, single=single).single_error, ds.single_error)
     assert 0 <= float(ds.exact_mse) <= 2
     np.testing.assert_array_equal(ds.ties, est.forest_.ties_feature)
-    assert ds.sizes == {"tree": 15, "sample": 200, "threshold": 4, "k": 3}
+    assert ds.sizes == {"tree": 15, "sample": 200, "threshold": 4, "k": 3, "class": 3}
     path = tmp_path / "diagnose.nc"
     ds.to_netcdf(path)
     with xr.open_dataset(path) as back:

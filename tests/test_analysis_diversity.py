@@ -220,7 +220,8 @@ def test_classes_and_dataarray_inputs():
         (np.array([[0, 3, 1]]), np.zeros(3), {"n_classes": 3}, ValueError, "member_labels"),
         (np.array([[0, -1, 1]]), np.zeros(3), {}, ValueError, "member_labels"),
         (np.array([[0, 1, 1]]), np.array([0, 0.5, 1]), {}, ValueError, "y"),
-        (np.array([["a", "b"]]), np.array(["a", "b"]), {}, TypeError, "member_labels"),
+        # text labels need no classes= (issue 25), but text against numbers is refused
+        (np.array([["a", "b"]]), np.array([0, 1]), {}, TypeError, "member_labels"),
         (np.array([["a", "z"]]), np.array(["a", "b"]), {"classes": ["a", "b"]}, ValueError, "z"),
         (xr.DataArray(np.zeros((2, 3)), dims=["x", "y"]), np.zeros(3), {}, ValueError, "dims"),
     ],

@@ -77,6 +77,13 @@ def test_numba_cache_dir_set_by_the_user_wins(tmp_path):
     assert _python(CACHE_DIR, {"NUMBA_CACHE_DIR": chosen}) == chosen
 
 
+@pytest.fixture(autouse=True)
+def _own_compile_times(tmp_path, monkeypatch):
+    """Compile times of this module's toy kernels go to a file of their own, never into the
+    record that the user's notices read."""
+    monkeypatch.setattr(_notice, "_times_path", lambda: str(tmp_path / _notice.TIMES_FILE))
+
+
 def _kernel_like(fn, module):
     fn.__module__ = module
     return numba.njit(fn)
@@ -105,7 +112,7 @@ def test_compile_notice_once_per_group(caplog, monkeypatch):
         second(3)
     lines = [r.getMessage() for r in caplog.records]
     assert len(lines) == 1, lines
-    assert "compiling the tree engine (pruning), once per install, about" in lines[0]
+    assert lines[0].startswith("treelab: compiling the pruning kernels, once per install (")
     assert caplog.records[0].levelno == logging.WARNING
     # silenced like any logger
     monkeypatch.setattr(_notice, "_announced", set())
@@ -154,6 +161,8 @@ def test_collector_threshold_is_raised_while_a_kernel_compiles_and_restored(monk
 def test_only_the_stochastic_family_gets_the_stochastic_growth_routine():
     """grow_tree's version for ``stochastic=None`` (every family but StochasticID3) has no
     stochastic ID3 selection; asked for it anyway, it refuses instead of growing another tree."""
+    import inspect
+
     import numpy as np
 
     from treelab.engine.forest import prepare_features
@@ -164,7 +173,8 @@ def test_only_the_stochastic_family_gets_the_stochastic_growth_routine():
     X, y = _warmup._data()
     treelab.VRTrees(n_estimators=2, random_state=0).fit(X, y)
     treelab.StochasticID3(n_estimators=2, random_state=0).fit(X, y)
-    last = {str(sig[-1]) for sig in G.grow_tree.signatures}
+    at = list(inspect.signature(G.grow_tree.py_func).parameters).index("stochastic")
+    last = {str(sig[at]) for sig in G.grow_tree.signatures}
     assert last == {"none", "bool"}
     Xn = np.random.default_rng(0).normal(size=(40, 3))
     yn = (Xn[:, 0] > 0).astype(np.int32)
@@ -270,3 +280,95 @@ def test_warmup_data_is_accepted(name):
     assert X["x2"].dtype.name == "category" and X["x1"].isna().any()
     model = getattr(treelab, name)(n_estimators=2, random_state=0).fit(X, y)
     assert model.predict_proba(X).shape == (60, 3)
+
+
+def test_every_kernel_group_has_its_own_name():
+    # the analysis kernels fell back to a group called "tree engine", which printed
+    # "compiling the tree engine (tree engine)"
+    from treelab.engine.kernels import _agreement, _votes
+
+    for module in (_votes, _agreement):
+        kernels = [v for v in vars(module).values()
+                   if getattr(getattr(v, "py_func", None), "__module__", "") == module.__name__]
+        assert kernels and {_notice._group(k) for k in kernels} == {"analysis"}
+    for group in set(_notice.GROUPS.values()) | {_notice.OTHER}:
+        assert group in _notice.RANGES
+
+
+def test_compile_estimate_is_the_measured_time_once_there_is_one(tmp_path):
+    low, high = _notice.RANGES["prediction"]
+    assert _notice.estimate("prediction") == f"{low}-{high} s on two cores"
+    _notice._record("prediction", 41.26)
+    _notice._record("prediction", 3.0)  # a later compilation of a new signature or two
+    _notice._record("analysis", 0.5)  # far below a whole group's compilation: not recorded
+    assert _notice.estimate("analysis").endswith("s on two cores")
+    assert _notice.estimate("prediction") == "about 41 s, as measured on this machine"
+    assert _notice.measured_times() == {"prediction": 41.3}
+    (tmp_path / _notice.TIMES_FILE).write_text("not json")
+    assert _notice.estimate("pruning").endswith("s on two cores")
+
+
+def test_a_long_compilation_reports_progress_and_its_end(caplog, monkeypatch):
+    monkeypatch.setattr(_notice, "_announced", set())
+    monkeypatch.setattr(_notice, "PROGRESS_EVERY", 0.002)
+
+    def outer(x):
+        total = 0.0
+        for i in range(x):
+            total += i ** 0.5
+        return total
+
+    with caplog.at_level(logging.INFO, logger="treelab"):
+        _kernel_like(outer, "treelab.engine.kernels._oblique")(3)
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0].startswith("treelab: compiling the oblique trees kernels")
+    assert any(line.startswith("treelab: still compiling oblique trees: ") for line in lines)
+    assert lines[-1].startswith("treelab: oblique trees compiled in ")
+
+
+NOTICE_CHILD = """
+import logging, sys
+import numba
+from treelab.experiment.backends import _worker_init
+_worker_init(None, sys.argv[1])
+def make(name, module):
+    def f(x):
+        return x + 1
+    f.__name__ = name
+    f.__module__ = module
+    return numba.njit(f)
+make("p", "treelab.engine.kernels._prune")(1)
+make("q", "treelab.engine.kernels._predict")(1)
+"""
+
+
+def test_one_compile_notice_per_run_not_per_worker_process(caplog, monkeypatch, tmp_path):
+    # a demo printed the prediction notice three times: once per worker process
+    run_module = sys.modules["treelab.experiment.run"]
+    monkeypatch.setattr(_notice, "_announced", set())
+    with run_module._shared_notices() as folder:
+        with caplog.at_level(logging.INFO, logger="treelab"):
+            _kernel_like(lambda x: x - 2, "treelab.engine.kernels._prune")(5)
+        env = dict(os.environ, PYTHONPATH=str(REPO), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+        workers = [subprocess.Popen([sys.executable, "-c", NOTICE_CHILD, folder], env=env,
+                                    stderr=subprocess.PIPE, text=True, cwd=REPO)
+                   for _ in range(2)]
+        errs = [w.communicate(timeout=300)[1] for w in workers]
+    assert [w.returncode for w in workers] == [0, 0], errs
+    assert sum("compiling the pruning" in r.getMessage() for r in caplog.records) == 1
+    assert sum(e.count("compiling the pruning") for e in errs) == 0
+    assert sum(e.count("compiling the prediction") for e in errs) == 1
+    assert _notice._shared is None  # the run's folder is gone and so is the sharing
+
+
+def test_progress_bar_gives_no_estimate_before_two_rounds_of_cells():
+    run_module = sys.modules["treelab.experiment.run"]
+    ticks = iter([10.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0])
+    eta = run_module._Eta(n_todo=12, n_workers=2, clock=lambda: next(ticks))
+    shown = [eta.update() for _ in range(7)]
+    # cells 1-2 (start-up) set the mark at t=12; cells 3-4 make a round at full speed:
+    # 2 cells in 2 s, 8 left -> 8 s
+    assert shown[:3] == [None, None, None]
+    assert shown[3] == "0:00:08"
+    assert shown[6] == "0:00:05"  # 5 cells in 5 s, 5 left
+    assert "left~" not in run_module._Eta(5, 2).postfix(0, 0)

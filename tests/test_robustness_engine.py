@@ -51,7 +51,7 @@ def test_weighted_rows_counts_multiplicities():
 def test_growth_kernel_refuses_a_table_shorter_than_the_weighted_rows(monkeypatch):
     # sizing the table by the distinct rows (the old behaviour) must stop the kernel, not read
     # past the table
-    monkeypatch.setattr(F, "weighted_rows", lambda n, row_mode, part: n)
+    monkeypatch.setattr(F, "weighted_rows", lambda n, row_mode, part, sample_weight=None: n)
     X, y = make_classification(200, 4, random_state=0)
     with pytest.raises(ValueError, match="x log2 x table"):
         treelab.RotationForest(n_estimators=1, criterion="entropy", random_state=0).fit(X, y)

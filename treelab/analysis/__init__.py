@@ -3,7 +3,9 @@
 Measures follow the treelab analysis specification (errors and error ratio, error correlation
 phi_e and phi*, error arrangements, strength and correlation, probability quality, bias and
 variance, gain ties, sample density). Every function takes NumPy arrays or DataArrays with
-the dims of :mod:`treelab._dims`; :func:`diagnose` runs them all on a fitted ensemble.
+the dims of :mod:`treelab._dims`; :func:`member_outputs` reads them from any ensemble (treelab,
+scikit-learn forests, bagging and voting, a list of fitted classifiers), and the member-label
+measures and :func:`diagnose` take such a model directly.
 """
 
 from treelab.analysis.bias_variance import bias_variance
@@ -14,6 +16,7 @@ from treelab.analysis.diagnose import diagnose
 from treelab.analysis.diversity import error_arrangement, error_correlation, error_ratio, errors
 from treelab.analysis.kuncheva import nonpairwise_diversity, pairwise_diversity
 from treelab.analysis.margins import margin_cdf, margins
+from treelab.analysis.members import member_outputs
 from treelab.analysis.oob import in_bag_counts, oob_strength_correlation
 from treelab.analysis.probability import (
     exact_mse,
@@ -42,6 +45,7 @@ __all__ = [
     "oob_strength_correlation",
     "margin_cdf",
     "margins",
+    "member_outputs",
     "nonpairwise_diversity",
     "pairwise_diversity",
     "reliability",

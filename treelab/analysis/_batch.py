@@ -1,4 +1,5 @@
-"""Member outputs with extra leading dims (``alpha``, ``fold``, ...) for the workbench measures.
+"""Checked member labels for the measures: (tree, sample) with :func:`member_inputs`, and with
+extra leading dims (``alpha``, ``fold``, ...) for the workbench measures.
 
 The measures of :mod:`treelab.analysis.pairwise`, :mod:`~treelab.analysis.margins` and friends
 compute over the last dims (``tree``, ``sample``) and broadcast over any dims in front of them.
@@ -8,7 +9,7 @@ compute over the last dims (``tree``, ``sample``) and broadcast over any dims in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -18,12 +19,26 @@ from treelab import _dims
 from treelab.analysis._dataset import (
     _KNOWN_DIMS,
     Var,
+    align_to,
+    as_array,
+    check_classes,
+    class_coord,
     encode_labels,
+    encode_unseen,
     n_classes_of,
     to_dataset,
 )
+from treelab.analysis.members import complete_classes, infer_classes, read_members
 
-__all__ = ["Batch", "batched_labels", "build", "split_input"]
+__all__ = [
+    "Batch",
+    "MemberInputs",
+    "batched_labels",
+    "build",
+    "member_dataset",
+    "member_inputs",
+    "split_input",
+]
 
 
 class Batch(NamedTuple):
@@ -38,7 +53,8 @@ class Batch(NamedTuple):
     coords: dict
 
 
-def split_input(value: Any, name: str, core: tuple[str, ...]) -> tuple[np.ndarray, tuple, dict]:
+def split_input(value: Any, name: str, core: tuple[str, ...], *, labels: bool = False
+                ) -> tuple[np.ndarray, tuple, dict]:
     """An array or DataArray whose *last* dims are ``core``: the array with those dims last,
     the names of the leading dims (``dim_0``, ... for NumPy input) and the carried coords."""
     if isinstance(value, xr.Dataset):
@@ -62,7 +78,7 @@ def split_input(value: Any, name: str, core: tuple[str, ...]) -> tuple[np.ndarra
                              f"{arr.shape}")
         lead = tuple(f"dim_{i}" for i in range(arr.ndim - len(core)))
         coords = {}
-    if arr.dtype == object:
+    if arr.dtype == object and not labels:
         raise TypeError(f"{name} must hold numbers, got dtype object")
     return arr, lead, coords
 
@@ -75,15 +91,21 @@ def batched_labels(
     classes: Any = None,
     member_dim: str = _dims.TREE,
     name: str = "member_labels",
+    X: Any = None,
 ) -> Batch:
     """Validate member labels (..., tree, sample) and true labels (..., sample); encode both.
 
     ``y`` may carry any of the leading dims of ``member_labels`` (e.g. ``fold``, when each fold
     has its own test rows) or none of them. ``member_dim`` names the dim that plays ``tree``
-    (``repeat`` for predictions from K training sets).
+    (``repeat`` for predictions from K training sets). ``member_labels`` may also be a model
+    or a list of models, read on ``X``; string and object labels need no ``classes=`` (see
+    :func:`~treelab.analysis._dataset.infer_classes`).
     """
+    source, given = member_labels, classes
+    member_labels, model_classes = read_members(member_labels, X, name)
+    classes = model_classes if classes is None else classes
     core = (member_dim, _dims.SAMPLE)
-    labels, lead, coords = split_input(member_labels, name, core)
+    labels, lead, coords = split_input(member_labels, name, core, labels=True)
     if isinstance(y, xr.DataArray):
         extra = [d for d in y.dims if d not in lead and d != _dims.SAMPLE]
         if extra or _dims.SAMPLE not in y.dims:
@@ -111,8 +133,10 @@ def batched_labels(
     except ValueError as exc:
         raise ValueError(f"y of shape {y_arr.shape} does not match the leading dims of "
                          f"{name} {lead_shape}") from exc
-    if y_arr.dtype == object:
-        raise TypeError("y must hold numbers, got dtype object")
+    classes = infer_classes(source, labels, y_arr, classes)
+    if classes is not None and given is None:
+        # a true label no member predicts still needs a code (it is an error of every member)
+        classes = complete_classes(check_classes(classes), y_arr)
     labels = encode_labels(labels, name, classes=classes, n_classes=n_classes)
     y_arr = encode_labels(y_arr, "y", classes=classes, n_classes=n_classes)
     n = n_classes_of(labels, y_arr, classes=classes, n_classes=n_classes)
@@ -148,3 +172,72 @@ def build(
     used = {d for v in out.values() for d in v.dims}
     coords = {k: v for k, v in coords.items() if k in used}
     return to_dataset(out, function=function, params=params, coords=coords, check_dims=check)
+
+
+class MemberInputs(NamedTuple):
+    """Checked member labels (tree, sample), true labels (sample,) and their class count
+    (``n_known`` classes of ``classes``, then the true labels no member can predict)."""
+
+    labels: np.ndarray
+    y: np.ndarray
+    n_classes: int
+    coords: dict
+    n_known: int
+
+
+def member_inputs(
+    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None,
+    X: Any = None,
+) -> MemberInputs:
+    """Validate ``member_labels`` (tree, sample) against ``y`` (sample,) and encode both.
+
+    ``member_labels`` may also be a model or a list of models, read on ``X``."""
+    member_labels, model_classes = read_members(member_labels, X)
+    classes = model_classes if classes is None else classes
+    labels, coords = as_array(
+        member_labels, "member_labels", (_dims.TREE, _dims.SAMPLE), labels=True
+    )
+    y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,), labels=True)
+    classes = infer_classes(member_labels, labels, y_arr, classes)
+    y_arr = align_to(y_arr, y_coords, coords, "y", "member_labels", (_dims.SAMPLE,))
+    if labels.shape[1] != y_arr.shape[0]:
+        raise ValueError(f"member_labels has {labels.shape[1]} samples but y has {y_arr.shape[0]}")
+    if labels.shape[0] < 1 or labels.shape[1] < 1:
+        raise ValueError(
+            f"member_labels needs at least one tree and one sample, got {labels.shape}"
+        )
+    labels = encode_labels(labels, "member_labels", classes=classes, n_classes=n_classes)
+    coords = {**y_coords, **coords}
+    if classes is None:
+        y_arr = encode_labels(y_arr, "y", n_classes=n_classes)
+        n = n_classes_of(labels, y_arr, n_classes=n_classes)
+        coords[_dims.CLASS] = class_coord(n)
+        return MemberInputs(labels, y_arr, n, coords, n)
+    # a true class the members never saw is an error of every member, counted as a class
+    y_arr, unseen = encode_unseen(y_arr, "y", classes)
+    n = n_classes_of(labels, y_arr, classes=classes, n_classes=n_classes)
+    coords[_dims.CLASS] = np.concatenate([np.asarray(classes), unseen])
+    return MemberInputs(labels, y_arr, n + unseen.size, coords, n)
+
+
+def member_dataset(
+    vars_of: Callable[[np.ndarray, np.ndarray, int], dict[str, Var]],
+    function: str,
+    member_labels: Any,
+    y: Any,
+    *,
+    n_classes: int | None = None,
+    classes: Any = None,
+    X: Any = None,
+) -> xr.Dataset:
+    """The Dataset of a measure over member labels: validate and encode the inputs
+    (:func:`member_inputs`), compute ``vars_of(labels, y, n_classes)`` and build the result
+    (no class coordinate: these measures have no class dim)."""
+    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes, X=X)
+    coords = {k: v for k, v in inp.coords.items() if k != _dims.CLASS}
+    return to_dataset(
+        vars_of(inp.labels, inp.y, inp.n_classes),
+        function=function,
+        params={"n_classes": inp.n_classes},
+        coords=coords,
+    )

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import json
 import numbers
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from typing import Any, NamedTuple
 
@@ -29,6 +29,10 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
+
+# the sources stay importable from here, where the measures used to find them
+from treelab.analysis._cite import *  # noqa: F403
+from treelab.analysis._cite import CITE_TREELAB
 
 __all__ = [
     "Var",
@@ -40,7 +44,6 @@ __all__ = [
     "encode_labels",
     "encode_unseen",
     "make_attrs",
-    "member_inputs",
     "merge_results",
     "n_classes_of",
     "vote_counts",
@@ -51,21 +54,6 @@ __all__ = [
 _KNOWN_DIMS = frozenset(
     value for name, value in vars(_dims).items() if name.isupper() and isinstance(value, str)
 )
-
-CITE_ALI_PAZZANI = (
-    "Ali & Pazzani (1995), On the link between error correlation and error reduction in "
-    "decision tree ensembles, UCI ICS TR 95-38"
-)
-CITE_BREIMAN = (
-    "Breiman (2001), Random forests, Machine Learning 45; estimates as in Buttrey & "
-    "Kobayashi (2003) and Liu, Ting, Yu & Zhou (2008) Appendix C"
-)
-CITE_FAN = (
-    "Fan, Greengrass, McCloskey, Yu & Drummey (2005), Effective estimation of posterior "
-    "probabilities: explaining the accuracy of randomized decision tree approaches"
-)
-CITE_TREELAB = "treelab analysis specification (spec/analysis.md)"
-
 
 class Var(NamedTuple):
     """One output variable: dims, values and the attrs every result variable carries."""
@@ -399,68 +387,6 @@ def check_proba(arr: np.ndarray, name: str, *, rows_sum_to_one: bool = True) -> 
 def class_coord(n_classes: int, classes: Any = None) -> np.ndarray:
     """Class coordinate: the original labels when given, else the codes."""
     return np.arange(n_classes) if classes is None else np.asarray(classes)
-
-
-class MemberInputs(NamedTuple):
-    """Checked member labels (tree, sample), true labels (sample,) and their class count
-    (``n_known`` classes of ``classes``, then the true labels no member can predict)."""
-
-    labels: np.ndarray
-    y: np.ndarray
-    n_classes: int
-    coords: dict
-    n_known: int
-
-
-def member_inputs(
-    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
-) -> MemberInputs:
-    """Validate ``member_labels`` (tree, sample) against ``y`` (sample,) and encode both."""
-    labels, coords = as_array(
-        member_labels, "member_labels", (_dims.TREE, _dims.SAMPLE), labels=True
-    )
-    y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,), labels=True)
-    y_arr = align_to(y_arr, y_coords, coords, "y", "member_labels", (_dims.SAMPLE,))
-    if labels.shape[1] != y_arr.shape[0]:
-        raise ValueError(f"member_labels has {labels.shape[1]} samples but y has {y_arr.shape[0]}")
-    if labels.shape[0] < 1 or labels.shape[1] < 1:
-        raise ValueError(
-            f"member_labels needs at least one tree and one sample, got {labels.shape}"
-        )
-    labels = encode_labels(labels, "member_labels", classes=classes, n_classes=n_classes)
-    coords = {**y_coords, **coords}
-    if classes is None:
-        y_arr = encode_labels(y_arr, "y", n_classes=n_classes)
-        n = n_classes_of(labels, y_arr, n_classes=n_classes)
-        coords[_dims.CLASS] = class_coord(n)
-        return MemberInputs(labels, y_arr, n, coords, n)
-    # a true class the members never saw is an error of every member, counted as a class
-    y_arr, unseen = encode_unseen(y_arr, "y", classes)
-    n = n_classes_of(labels, y_arr, classes=classes, n_classes=n_classes)
-    coords[_dims.CLASS] = np.concatenate([np.asarray(classes), unseen])
-    return MemberInputs(labels, y_arr, n + unseen.size, coords, n)
-
-
-def member_dataset(
-    vars_of: Callable[[np.ndarray, np.ndarray, int], dict[str, Var]],
-    function: str,
-    member_labels: Any,
-    y: Any,
-    *,
-    n_classes: int | None = None,
-    classes: Any = None,
-) -> xr.Dataset:
-    """The Dataset of a measure over member labels: validate and encode the inputs
-    (:func:`member_inputs`), compute ``vars_of(labels, y, n_classes)`` and build the result
-    (no class coordinate: these measures have no class dim)."""
-    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes)
-    coords = {k: v for k, v in inp.coords.items() if k != _dims.CLASS}
-    return to_dataset(
-        vars_of(inp.labels, inp.y, inp.n_classes),
-        function=function,
-        params={"n_classes": inp.n_classes},
-        coords=coords,
-    )
 
 
 def vote_counts(labels: np.ndarray, n_classes: int, mask: np.ndarray | None = None

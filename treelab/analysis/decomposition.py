@@ -1,8 +1,9 @@
 """Bias-variance decompositions of the 0-1 loss and the bias-variance-diversity decomposition.
 
 Both take outputs on the same test rows from K training sets (the ``repeat`` dim of the
-K-train-sets protocol, spec/experiments.md). Every term is computed from its own definition;
-that the terms sum to the directly measured expected loss is checked by the tests, not built in.
+K-train-sets protocol, docs/measures/diversity_workbench.md). Every term is computed from its
+own definition; that the terms sum to the directly measured expected loss is checked by the
+tests, not built in.
 """
 
 from __future__ import annotations
@@ -14,7 +15,13 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._batch import batched_labels, build, split_input
-from treelab.analysis._dataset import Var, check_proba, encode_labels, vote_counts
+from treelab.analysis._dataset import (
+    Var,
+    check_proba,
+    encode_labels,
+    vote_counts,
+)
+from treelab.analysis.members import infer_classes
 
 __all__ = ["bias_variance_01", "bias_variance_diversity"]
 
@@ -205,6 +212,7 @@ def bias_variance_diversity(
     loss: str = "squared",
     n_classes: int | None = None,
     classes: Any = None,
+    X: Any = None,
 ) -> xr.Dataset:
     """The bias-variance-diversity decomposition of Wood et al. (JMLR 2023).
 
@@ -246,6 +254,13 @@ def bias_variance_diversity(
         Number of classes for ``"zero_one"`` with label targets (default: largest code + 1).
     classes : array-like, optional
         Original labels for ``"zero_one"``.
+    X : array-like, (sample, feature), optional
+        With a list of K fitted models (ensembles, or lists of fitted classifiers; one per
+        training set, each with the same number of members) as ``member_outputs``: the test
+        rows they predict. Their member probabilities (or labels, for ``"zero_one"``) are read
+        by :func:`treelab.analysis.member_outputs` and aligned on the union of their classes
+        (``target`` then holds original labels). A single model is one training set (the
+        variance is 0).
 
     Returns
     -------
@@ -260,6 +275,19 @@ def bias_variance_diversity(
     """
     if loss not in _LOSSES:
         raise ValueError(f"loss must be one of {list(_LOSSES)}, got {loss!r}")
+    if X is not None:
+        from treelab.analysis.members import repeated_outputs
+
+        member_outputs, model_classes = repeated_outputs(
+            member_outputs, X, kind="labels" if loss == "zero_one" else "proba")
+        classes = model_classes if classes is None else classes
+        if loss == "zero_one":
+            member_outputs = np.asarray(classes)[member_outputs]
+        else:
+            t_arr = np.asarray(target.values if isinstance(target, xr.DataArray) else target)
+            if t_arr.ndim == 1:  # original labels: one-hot over the models' classes
+                codes = encode_labels(t_arr, "target", classes=np.asarray(classes))
+                target = np.eye(len(classes))[codes]
     if loss == "zero_one":
         core: tuple[str, ...] = (_dims.REPEAT, _dims.TREE, _dims.SAMPLE)
     else:
@@ -276,6 +304,11 @@ def bias_variance_diversity(
                          f"got shape {t_arr.shape}")
     if loss == "zero_one":
         n_c = n_classes if t_arr.ndim == 1 else t_arr.shape[1]
+        if classes is None and t_arr.ndim == 1 and (
+                arr.dtype.kind not in "iufb" or t_arr.dtype.kind not in "iufb"):
+            classes = infer_classes(None, arr, t_arr, None)  # string or object labels
+        if classes is not None and n_c is None:
+            n_c = len(classes)
         codes = encode_labels(arr, "member_outputs", classes=classes, n_classes=n_c)
         n_c = n_c if n_c is not None else int(max(codes.max(), t_arr.max())) + 1
     else:

@@ -1,4 +1,5 @@
-"""One call that diagnoses a fitted ensemble on a test set."""
+"""One call that diagnoses a fitted ensemble (treelab's, scikit-learn's, a pool of fitted
+classifiers or exported member outputs) on a test set."""
 
 from __future__ import annotations
 
@@ -10,14 +11,20 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
+from treelab.analysis._cite import CITE_ERRORS, CITE_GAIN_TIES, CITE_TREE_STATS
 from treelab.analysis._dataset import (
-    CITE_TREELAB,
     Var,
     as_array,
     check_proba,
-    encode_unseen,
     to_dataset,
     vote_counts,
+)
+from treelab.analysis._diagnose_inputs import (
+    check_model,
+    class_vars,
+    oob_vars,
+    read,
+    unknown_tree_vars,
 )
 from treelab.analysis.diversity import arrangement_vars, correlation_vars, errors_vars
 from treelab.analysis.probability import _check_k, _thresholds, exact_var, thresholded_var, topk_var
@@ -32,41 +39,6 @@ _ERR = (0.0, 1.0)
 _DIM_NAMES = frozenset(v for k, v in vars(_dims).items() if k.isupper() and isinstance(v, str))
 
 
-def _encode_y(ensemble: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Codes of ``y`` in ``classes_``; a label the ensemble never saw gets C + j (see
-    :func:`encode_unseen`). Returns the codes and the unseen labels."""
-    y_arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y)
-    if y_arr.ndim != 1:
-        raise ValueError(f"y must be 1-d (sample,), got shape {y_arr.shape}")
-    return encode_unseen(y_arr, "y", np.asarray(ensemble.classes_))
-
-
-def _member_pass(ensemble: Any, X: Any, n_rows: int, n_classes: int) -> tuple[np.ndarray, ...]:
-    """Member labels (tree, sample) and summed member probabilities (sample, class)."""
-    if hasattr(ensemble, "member_counts"):
-        counts = np.asarray(ensemble.member_counts(X), dtype=np.float64)
-        _check_member_shape(counts, n_rows, n_classes)
-        labels = np.argmax(counts, axis=2)
-        tot = counts @ np.ones(n_classes)  # (tree, sample); matmul beats a small-axis sum
-        if getattr(ensemble, "laplace", False):
-            w = 1.0 / (tot + n_classes)
-            summed = np.einsum("tsc,ts->sc", counts, w) + w.sum(axis=0)[:, None]
-        else:
-            empty = tot <= 0  # an empty answering node gives the uniform distribution
-            w = np.where(empty, 0.0, 1.0 / np.where(empty, 1.0, tot))
-            summed = np.einsum("tsc,ts->sc", counts, w)
-            summed += empty.sum(axis=0)[:, None] / n_classes
-        return labels, summed
-    member_p = np.asarray(ensemble.member_proba(X), dtype=np.float64)
-    _check_member_shape(member_p, n_rows, n_classes)
-    return np.argmax(member_p, axis=2), member_p.sum(axis=0)
-
-
-def _check_member_shape(arr: np.ndarray, n_rows: int, n_classes: int) -> None:
-    if arr.ndim != 3 or arr.shape[1:] != (n_rows, n_classes):
-        raise ValueError(f"X gives member outputs of shape {arr.shape}; y has {n_rows} rows")
-
-
 def _single_error(
     ensemble: Any, single: Any, X: Any, y_true: Any, X_train: Any, y_train: Any
 ) -> tuple[float, str]:
@@ -74,7 +46,10 @@ def _single_error(
         return float(single), "given error"
     if single is None:
         if X_train is None or not hasattr(ensemble, "single_model"):
-            return np.nan, "not computed (no single model and no training data)"
+            return np.nan, ("not computed (no single model and no training data)"
+                            if hasattr(ensemble, "single_model") else
+                            "not computed: the model has no single_model(); pass single= "
+                            "(an estimator or a known error)")
         single = ensemble.single_model()
     if not hasattr(single, "classes_"):
         if X_train is None or y_train is None:
@@ -100,6 +75,8 @@ def diagnose(
     k: Any = (1, 2, 3),
     measures: Any = (),
     label: str | None = None,
+    combine: str | None = None,
+    classes: Any = None,
 ) -> xr.Dataset:
     """Diagnose a fitted ensemble on a test set: errors, diversity, strength, probabilities.
 
@@ -130,13 +107,29 @@ def diagnose(
     rows, so with neither ``single`` nor training data, ``single_error`` and ``error_ratio`` are
     NaN (no warning). E_s = 0 gives ``error_ratio`` NaN with a ``RuntimeWarning``.
 
+    Any other model is read by :func:`treelab.analysis.member_outputs` (scikit-learn forests,
+    ``BaggingClassifier``, ``VotingClassifier``, anything with fitted ``estimators_`` of
+    classifiers, a list of fitted classifiers, or member labels / probabilities as arrays),
+    and combined by its own rule: the mean of the trees' probabilities for forests and
+    bagging, hard or (weighted) soft voting for ``VotingClassifier``, the model's ``predict``
+    for other ``estimators_`` ensembles, and ``combine=`` for a pool or raw outputs. The
+    ensemble's labels then equal ``model.predict(X)`` exactly, ties included (the first class
+    of highest value). What only treelab's tree builder records (gain ties ``ties``, ``g``,
+    ``mean_g``, ``pooled_g``, ``decision_nodes``, per-tree ``tree_alpha`` and
+    ``random_share``) is NaN for such models, with the reason in each variable's
+    ``description``. With ``X_train`` and ``y_train``, a model that keeps
+    ``estimators_samples_`` (bootstrapped scikit-learn forests, bagging) adds its out-of-bag
+    ``oob_strength``, ``oob_correlation`` and ``oob_breiman_bound`` (Breiman 2001, section
+    3.1); the single-model error comes from ``single=``.
+
     Parameters
     ----------
-    ensemble : fitted treelab ensemble
-        Exposes ``classes_``, ``member_counts`` (or ``member_proba``), ``forest_`` and
-        optionally ``tree_stats()``, ``combine``, ``laplace`` and ``single_model()``.
+    ensemble : fitted model, list of fitted classifiers, or member outputs
+        A fitted treelab ensemble (``classes_``, ``member_counts`` or ``member_proba``,
+        ``forest_``, optionally ``tree_stats()``, ``combine``, ``laplace``,
+        ``single_model()``), or anything :func:`treelab.analysis.member_outputs` reads.
     X : array-like, (sample, feature)
-        Test rows.
+        Test rows (None for member outputs given as arrays).
     y : array-like, (sample,)
         Test labels (original labels, as in ``ensemble.classes_``).
     single : estimator or float, optional
@@ -159,6 +152,13 @@ def diagnose(
     label : str, optional
         The ensemble's name, recorded as the scalar coordinate ``ensemble`` (default: the
         estimator's class name, e.g. ``"VRTrees"``).
+    combine : {"vote", "average"}, optional
+        The combination rule of a pool or of raw member outputs (required for them, except
+        member labels, which are voted): most votes or the mean member probability, ties to
+        the first class.
+    classes : array-like, optional
+        Labels of raw member outputs (default: the DataArray's ``class`` coordinate, the
+        sorted labels of the members and ``y``, or codes).
 
     Returns
     -------
@@ -171,23 +171,23 @@ def diagnose(
         ``thresholded_mse`` (threshold),
         ``topk_error`` (k), ``exact_mse`` (with ``true_proba``); gain ties ``ties``,
         ``decision_nodes``, ``g`` (tree), ``mean_g``, ``pooled_g``; and every per-tree variable
-        of ``ensemble.tree_stats()`` (prefixed ``tree_`` where a name is taken). Scalar
+        of ``ensemble.tree_stats()`` (prefixed ``tree_`` where a name is taken);
+        ``class_share`` and ``class_error`` over ``class``, whose coordinate holds the
+        classes (the model's, then test labels it never saw; ``rival_class`` holds positions
+        in it); the ``oob_*`` variables (see above). Scalar
         coordinates ``ensemble`` (``label``) and ``alpha`` (the estimator's ``alpha``
         parameter, NaN where it has none) let :func:`treelab.plot.stack_results` put several
         results into the (ensemble, alpha) shape the figures take.
     """
     _check_label(label)
-    for attr in ("classes_", "forest_"):
-        if not hasattr(ensemble, attr):
-            raise TypeError(f"ensemble must be a fitted treelab ensemble (missing {attr})")
-    if not (hasattr(ensemble, "member_counts") or hasattr(ensemble, "member_proba")):
-        raise TypeError("ensemble must be a fitted treelab ensemble (missing member_counts)")
-    y_codes, unseen = _encode_y(ensemble, y)
-    n_rows, n_classes = y_codes.size, len(ensemble.classes_)
-    if n_rows == 0:
-        raise ValueError("y must hold at least one row")
     ks = _check_k(k)
     extra_measures = check_measures(measures)
+    check_model(ensemble, X)
+    p = read(ensemble, X, y, combine=combine, classes=classes)
+    y_codes, unseen = p.y_codes, p.unseen
+    n_rows, n_classes = y_codes.size, p.classes.size
+    if n_rows == 0:
+        raise ValueError("y must hold at least one row")
     _thresholds(thresholds, np.zeros((n_rows, n_classes)))  # names checked before any work
     tp = None
     if true_proba is not None:
@@ -195,24 +195,17 @@ def diagnose(
         tp = check_proba(tp, "true_proba")
         if tp.shape != (n_rows, n_classes):
             raise ValueError(f"true_proba must have shape ({n_rows}, {n_classes}), got {tp.shape}")
-    ties, decision_nodes = forest_ties(ensemble)
-
-    labels, summed = _member_pass(ensemble, X, n_rows, n_classes)
+    labels, summed, proba, name = p.labels, p.summed, p.proba, p.combine
     n_trees = labels.shape[0]
-    name = getattr(ensemble, "combine", "average") or "average"
-    if name == "average":
-        proba = summed / n_trees
-    elif name == "vote":
-        proba = vote_counts(labels, n_classes) / n_trees
-    else:
-        proba = check_proba(np.asarray(ensemble.predict_proba(X), dtype=np.float64), "proba")
     # a test class the ensemble never saw: its own class code with no votes and probability
     # 0, so every member and every measure counts the row as an error
     n_all = n_classes + unseen.size
     pad = ((0, 0), (0, unseen.size))
     summed, proba = np.pad(summed, pad), np.pad(proba, pad)
     votes = vote_counts(labels, n_all)
-    if name == "vote":
+    if p.ensemble is not None:
+        ens = p.ensemble
+    elif name == "vote":
         ens = vote_tiebreak(votes, summed, n_trees)
     else:
         ens = np.argmax(proba, axis=1)
@@ -229,34 +222,38 @@ def diagnose(
         e_s,
         "single deterministic model error E_s",
         valid_range=_ERR,
-        cite=CITE_TREELAB,
+        cite=CITE_ERRORS,
         description=single_how,
     )
     variables["error_ratio"] = Var(
         (),
         e_e / e_s if e_s > 0 else np.nan,
         "error ratio E_e / E_s",
-        cite=CITE_TREELAB,
+        cite=CITE_ERRORS,
         description="NaN where the single-model error is 0 or unknown",
     )
     variables.update(correlation_vars(labels, y_codes, n_all, votes))
     variables.update(strength_vars(labels, y_codes, n_all, votes))
-    variables.update(
-        arrangement_vars(labels, y_codes, n_all, votes, summed, {"n_known": n_classes})
-    )
+    variables.update(arrangement_vars(labels, y_codes, n_all, votes,
+                                      summed if p.treelab else None, {"n_known": n_classes}))
     mse, names = thresholded_var(proba, y_codes, thresholds, n_classes)
     variables["thresholded_mse"] = mse
     variables["topk_error"] = topk_var(proba, y_codes, ks, n_classes)
     if tp is not None:
         variables["exact_mse"] = exact_var(proba[:, :n_classes], tp)
-    variables.update(ties_vars(ties, decision_nodes))
+    variables.update(ties_vars(*forest_ties(ensemble)) if p.treelab else {})
     extra_vars, extra_coords = measure_vars(extra_measures, labels, y_codes, n_classes, proba,
                                             variables)
     variables.update(extra_vars)
-    if hasattr(ensemble, "tree_stats"):
+    if p.treelab and hasattr(ensemble, "tree_stats"):
         variables.update(_tree_stats(ensemble.tree_stats(), variables, n_trees))
+    elif not p.treelab:
+        variables.update(unknown_tree_vars(n_trees, p.source))
+    variables.update(class_vars(y_codes, ens, n_all))
+    if X_train is not None and y_train is not None and not p.treelab:
+        variables.update(oob_vars(ensemble, X_train, y_train))
     params = {
-        "estimator": type(ensemble).__name__,
+        "estimator": p.source,
         "estimator_params": _get_params(ensemble),
         "combine": name,
         "single": single_how,
@@ -265,9 +262,11 @@ def diagnose(
         "true_proba": true_proba is not None,
         "measures": list(extra_measures),
     }
-    coords = {**extra_coords, _dims.THRESHOLD: np.array(names), _dims.K: ks}
+    coords = {**extra_coords, _dims.THRESHOLD: np.array(names), _dims.K: ks,
+              _dims.CLASS: np.concatenate([p.classes, unseen]) if unseen.size else p.classes}
     out = to_dataset(variables, function="diagnose", params=params, coords=coords)
-    return _label(out, ensemble, label)
+    out.attrs.update({f"note_{key}": text for key, text in p.notes.items()})
+    return _label(out, ensemble, label, p.source)
 
 
 def _check_label(label: Any) -> None:
@@ -275,12 +274,12 @@ def _check_label(label: Any) -> None:
         raise TypeError(f"label must be a string or None, got {type(label).__name__}")
 
 
-def _label(ds: xr.Dataset, ensemble: Any, label: str | None) -> xr.Dataset:
+def _label(ds: xr.Dataset, ensemble: Any, label: str | None, source: str) -> xr.Dataset:
     """Scalar ``ensemble`` and ``alpha`` coordinates, so that results stack for the figures."""
     alpha = _get_params(ensemble).get("alpha")
     alpha = float(alpha) if isinstance(alpha, int | float) and not isinstance(alpha, bool) \
         else np.nan
-    return ds.assign_coords({_dims.ENSEMBLE: label or type(ensemble).__name__,
+    return ds.assign_coords({_dims.ENSEMBLE: label or source,
                              _dims.ALPHA: alpha})
 
 
@@ -302,6 +301,7 @@ def _tree_stats(stats: xr.Dataset, taken: dict[str, Var], n_trees: int) -> dict[
             da.values,
             str(da.attrs.get("long_name", name)),
             units=str(da.attrs.get("units", "")),
+            cite=CITE_GAIN_TIES if name.startswith("gain_ties") else CITE_TREE_STATS,
             description="from the estimator's tree_stats()",
         )
     return out

@@ -14,15 +14,20 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
+from treelab.analysis._batch import member_dataset, member_inputs
+from treelab.analysis._cite import (
+    CITE_ARRANGEMENT,
+    CITE_ERRORS,
+    CITE_PHI_E,
+    CITE_PHI_STAR,
+    CITE_RELATION,
+    treelab_docs,
+)
 from treelab.analysis._dataset import (
-    CITE_ALI_PAZZANI,
-    CITE_TREELAB,
     Var,
     align_to,
     as_array,
     encode_labels,
-    member_dataset,
-    member_inputs,
     to_dataarray,
     to_dataset,
     vote_counts,
@@ -91,6 +96,7 @@ def errors(
     ensemble_labels: Any = None,
     n_classes: int | None = None,
     classes: Any = None,
+    X: Any = None,
 ) -> xr.Dataset:
     """Member errors, their mean and the ensemble error.
 
@@ -107,18 +113,31 @@ def errors(
     y : array-like or DataArray, (sample,)
         True class codes.
     ensemble_labels : array-like, (sample,), optional
-        The ensemble's predictions under its own combination function.
+        The ensemble's predictions under its own combination function (default for a model
+        given with ``X=``: its own prediction).
     n_classes : int, optional
         Number of classes (default: largest code + 1).
     classes : array-like, optional
         Original labels; when given, labels are looked up in it instead of being codes.
+    X : array-like, (sample, feature), optional
+        With a model (or a list of models) as ``member_labels``: the rows its members
+        predict (:func:`treelab.analysis.member_outputs`); its classes need no ``classes=``.
 
     Returns
     -------
     xarray.Dataset
         ``member_error`` (tree), ``mean_member_error``, ``ensemble_error``.
     """
-    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes)
+    if X is not None and ensemble_labels is None:
+        # a model's own combination, not uniform voting
+        from treelab.analysis.members import is_model, resolve
+
+        if is_model(member_labels):
+            m = resolve(member_labels, X)
+            if m.ensemble is not None:
+                member_labels, ensemble_labels = m.classes[m.labels], m.classes[m.ensemble]
+                classes, X = m.classes if classes is None else classes, None
+    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     if ensemble_labels is None:
         ens = _vote_labels(vote_counts(inp.labels, inp.n_classes))
         how = "uniform voting (ties to the lower class index)"
@@ -129,7 +148,7 @@ def errors(
         ens = align_to(ens, ens_coords, inp.coords, "ensemble_labels", "y", (_dims.SAMPLE,))
         if ens.shape != inp.y.shape:
             raise ValueError(f"ensemble_labels has shape {ens.shape}, y has {inp.y.shape}")
-        ens = encode_labels(ens, "ensemble_labels", classes=classes, n_classes=inp.n_classes)
+        ens = encode_labels(ens, "ensemble_labels", classes=inp.coords[_dims.CLASS])
         how = "ensemble_labels as given"
     variables = errors_vars(inp.labels, inp.y, ens, how)
     params = {"n_classes": inp.n_classes, "ensemble_labels": ensemble_labels is not None}
@@ -140,16 +159,20 @@ def errors_vars(labels: np.ndarray, y: np.ndarray, ens: np.ndarray, how: str) ->
     """Variables of :func:`errors` from checked codes and the ensemble's labels."""
     e_t = _member_error(labels, y)
     return {
-        "member_error": Var((_dims.TREE,), e_t, "member error rate e_t", valid_range=_ERR),
-        "mean_member_error": Var((), e_t.mean(), "mean member error rate", valid_range=_ERR),
+        "member_error": Var((_dims.TREE,), e_t, "member error rate e_t", valid_range=_ERR,
+                            cite=CITE_ERRORS),
+        "mean_member_error": Var((), e_t.mean(), "mean member error rate", valid_range=_ERR,
+                                 cite=CITE_ERRORS),
         "ensemble_error": Var(
-            (), np.mean(ens != y), "ensemble error rate E_e", valid_range=_ERR, description=how
+            (), np.mean(ens != y), "ensemble error rate E_e", valid_range=_ERR, description=how,
+            cite=CITE_ERRORS,
         ),
     }
 
 
 def error_correlation(
-    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
+    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None,
+    X: Any = None,
 ) -> xr.Dataset:
     """Error correlation phi_e and its independence value phi* (Ali & Pazzani 1995).
 
@@ -183,6 +206,9 @@ def error_correlation(
         Number of classes (default: largest code + 1).
     classes : array-like, optional
         Original labels; when given, labels are looked up in it instead of being codes.
+    X : array-like, (sample, feature), optional
+        With a model (or a list of models) as ``member_labels``: the rows its members
+        predict (:func:`treelab.analysis.member_outputs`); its classes need no ``classes=``.
 
     Returns
     -------
@@ -204,7 +230,7 @@ def error_correlation(
     (0.5, 'positive')
     """
     return member_dataset(correlation_vars, "error_correlation", member_labels, y,
-                          n_classes=n_classes, classes=classes)
+                          n_classes=n_classes, classes=classes, X=X)
 
 
 def correlation_vars(
@@ -219,7 +245,7 @@ def correlation_vars(
             phi_e,
             "error correlation phi_e (mean over pairs of the rate of identical errors)",
             valid_range=_ERR,
-            cite=CITE_ALI_PAZZANI,
+            cite=CITE_PHI_E,
             description=note,
         ),
         "phi_star": Var(
@@ -227,18 +253,18 @@ def correlation_vars(
             phi_star,
             "phi_e under class-conditionally independent errors (phi*)",
             valid_range=_ERR,
-            cite=CITE_ALI_PAZZANI,
+            cite=CITE_PHI_STAR,
             description=note,
         ),
         "phi_gap": Var(
-            (), phi_e - phi_star, "phi_e - phi*", valid_range=(-1.0, 1.0), cite=CITE_ALI_PAZZANI
+            (), phi_e - phi_star, "phi_e - phi*", valid_range=(-1.0, 1.0), cite=CITE_RELATION
         ),
         "relation": Var(
             (),
             np.array(_relation(phi_e, phi_star)),
             "correlation of member errors relative to independence",
             units="",
-            cite=CITE_ALI_PAZZANI,
+            cite=CITE_RELATION,
             description="positive, uncorrelated, negative (or undefined for one tree)",
         ),
     }
@@ -268,6 +294,7 @@ def error_arrangement(
     *,
     n_classes: int | None = None,
     classes: Any = None,
+    X: Any = None,
     max_states: int = MAX_STATES,
     n_draws: int = 2_000,
     random_state: int = 0,
@@ -317,6 +344,9 @@ def error_arrangement(
         Simulated rows per class for the Monte Carlo estimate.
     random_state : int, default 0
         Seed of the Monte Carlo estimate.
+    X : array-like, (sample, feature), optional
+        With a model (or a list of models) as ``member_labels``: the rows its members
+        predict (:func:`treelab.analysis.member_outputs`); its classes need no ``classes=``.
 
     Returns
     -------
@@ -331,12 +361,12 @@ def error_arrangement(
     options = {"max_states": int(max_states), "n_draws": int(n_draws),
                "random_state": int(random_state)}
 
-    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes)
+    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     options["n_known"] = inp.n_known
     variables = arrangement_vars(inp.labels, inp.y, inp.n_classes, independent=options)
     variables["member_error"] = Var(
         (_dims.TREE,), _member_error(inp.labels, inp.y), "member error rate e_t",
-        valid_range=_ERR,
+        valid_range=_ERR, cite=CITE_ERRORS,
     )
     coords = {k: v for k, v in inp.coords.items() if k != _dims.CLASS}
     return to_dataset(variables, function="error_arrangement",
@@ -369,14 +399,14 @@ def arrangement_vars(
     optimal = _optimal_lost_rows(k, n_samples) / n_samples
     return {
         "observed_error": Var(
-            (), observed, "uniform-voting ensemble error", valid_range=_ERR, cite=CITE_ALI_PAZZANI
+            (), observed, "uniform-voting ensemble error", valid_range=_ERR, cite=CITE_ARRANGEMENT
         ),
         "independent_error": Var(
             (),
             indep.error,
             "voting error if members erred independently (true class loses the vote)",
             valid_range=_ERR,
-            cite=CITE_ALI_PAZZANI,
+            cite=CITE_ARRANGEMENT,
             description=f"{indep.method}; vote ties to the lower class index",
         ),
         "independent_error_se": Var(
@@ -384,14 +414,14 @@ def arrangement_vars(
             indep.se,
             "Monte Carlo standard error of independent_error (0 when exact)",
             valid_range=_ERR,
-            cite=CITE_TREELAB,
+            cite=treelab_docs("measures/correctness"),
         ),
         "optimal_error": Var(
             (),
             optimal,
             "lowest voting error over re-arrangements of member errors",
             valid_range=_ERR,
-            cite=CITE_ALI_PAZZANI,
+            cite=CITE_ARRANGEMENT,
         ),
     }
 
@@ -470,7 +500,7 @@ def error_ratio(ensemble_error: Any, single_error: Any) -> xr.DataArray:
         ratio.values,
         "error ratio E_e / E_s",
         valid_range=None,
-        cite=CITE_TREELAB,
+        cite=CITE_ERRORS,
         description="NaN where the single-model error is 0",
     )
     return to_dataarray(

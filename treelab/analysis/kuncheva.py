@@ -93,7 +93,8 @@ def pairwise_stats(labels: np.ndarray, y: np.ndarray, n_classes: int) -> dict[st
 
 
 def pairwise_diversity(
-    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
+    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None,
+    X: Any = None,
 ) -> xr.Dataset:
     """Pairwise diversity: Q statistic, correlation, disagreement, double fault, kappa.
 
@@ -128,6 +129,9 @@ def pairwise_diversity(
         Number of classes (default: largest code + 1).
     classes : array-like, optional
         Original labels; when given, labels are looked up in it instead of being codes.
+    X : array-like, (sample, feature), optional
+        With a model (or a list of models) as ``member_labels``: the rows its members
+        predict (:func:`treelab.analysis.member_outputs`); its classes need no ``classes=``.
 
     Returns
     -------
@@ -148,7 +152,7 @@ def pairwise_diversity(
     >>> float(ds.mean_disagreement), float(ds.mean_double_fault)
     (0.5, 0.0)
     """
-    b = batched_labels(member_labels, y, n_classes=n_classes, classes=classes)
+    b = batched_labels(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     st = pairwise_stats(b.labels, b.y, b.n_classes)
     names = {
         "q_statistic": ("Q statistic", _SIGNED, CITE_KW),
@@ -218,7 +222,8 @@ def nonpairwise_stats(labels: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray
 
 
 def nonpairwise_diversity(
-    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
+    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None,
+    X: Any = None,
 ) -> xr.Dataset:
     """Non-pairwise diversity: E, KW variance, interrater kappa, theta, GD and CFD.
 
@@ -249,6 +254,9 @@ def nonpairwise_diversity(
         Number of classes (default: largest code + 1).
     classes : array-like, optional
         Original labels; when given, labels are looked up in it instead of being codes.
+    X : array-like, (sample, feature), optional
+        With a model (or a list of models) as ``member_labels``: the rows its members
+        predict (:func:`treelab.analysis.member_outputs`); its classes need no ``classes=``.
 
     Returns
     -------
@@ -268,7 +276,7 @@ def nonpairwise_diversity(
     >>> float(ds.kw_variance), float(ds.entropy)
     (0.125, 0.5)
     """
-    b = batched_labels(member_labels, y, n_classes=n_classes, classes=classes)
+    b = batched_labels(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     st = nonpairwise_stats(b.labels, b.y)
     spec = {
         "entropy": ("entropy measure E", _UNIT, CITE_KW),

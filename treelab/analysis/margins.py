@@ -13,7 +13,8 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._batch import batched_labels, build, split_input
-from treelab.analysis._dataset import CITE_BREIMAN, Var, vote_counts
+from treelab.analysis._cite import CITE_BREIMAN
+from treelab.analysis._dataset import Var, vote_counts
 
 __all__ = ["margin_cdf", "margin_counts", "margins"]
 
@@ -48,7 +49,8 @@ def margin_counts(votes: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def margins(
-    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None
+    member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None,
+    X: Any = None,
 ) -> xr.DataArray:
     """Voting margin of every row: share of votes for the true class minus the largest share
     of votes for any other class.
@@ -71,6 +73,9 @@ def margins(
         Number of classes (default: largest code + 1).
     classes : array-like, optional
         Original labels; when given, labels are looked up in it instead of being codes.
+    X : array-like, (sample, feature), optional
+        With a model (or a list of models) as ``member_labels``: the rows its members
+        predict (:func:`treelab.analysis.member_outputs`); its classes need no ``classes=``.
 
     Returns
     -------
@@ -87,7 +92,7 @@ def margins(
     >>> margins([[0, 1, 2], [0, 1, 1], [0, 2, 1]], [0, 1, 2]).values.round(3).tolist()
     [1.0, 0.333, -0.333]
     """
-    b = batched_labels(member_labels, y, n_classes=n_classes, classes=classes)
+    b = batched_labels(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     n_trees = b.labels.shape[1]
     m, _ = margin_counts(vote_counts(b.labels, b.n_classes), b.y)
     var = Var((_dims.SAMPLE,), m / n_trees, "voting margin", valid_range=(-1.0, 1.0),

@@ -3,7 +3,8 @@
 Cost-sensitive thresholds and profit are in :mod:`treelab.analysis.costs`.
 
 Every function takes predicted probabilities ``proba`` of shape (sample, class) and true labels
-``y`` (sample,) as class codes 0..C-1 (or original labels with ``classes=``, which then also
+``y`` (sample,) as class codes 0..C-1 (or original labels with ``classes=``, or with a
+``proba`` DataArray whose ``class`` coordinate holds them, which then also
 labels the ``class`` coordinate).
 
 Curtailment: the probabilities are taken as given. A treelab ensemble's ``predict_proba`` and
@@ -24,9 +25,8 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
+from treelab.analysis._cite import CITE_FAN, treelab_docs
 from treelab.analysis._dataset import (
-    CITE_FAN,
-    CITE_TREELAB,
     Var,
     align_to,
     as_array,
@@ -67,6 +67,13 @@ def _proba_and_labels(
         raise ValueError(f"classes has {len(classes)} labels but proba has {p.shape[1]} columns")
     coords = {**y_coords, **coords}
     n_known = p.shape[1]
+    if classes is None and _dims.CLASS in coords:
+        # the class coordinate of a DataArray (from member_outputs, say) names the columns:
+        # labels need no classes=; integer codes stay codes where it is 0..C-1 or text
+        coord = np.asarray(coords[_dims.CLASS])
+        numeric_y, numeric_c = y_arr.dtype.kind in "iufb", coord.dtype.kind in "iufb"
+        if not numeric_y or (numeric_c and not np.array_equal(coord, np.arange(n_known))):
+            classes = coord
     if classes is None:
         codes = encode_labels(y_arr, "y", n_classes=n_known)
     else:
@@ -361,7 +368,8 @@ def topk_var(p: np.ndarray, codes: np.ndarray, ks: np.ndarray, n_known: int | No
     if n_known is not None:
         rank = np.where(codes >= n_known, n_classes + 1, rank)
     values = np.array([np.mean(rank >= kk) if n else np.nan for kk in ks], dtype=np.float64)
-    return Var((_dims.K,), values, "top-k error rate", valid_range=(0.0, 1.0), cite=CITE_TREELAB)
+    return Var((_dims.K,), values, "top-k error rate", valid_range=(0.0, 1.0),
+               cite=treelab_docs("measures/probability"))
 
 
 def reliability(

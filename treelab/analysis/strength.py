@@ -8,13 +8,12 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
+from treelab.analysis._batch import member_dataset, member_inputs
+from treelab.analysis._cite import CITE_BREIMAN
 from treelab.analysis._dataset import (
-    CITE_BREIMAN,
     Var,
     align_to,
     as_array,
-    member_dataset,
-    member_inputs,
     to_dataset,
     vote_counts,
 )
@@ -91,6 +90,7 @@ def strength_correlation(
     *,
     n_classes: int | None = None,
     classes: Any = None,
+    X: Any = None,
     in_bag: Any = None,
 ) -> xr.Dataset:
     """Strength s, correlation rho and Breiman's bound rho (1 - s^2) / s^2 (Breiman 2001).
@@ -129,6 +129,9 @@ def strength_correlation(
         / T_i), s and var(s) are means over the rows with T_i > 0 (the others get a NaN
         margin; ``n_rows`` counts the rows used), and p1_t, p2_t are means over the rows tree
         t did not see (sd_t is NaN for a tree that saw every row and is left out of the mean).
+    X : array-like, (sample, feature), optional
+        With a model (or a list of models) as ``member_labels``: the rows its members
+        predict (:func:`treelab.analysis.member_outputs`); its classes need no ``classes=``.
 
     Returns
     -------
@@ -150,8 +153,8 @@ def strength_correlation(
     """
     if in_bag is None:
         return member_dataset(strength_vars, "strength_correlation", member_labels, y,
-                              n_classes=n_classes, classes=classes)
-    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes)
+                              n_classes=n_classes, classes=classes, X=X)
+    inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     bag, bag_coords = as_array(in_bag, "in_bag", (_dims.TREE, _dims.SAMPLE))
     bag = align_to(bag, bag_coords, inp.coords, "in_bag", "member_labels",
                    (_dims.TREE, _dims.SAMPLE))

@@ -161,7 +161,8 @@ def check_nominal_codes(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray) -
 
 def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, ranks: bool = True,
                      n_threads: int = 1, max_bins: int | None = None,
-                     order: bool = True, values: bool = True) -> FeatureArrays:
+                     order: bool = True, values: bool = True,
+                     weights: np.ndarray | None = None) -> FeatureArrays:
     """Ranks and distinct values of every feature, computed once per fit.
 
     ``X`` is (row, feature) float64 with nominal features coded 0..arity-1 and NaN for missing.
@@ -175,6 +176,8 @@ def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, rank
     trees), which saves n x d x 4 bytes. With ``values=False`` the feature-major values ``Xc``
     are left empty (d, 0): trees of exact deterministic tests on continuous features read only
     ranks (``grow_tree`` refuses any other tree without values), which saves n x d x 8 bytes.
+    ``weights`` (row multiplicities, the sample weights) make the bins quantiles of the weighted
+    rows, so a row of weight k is binned as k copies of it would be.
     """
     n, d = X.shape
     check_nominal_codes(X, nominal, arity)
@@ -198,7 +201,7 @@ def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, rank
             uniqs[f] = buf[:k].copy()
             n_distinct[f] = k
         else:
-            uniqs[f] = bin_feature(R[f], buf[:k], max_bins)
+            uniqs[f] = bin_feature(R[f], buf[:k], max_bins, weights)
             n_distinct[f] = uniqs[f].shape[0]
 
     run_threads(rank_one, cont, n_threads)
@@ -234,7 +237,8 @@ def bin_cuts(counts: np.ndarray, max_bins: int) -> np.ndarray:
     return cuts[cuts < k - 1]
 
 
-def bin_feature(R_f: np.ndarray, u: np.ndarray, max_bins: int) -> np.ndarray:
+def bin_feature(R_f: np.ndarray, u: np.ndarray, max_bins: int,
+                weights: np.ndarray | None = None) -> np.ndarray:
     """Turn one continuous feature's ranks into bin codes, in place; returns the bins' upper
     edges (the binned split search, ``max_bins``).
 
@@ -242,15 +246,24 @@ def bin_feature(R_f: np.ndarray, u: np.ndarray, max_bins: int) -> np.ndarray:
     number of distinct values). The feature is cut into at most ``max_bins`` bins
     (``bin_cuts``); a row's rank becomes its bin (missing rows: the number of bins), and each
     bin's upper edge is the midpoint between its last value and the next bin's first (+inf for
-    the last bin). A node then counts at most ``max_bins`` values of the feature and its
+    the last bin). With ``weights`` a distinct value holds the summed weights of its rows, and
+    values of rows of weight 0 only are passed over (cut and edge as without those rows). A node
+    then counts at most ``max_bins`` values of the feature and its
     thresholds are bin edges: x <= edge_b exactly for the rows of bins 0..b. A feature with no
     value (every row missing) is left as it is.
     """
     k = u.shape[0]
     if k == 0:
         return u.copy()
-    counts = np.bincount(R_f, minlength=k + 1)[:k]
-    cuts = bin_cuts(counts, max_bins)
+    counts = np.bincount(R_f, weights=weights, minlength=k + 1)[:k]
+    # cut j lies between distinct values at[j] and at[j] + 1; with weights, only values that
+    # hold weight are cut between (rows of weight 0 never reach a node), so a row of weight 0
+    # moves no bin and no edge
+    held = np.arange(k) if weights is None else np.flatnonzero(counts > 0)
+    if held.shape[0] == 0:
+        return u.copy()
+    sub = bin_cuts(counts[held], max_bins)
+    cuts, after = held[sub], held[sub + 1]
     nb = cuts.shape[0] + 1
     # rank r -> bin: how many cuts lie below r; the missing rank k -> nb
     code = np.empty(k + 1, dtype=np.int32)
@@ -259,7 +272,7 @@ def bin_feature(R_f: np.ndarray, u: np.ndarray, max_bins: int) -> np.ndarray:
     R_f[:] = code[R_f]
     # the kernels' exact midpoint (_split.midpoint), so a bin of one value each side gives the
     # exact search's threshold
-    lo, hi = u[cuts], u[cuts + 1]
+    lo, hi = u[cuts], u[after]
     mid = lo + (hi - lo) * 0.5
     edges = np.full(nb, np.inf)
     edges[:-1] = np.where(mid >= hi, lo, mid)
@@ -314,15 +327,47 @@ def reference_arrays(tree: tuple) -> tuple[np.ndarray, np.ndarray]:
     return ref_i, threshold
 
 
-def weighted_rows(n: int, row_mode: int, part: np.ndarray) -> int:
+def bootstrap_weight_bound(w: np.ndarray) -> float:
+    """A bound on the weighted rows of one bootstrap sample (n draws, with replacement, of
+    rows of weights ``w``) that no sample exceeds but with probability below 1e-26.
+
+    The sum S of n independent draws lies in [0, n max w]; by Bernstein's inequality
+    P(S > E S + t) <= exp(-t^2 / (2 (n var + max t / 3))), and t = 40 sqrt(n E[w^2]) makes the
+    exponent at least 60 (E[w^2] >= max^2 / n). Sized by it, a table holds skewed weights (a
+    few large class weights) in far less memory than n max w; should a sample exceed it, the
+    growth kernel refuses the tree (never reads past the table).
+    """
+    w = np.asarray(w, dtype=np.float64)
+    n = w.shape[0]
+    top = float(w.max(initial=0.0))
+    if n == 0:
+        return 0.0
+    mean = float(w.mean())
+    rms = float(np.sqrt(np.mean(w * w)))
+    return min(n * top, n * mean + 40.0 * np.sqrt(n) * rms + top)
+
+
+def weighted_rows(n: int, row_mode: int, part: np.ndarray,
+                  sample_weight: np.ndarray | None = None) -> int:
     """The most rows, counted with multiplicity, that one tree can see: the bound on every
     class count, node size and branch size the ``xlogx`` table is indexed by. With
     ``ROWS_WEIGHTS`` it is the sum of the multiplicities (a rotation tree grows on its distinct
-    bootstrap rows, n rows in all); otherwise n (a bootstrap draws n rows)."""
+    bootstrap rows, n rows in all); otherwise n (a bootstrap draws n rows). Integer sample
+    weights multiply each row's multiplicity: the bound is then their sum, or for a bootstrap
+    ``bootstrap_weight_bound``."""
     if row_mode == G.ROWS_WEIGHTS:
         return max(n, int(np.asarray(part, dtype=np.int64).sum()))
+    if sample_weight is not None:
+        sw = np.asarray(sample_weight, dtype=np.int64)
+        if row_mode == G.ROWS_BOOTSTRAP:
+            return int(np.ceil(bootstrap_weight_bound(sw)))
+        return int(sw.sum())
     return n
 
+
+# most rows, counted with their weights, a weighted fit's tree may hold: its x log2 x table
+# takes 8 bytes a row (2 GiB here), and class counts are int32
+MAX_WEIGHTED_ROWS = 1 << 28
 
 # trees copied into the flat arrays between two returns of their freed memory to the system
 JOIN_TRIM_EVERY = 8
@@ -339,15 +384,36 @@ def grow_forest(
     part: np.ndarray,
     n_sub: int,
     n_threads: int,
+    sample_weight: np.ndarray | None = None,
 ) -> Forest:
-    """Grow ``len(seeds)`` trees and concatenate them into one ``Forest``."""
+    """Grow ``len(seeds)`` trees and concatenate them into one ``Forest``.
+
+    ``sample_weight``: None, or non-negative integer row weights that multiply every tree's
+    row multiplicities (``grow_tree``'s ``sw``; not with ``ROWS_WEIGHTS``, whose callers fold
+    them into ``part``)."""
     n = y.shape[0]
     # rows pack (row << 32 | weight << 16 | class): weights and class codes need 16 bits
     if n_classes > 0xFFFF:
         raise ValueError(f"at most {0xFFFF} classes are supported, got {n_classes}")
     if row_mode == G.ROWS_WEIGHTS and part.shape[0] and (part.min() < 0 or part.max() > 0xFFFF):
         raise ValueError("row multiplicities must be in 0..65535")
-    table = xlogx_table(weighted_rows(n, row_mode, part))
+    sw = None
+    if sample_weight is not None:
+        if row_mode == G.ROWS_WEIGHTS:
+            raise ValueError("fold sample weights into the multiplicities of ROWS_WEIGHTS")
+        sw = np.ascontiguousarray(sample_weight, dtype=np.int32)
+        if sw.shape != (n,) or (n and (sw.min() < 0 or sw.max() > 0xFFFF)):
+            raise ValueError("sample weights must be n integers in 0..65535")
+    bound = weighted_rows(n, row_mode, part, sw)
+    if sw is not None and bound > MAX_WEIGHTED_ROWS:
+        raise ValueError(
+            f"sample weights let a tree count up to {bound} rows (their sum, or about that of "
+            f"a bootstrap sample), beyond the {MAX_WEIGHTED_ROWS} that the fit's x log2 x "
+            "table (8 bytes a row) is allowed; use smaller sample weights")
+    table = xlogx_table(bound)
+    # unit weights when none are given: one compiled growth routine serves weighted and
+    # unweighted fits (multiplying by 1 moves nothing)
+    ones = np.ones(n, dtype=np.int32)
     y32 = np.ascontiguousarray(y, dtype=np.int32)
     # None: grow_tree's version without stochastic ID3's selection (compiled on its own)
     stochastic = True if iparams[G.P_STOCHASTIC] > 0 else None
@@ -357,7 +423,7 @@ def grow_forest(
             feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq,
             feats.uniq_off, feats.nominal, y32, n_classes, ip,
             float(alphas[t]) if alpha is None else alpha, table, np.uint64(seeds[t]), row_mode,
-            part, t, n_sub, *ref, stochastic,
+            part, t, n_sub, *ref, stochastic, ones if sw is None else sw,
         )
 
     T = len(seeds)

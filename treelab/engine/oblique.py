@@ -53,8 +53,11 @@ class RealMap(NamedTuple):
     fill: np.ndarray
 
 
-def fit_real_map(Xv: np.ndarray, nominal: np.ndarray, arity: np.ndarray) -> RealMap:
-    """The real-feature map of encoded training features ``Xv`` (row, feature)."""
+def fit_real_map(Xv: np.ndarray, nominal: np.ndarray, arity: np.ndarray,
+                 weights: np.ndarray | None = None) -> RealMap:
+    """The real-feature map of encoded training features ``Xv`` (row, feature); with row
+    ``weights`` a numeric column's fill is the weighted mean of its present values (rows of
+    weight 0 left out; all of them when no present value has a weight)."""
     src, code, fill = [], [], []
     for f in range(Xv.shape[1]):
         if nominal[f]:
@@ -68,7 +71,10 @@ def fit_real_map(Xv: np.ndarray, nominal: np.ndarray, arity: np.ndarray) -> Real
             present = ~np.isnan(col)
             src.append(f)
             code.append(np.nan)
-            fill.append(float(col[present].mean()) if present.any() else 0.0)
+            if weights is not None and np.any(weights[present] > 0):
+                fill.append(float(np.average(col[present], weights=weights[present])))
+            else:
+                fill.append(float(col[present].mean()) if present.any() else 0.0)
     return RealMap(np.asarray(src, dtype=np.int64), np.asarray(code, dtype=np.float64),
                    np.asarray(fill, dtype=np.float64))
 
@@ -161,11 +167,21 @@ def concat_trees(trees: Sequence[TreeArrays], alphas: np.ndarray, seeds: np.ndar
     )
 
 
-def row_weights(rng: np.random.Generator, n: int, bootstrap: bool) -> np.ndarray:
-    """Row multiplicities of one tree: a bootstrap sample of n rows, or every row once."""
+def row_weights(rng: np.random.Generator, n: int, bootstrap: bool,
+                units: np.ndarray | None = None) -> np.ndarray:
+    """Row multiplicities of one tree: a bootstrap sample of n rows, or every row once, times
+    the rows' sample-weight ``units`` (integer multiplicities; None: ones). The draws do not
+    depend on the units."""
     if not bootstrap:
-        return np.ones(n, dtype=np.int32)
-    return np.bincount(rng.integers(0, n, size=n), minlength=n).astype(np.int32)
+        w = np.ones(n, dtype=np.int32)
+    else:
+        w = np.bincount(rng.integers(0, n, size=n), minlength=n).astype(np.int32)
+    if units is None:
+        return w
+    out = w.astype(np.int64) * units
+    if out.max(initial=0) > 0xFFFF:
+        raise ValueError("a row's sample weight times its bootstrap multiplicity exceeds 65535")
+    return out.astype(np.int32)
 
 
 # -- MMDT ---------------------------------------------------------------------------------------
@@ -220,14 +236,15 @@ def tree_scales(trees: Sequence[TreeArrays], width: int) -> np.ndarray:
 
 
 def grow_mmdt_forest(Z: np.ndarray, y: np.ndarray, n_classes: int, seeds: np.ndarray,
-                     bootstrap: bool, n_threads: int,
-                     scale: str | None = None) -> tuple[Forest, np.ndarray]:
+                     bootstrap: bool, n_threads: int, scale: str | None = None,
+                     units: np.ndarray | None = None) -> tuple[Forest, np.ndarray]:
     """MMDTs (bagged when ``bootstrap``), one per seed, on real features Z, each scaled by the
-    statistics of its own rows. Returns (forest, factors (tree, feature))."""
+    statistics of its own rows (sample-weight ``units`` multiply the rows' multiplicities).
+    Returns (forest, factors (tree, feature))."""
     y32 = np.ascontiguousarray(y, dtype=np.int32)
 
     def one(t):
-        w = row_weights(np.random.default_rng(int(seeds[t])), Z.shape[0], bootstrap)
+        w = row_weights(np.random.default_rng(int(seeds[t])), Z.shape[0], bootstrap, units)
         return grow_mmdt_tree(Z, y32, n_classes, w, int(seeds[t]), scale)
 
     trees = run_threads(one, range(len(seeds)), n_threads)
@@ -318,7 +335,8 @@ def rotation_features(Z: np.ndarray, rows: np.ndarray, W: np.ndarray,
 
 def grow_rotation_tree(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: np.ndarray,
                        seed: int, rotation: str, bootstrap: bool, group_size: int,
-                       max_bins: int | None = None) -> TreeArrays:
+                       max_bins: int | None = None,
+                       units: np.ndarray | None = None) -> TreeArrays:
     """One rotation tree: standardise on the tree's rows, rotate, grow the deterministic tree.
 
     The split ``(x - m) / s . a <= t`` is stored as ``x . (a / s) <= t'``: centring shifts
@@ -328,7 +346,7 @@ def grow_rotation_tree(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: np
     """
     rng = np.random.default_rng(seed)
     n, d = Z.shape
-    w = row_weights(rng, n, bootstrap)
+    w = row_weights(rng, n, bootstrap, units)
     _, sd = O.weighted_moments(Z, w)
     scale = np.where(sd > 0, sd, 1.0)
     if rotation == "random":
@@ -351,13 +369,15 @@ def grow_rotation_tree(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: np
 
 def grow_rotation_forest(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: np.ndarray,
                          seeds: np.ndarray, rotation: str, bootstrap: bool, group_size: int,
-                         n_threads: int, max_bins: int | None = None) -> Forest:
-    """Rotation trees, one per seed, on real features Z (binned per tree with ``max_bins``)."""
+                         n_threads: int, max_bins: int | None = None,
+                         weights: np.ndarray | None = None) -> Forest:
+    """Rotation trees, one per seed, on real features Z (binned per tree with ``max_bins``;
+    sample-weight multiplicities ``weights`` multiply each tree's rows)."""
     y32 = np.ascontiguousarray(y, dtype=np.int32)
 
     def one(t):
         return grow_rotation_tree(Z, y32, n_classes, iparams, int(seeds[t]), rotation,
-                                  bootstrap, group_size, max_bins)
+                                  bootstrap, group_size, max_bins, weights)
 
     trees = run_threads(one, range(len(seeds)), n_threads)
     return concat_trees(trees, np.ones(len(seeds)), seeds, Z.shape[1])
@@ -402,18 +422,20 @@ def grow_candidate(ctx: CVContext, name: str, w: np.ndarray, seed: int) -> TreeA
     return tree_of_forest(fr)
 
 
-def grow_cvdt_tree(ctx: CVContext, candidates: Sequence[str], seed: int,
-                   bootstrap: bool) -> tuple[TreeArrays, int, np.ndarray]:
+def grow_cvdt_tree(ctx: CVContext, candidates: Sequence[str], seed: int, bootstrap: bool,
+                   units: np.ndarray | None = None) -> tuple[TreeArrays, int, np.ndarray]:
     """One CVDT: a 2-fold CV of every candidate on the tree's rows, then the learner with the
     fewest CV errors (ties to the first candidate) grown on all of them.
 
     The tree's distinct rows are split at random into two halves (a row's bootstrap copies stay
     together, so no row is tested on a fold that trained on it); errors are counted with
-    multiplicity. Returns (tree, chosen index, CV errors per candidate).
+    multiplicity. Sample-weight ``units`` multiply the multiplicities: a row of weight 0 is in
+    no fold, a weighted row stays whole in one fold and its errors count its weight.
+    Returns (tree, chosen index, CV errors per candidate).
     """
     rng = np.random.default_rng(seed)
     n = ctx.y.shape[0]
-    w = row_weights(rng, n, bootstrap)
+    w = row_weights(rng, n, bootstrap, units)
     inbag = np.flatnonzero(w)
     fold = np.zeros(n, dtype=np.int8)
     perm = rng.permutation(inbag.shape[0])
@@ -434,12 +456,14 @@ def grow_cvdt_tree(ctx: CVContext, candidates: Sequence[str], seed: int,
 
 
 def grow_cvdt_forest(ctx: CVContext, candidates: Sequence[str], seeds: np.ndarray,
-                     bootstrap: bool,
-                     n_threads: int) -> tuple[Forest, np.ndarray, np.ndarray, np.ndarray]:
+                     bootstrap: bool, n_threads: int,
+                     units: np.ndarray | None = None,
+                     ) -> tuple[Forest, np.ndarray, np.ndarray, np.ndarray]:
     """CVDTs, one per seed. Returns (forest, chosen candidate index per tree, CV errors
     (tree, candidate), the MMDT trees' scaling factors (tree, real feature; NaN rows for the
     other learners))."""
-    out = run_threads(lambda t: grow_cvdt_tree(ctx, candidates, int(seeds[t]), bootstrap),
+    out = run_threads(lambda t: grow_cvdt_tree(ctx, candidates, int(seeds[t]), bootstrap,
+                                               units),
                       range(len(seeds)), n_threads)
     trees = [o[0] for o in out]
     forest = concat_trees(trees, np.full(len(seeds), np.nan), seeds, ctx.Z.shape[1])

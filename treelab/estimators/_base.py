@@ -30,6 +30,16 @@ from treelab.estimators._validation import (
     check_real,
     resolve_max_features,
 )
+from treelab.estimators._weights import (
+    EngineWeights,
+    check_class_weight_param,
+    check_sample_weight,
+    engine_weights,
+    row_weights,
+    unscale_counts,
+    warn_small_weights,
+    weighted_iparams,
+)
 
 if TYPE_CHECKING:
     import xarray as xr
@@ -182,6 +192,8 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             check_bool("bootstrap", p["bootstrap"])
         if "max_bins" in p:
             check_int("max_bins", p["max_bins"], 2, MAX_BINS, allow_none=True)
+        if "class_weight" in p:
+            check_class_weight_param(p["class_weight"])
         n_jobs = p.get("n_jobs")
         if n_jobs is not None:
             check_int("n_jobs", n_jobs)
@@ -196,7 +208,7 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"random_state must be in [0, 2**32), got {rs}")
 
     # -- fitting -------------------------------------------------------------------------
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Grow the trees on training data.
 
         Parameters
@@ -207,6 +219,13 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             nominal.
         y : array-like of shape (n_samples,)
             Class labels of any type; encoded internally and restored by ``predict``.
+        sample_weight : array-like of shape (n_samples,), real scalar or None
+            Non-negative finite row weights (None: every row 1), multiplied by ``class_weight``
+            where the learner has it. A row of integer weight k counts as k copies of the row
+            (0: as if absent), so class counts, node sizes, ``min_samples_split``,
+            ``min_samples_leaf``, ``min_objs`` and ``curtail_min`` are summed weights; a
+            bootstrap multiplicity multiplies the weight. Fractional weights are counted in
+            units of 2**-k (see README, "Sample weights").
 
         Returns
         -------
@@ -236,15 +255,29 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
                 f"y has 1 class ({self.classes_[0]!r}); at least 2 classes are needed to grow "
                 "a classifier"
             )
-        self._fit_encoded(Xv, y_codes)
+        sw = check_sample_weight(sample_weight, Xv.shape[0])
+        w = row_weights(sw, getattr(self, "class_weight", None), self.classes_, y_codes)
+        if w is not None and np.all(w == 1.0):
+            w = None  # unit weights: the unweighted fit, bit for bit
+        if w is not None:
+            warn_small_weights(w, self.get_params(deep=False))
+        self._fit_encoded(Xv, y_codes, w)
         return self
 
-    def _fit_encoded(self, Xv: np.ndarray, y_codes: np.ndarray) -> None:
-        """Grow ``forest_`` from encoded features and class codes (learners with their own
-        engine override this; ``fit`` has validated and encoded everything before)."""
+    def _engine_weights(self, w: np.ndarray | None, bootstrap: bool) -> EngineWeights | None:
+        """The engine's multiplicities of row weights ``w`` (None: unweighted)."""
+        return None if w is None else engine_weights(w, bootstrap)
+
+    def _fit_encoded(self, Xv: np.ndarray, y_codes: np.ndarray,
+                     weights: np.ndarray | None = None) -> None:
+        """Grow ``forest_`` from encoded features, class codes and row weights (None: every
+        row 1); learners with their own engine override this; ``fit`` has validated and
+        encoded everything before."""
         spec = self._spec(Xv.shape[1])
         n, d = Xv.shape
+        ew = self._engine_weights(weights, spec.rows == "bootstrap")
         iparams, n_sub = spec_iparams(spec, d)
+        iparams = weighted_iparams(iparams, ew)
         rng = check_random_state(self.random_state)
         seeds = rng.randint(0, np.iinfo(np.int32).max, size=spec.n_trees).astype(np.uint64)
         part = np.zeros(n, dtype=np.int32)
@@ -264,11 +297,13 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         feats = prepare_features(Xv, self.nominal_features_, self.arity_, ranks=ranks,
                                  n_threads=self._n_threads(), max_bins=spec.max_bins,
                                  order=may_presort(iparams, spec, self.nominal_features_, n_sub),
-                                 values=reads_values(iparams, spec))
-        self.forest_ = grow_forest(
+                                 values=reads_values(iparams, spec),
+                                 weights=None if ew is None else ew.units)
+        forest = grow_forest(
             feats, y_codes, self.n_classes_, iparams, spec.alphas, seeds, row_mode, part, n_sub,
-            self._n_threads(),
+            self._n_threads(), sample_weight=None if ew is None else ew.units,
         )
+        self.forest_ = unscale_counts(forest, ew)
 
     def _n_threads(self) -> int:
         n_jobs = getattr(self, "n_jobs", None)

@@ -13,7 +13,8 @@ SHARED_DOC = """
     min_objs : int
         C4.5's -m.
     min_samples_split : int
-        n_min: a node with fewer training rows becomes a leaf.
+        n_min: a node with fewer training rows becomes a leaf (rows counted with their
+        ``sample_weight``, as every size limit is).
     min_samples_leaf : int
         Smallest number of rows in a non-empty child.
     max_depth : int or None
@@ -48,6 +49,16 @@ MAX_BINS_DOC = """
 """
 
 
+CLASS_WEIGHT_DOC = """
+    class_weight : "balanced", dict or None, default None
+        Weights of the classes, multiplied into every row's ``sample_weight`` (as in
+        scikit-learn's forests): ``"balanced"`` gives class c the weight n / (C n_c) (n_c its
+        rows in y), a dict maps labels to non-negative weights (labels not named: 1). With
+        bagging the weights are those of the whole training set (scikit-learn's
+        ``"balanced_subsample"`` is not offered).
+"""
+
+
 def store_params(est, params: dict) -> None:
     """Store __init__ arguments unchanged (the scikit-learn contract)."""
     for name, value in params.items():
@@ -57,5 +68,6 @@ def store_params(est, params: dict) -> None:
 
 def fill_shared_doc(cls):
     doc = cls.__doc__.replace("    %(max_bins)s\n", MAX_BINS_DOC.lstrip("\n"))
+    doc = doc.replace("    %(class_weight)s\n", CLASS_WEIGHT_DOC.lstrip("\n"))
     cls.__doc__ = doc.replace("    %(shared)s\n", SHARED_DOC.lstrip("\n"))
     return cls

@@ -201,7 +201,7 @@ class _DeterministicEnsemble(C45Baseline, TreeEnsembleClassifier):
     def __init__(self, *, n_estimators=100, criterion="gini", max_features="sqrt", c45=False,
                  min_objs=1, min_samples_split=2, min_samples_leaf=1, max_depth=None,
                  curtail_min=1, laplace=False, combine="average", categorical_features=None,
-                 random_state=None, n_jobs=None):
+                 random_state=None, n_jobs=None, class_weight=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_features = max_features
@@ -216,6 +216,7 @@ class _DeterministicEnsemble(C45Baseline, TreeEnsembleClassifier):
         self.categorical_features = categorical_features
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.class_weight = class_weight
 
     def _det_spec(self, rows, random_thresholds=False):
         return TreeSpec(
@@ -241,6 +242,7 @@ class RandomForest(_DeterministicEnsemble):
         mtry: candidate features per node (default floor(sqrt(d))).
     bootstrap : bool
         Bagging (True) or every tree on all rows.
+    %(class_weight)s
     %(max_bins)s
     %(shared)s
     """
@@ -248,13 +250,13 @@ class RandomForest(_DeterministicEnsemble):
     def __init__(self, *, n_estimators=100, criterion="gini", max_features="sqrt",
                  bootstrap=True, c45=False, min_objs=1, min_samples_split=2, min_samples_leaf=1,
                  max_depth=None, max_bins=None, curtail_min=1, laplace=False, combine="average",
-                 categorical_features=None, random_state=None, n_jobs=None):
+                 categorical_features=None, random_state=None, n_jobs=None, class_weight=None):
         super().__init__(
             n_estimators=n_estimators, criterion=criterion, max_features=max_features, c45=c45,
             min_objs=min_objs, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf, max_depth=max_depth, curtail_min=curtail_min,
             laplace=laplace, combine=combine, categorical_features=categorical_features,
-            random_state=random_state, n_jobs=n_jobs,
+            random_state=random_state, n_jobs=n_jobs, class_weight=class_weight,
         )
         self.bootstrap = bootstrap
         self.max_bins = max_bins
@@ -275,6 +277,7 @@ class ExtraTrees(_DeterministicEnsemble):
         Number of trees.
     max_features : int, float, "sqrt", "log2" or None
         Features drawn per node.
+    %(class_weight)s
     %(shared)s
     """
 

@@ -155,11 +155,14 @@ class StochasticID3(TreeEnsembleClassifier):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Grow the trees; warns (``LookaheadCostWarning``) before work that may take minutes.
 
         With ``lookahead=1`` the estimated work is n_estimators x d^2 x m (d features, m rows);
         above ``LOOKAHEAD_WORK_WARN`` (1e8) a warning gives the estimate and the remedy.
+        ``sample_weight`` (non-negative whole numbers, or None) counts a row of weight k as k
+        copies of it, as ``TreeEnsembleClassifier.fit`` describes; fractional weights are
+        refused, because the Laplace-corrected entropies add one row to every class count.
         """
         shape = getattr(X, "shape", None)
         if shape is None:
@@ -176,7 +179,16 @@ class StochasticID3(TreeEnsembleClassifier):
                     f"{work:.1e} (11 trees on 2,000 x 20, 8.8e6, take about 20 s on one core); "
                     "use lookahead=0 (work ~ d m log m per node) or fewer features",
                     LookaheadCostWarning, stacklevel=2)
-        return super().fit(X, y)
+        return super().fit(X, y, sample_weight=sample_weight)
+
+    def _engine_weights(self, w, bootstrap):
+        ew = super()._engine_weights(w, bootstrap)
+        if ew is not None and ew.shift:
+            raise ValueError(
+                "StochasticID3 takes whole-number sample weights only (its Laplace-corrected "
+                "entropies add one row to every class count, which fractional weights make "
+                "ambiguous); got fractional sample_weight or class weights")
+        return ew
 
     def _check_params(self) -> None:
         super()._check_params()

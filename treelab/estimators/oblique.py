@@ -37,6 +37,7 @@ from treelab.engine.oblique import (
 from treelab.estimators._base import TreeEnsembleClassifier, TreeSpec, spec_iparams
 from treelab.estimators._docstrings import MAX_BINS_DOC
 from treelab.estimators._validation import check_int, check_option, resolve_max_features
+from treelab.estimators._weights import units_of, unscale_counts, weighted_iparams
 from treelab.estimators.tree import DecisionTree
 
 if TYPE_CHECKING:
@@ -105,7 +106,8 @@ def _seeds(random_state, n_trees: int) -> np.ndarray:
     return rng.randint(0, np.iinfo(np.int32).max, size=n_trees).astype(np.uint64)
 
 
-def fit_scaling(Z: np.ndarray, scale: str | None) -> tuple[float, np.ndarray, np.ndarray]:
+def fit_scaling(Z: np.ndarray, scale: str | None,
+                weights: np.ndarray | None = None) -> tuple[float, np.ndarray, np.ndarray]:
     """(power of two p, offset o, factor f) with which ``apply_scaling`` maps real features.
 
     p = 2**-k brings the largest finite |z| near 1 when it lies beyond 2**BIG_EXP (or, nonzero,
@@ -118,7 +120,12 @@ def fit_scaling(Z: np.ndarray, scale: str | None) -> tuple[float, np.ndarray, np
     the tree the same in exact arithmetic whatever o and f were (a mean-margins split does not
     move when a feature is shifted, and the two factors multiply). It keeps the numbers near 1,
     so the trees' folded directions neither overflow nor lose digits to a large common offset.
+    With row ``weights`` the statistics are those of the weighted rows (rows of weight 0 left
+    out, the mean and deviation weighted), as of the rows repeated by integer weights.
     """
+    if weights is not None:
+        Z = Z[weights > 0]
+        weights = weights[weights > 0]
     finite = np.abs(Z[np.isfinite(Z)])
     top = float(finite.max()) if finite.size else 0.0
     p = 1.0
@@ -130,6 +137,9 @@ def fit_scaling(Z: np.ndarray, scale: str | None) -> tuple[float, np.ndarray, np
     if scale == "minmax":
         offset = Zp.min(axis=0)
         span = Zp.max(axis=0) - offset
+    elif scale == "standard" and weights is not None:
+        offset = np.average(Zp, axis=0, weights=weights)
+        span = np.sqrt(np.average((Zp - offset) ** 2, axis=0, weights=weights))
     elif scale == "standard":
         offset = Zp.mean(axis=0)
         span = Zp.std(axis=0)
@@ -159,13 +169,15 @@ class _RealFeatureLearner(TreeEnsembleClassifier):
         if getattr(self, "scale", None) not in SCALES:
             raise ValueError(f"scale must be one of {SCALES}, got {self.scale!r}")
 
-    def _fit_encoded(self, Xv, y_codes) -> None:
-        self.real_map_ = fit_real_map(Xv, self.nominal_features_, self.arity_)
+    def _fit_encoded(self, Xv, y_codes, weights=None) -> None:
+        self.real_map_ = fit_real_map(Xv, self.nominal_features_, self.arity_, weights)
         Z = apply_real_map(self.real_map_, Xv)
-        self.scaling_ = fit_scaling(Z, getattr(self, "scale", None))
+        self.scaling_ = fit_scaling(Z, getattr(self, "scale", None), weights)
         Z = apply_scaling(self.scaling_, Z)
         seeds = _seeds(self.random_state, self._n_trees())
-        self.forest_ = self._grow(Xv, Z, y_codes, seeds)
+        ew = self._engine_weights(weights, bool(getattr(self, "_bootstrap",
+                                                        getattr(self, "bootstrap", False))))
+        self.forest_ = unscale_counts(self._grow(Xv, Z, y_codes, seeds, ew), ew)
 
     def _real_features(self, Xv) -> np.ndarray:
         return apply_scaling(self.scaling_, apply_real_map(self.real_map_, Xv))
@@ -177,7 +189,8 @@ class _RealFeatureLearner(TreeEnsembleClassifier):
     def _n_trees(self) -> int:
         return int(getattr(self, "n_estimators", 1))
 
-    def _grow(self, Xv, Z, y_codes, seeds):  # pragma: no cover - abstract
+    def _grow(self, Xv, Z, y_codes, seeds, weights):  # pragma: no cover - abstract
+        """Grow the forest; ``weights`` are the engine's row multiplicities (None: ones)."""
         raise NotImplementedError
 
 
@@ -235,10 +248,10 @@ class BaggedMMDT(_RealFeatureLearner):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _grow(self, Xv, Z, y_codes, seeds):
+    def _grow(self, Xv, Z, y_codes, seeds, weights):
         forest, self.tree_scale_ = grow_mmdt_forest(Z, y_codes, self.n_classes_, seeds,
                                                     self._bootstrap, self._n_threads(),
-                                                    self.scale)
+                                                    self.scale, units_of(weights))
         return forest
 
     def single_model(self):
@@ -334,25 +347,28 @@ class BaggedCVDT(_RealFeatureLearner):
         if len(set(cands)) != len(cands):
             raise ValueError(f"candidates must not repeat a learner, got {tuple(cands)}")
 
-    def _iparams(self, d: int) -> dict:
+    def _iparams(self, d: int, weights=None) -> dict:
         entropy = TreeSpec(n_trees=1, alphas=np.ones(1), criterion="entropy", c45=False,
                            min_objs=1, min_samples_split=2, max_bins=self.max_bins)
         random = TreeSpec(n_trees=1, alphas=np.zeros(1), criterion="entropy", c45=False,
                           min_objs=1, min_samples_split=2)
-        return {"entropy_tree": spec_iparams(entropy, d)[0],
-                "random_tree": spec_iparams(random, d)[0]}
+        return {"entropy_tree": weighted_iparams(spec_iparams(entropy, d)[0], weights),
+                "random_tree": weighted_iparams(spec_iparams(random, d)[0], weights)}
 
-    def _grow(self, Xv, Z, y_codes, seeds):
+    def _grow(self, Xv, Z, y_codes, seeds, weights):
+        units = units_of(weights)
         ctx = CVContext(
             feats=prepare_features(Xv, self.nominal_features_, self.arity_,
-                                   max_bins=self.max_bins),
+                                   max_bins=self.max_bins, weights=units),
             Xv=np.ascontiguousarray(Xv), Z=Z, y=np.ascontiguousarray(y_codes, dtype=np.int32),
-            n_classes=self.n_classes_, iparams=self._iparams(Xv.shape[1]),
+            n_classes=self.n_classes_, iparams=self._iparams(Xv.shape[1], weights),
             min_n=self._min_n(), scale=self.scale,
         )
         cands = tuple(self.candidates)
         forest, chosen, errors, self.tree_scale_ = grow_cvdt_forest(
-            ctx, cands, seeds, self._bootstrap, self._n_threads())
+            ctx, cands, seeds, self._bootstrap, self._n_threads(), units)
+        if weights is not None and weights.shift:
+            errors = errors * 2.0 ** -weights.shift
         self.learners_ = np.array([cands[c] for c in chosen])
         self.cv_errors_ = errors
         return forest
@@ -498,20 +514,20 @@ class RotationForest(_RealFeatureLearner):
     def _real_features(self, Xv) -> np.ndarray:
         return _at_least_one_column(super()._real_features(Xv))
 
-    def _grow(self, Xv, Z, y_codes, seeds):
+    def _grow(self, Xv, Z, y_codes, seeds, weights):
         Z = _at_least_one_column(Z)
         d = Z.shape[1]
         spec = TreeSpec(n_trees=1, alphas=np.ones(1), criterion=self.criterion, c45=False,
                         min_objs=1, min_samples_split=self.min_samples_split,
                         min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,
                         max_features=self.max_features, max_bins=self.max_bins)
-        iparams, _ = spec_iparams(spec, d)
+        iparams = weighted_iparams(spec_iparams(spec, d)[0], weights)
         # every axis is sorted once per tree and the sorted lists are partitioned stably down
         # the tree, so no node sorts (algorithms spec 2.9)
         iparams[G.P_PRESORT] = 2
         return grow_rotation_forest(Z, y_codes, self.n_classes_, iparams, seeds, self.rotation,
                                     self.bootstrap, self.group_size, self._n_threads(),
-                                    max_bins=self.max_bins)
+                                    max_bins=self.max_bins, weights=units_of(weights))
 
     def single_model(self):
         """The single deterministic tree of the family (unrotated, same criterion), unfitted."""

@@ -14,12 +14,13 @@ from treelab.engine.pruning import pessimistic_prune, reduced_error_prune
 from treelab.estimators._base import TreeEnsembleClassifier, TreeSpec
 from treelab.estimators._docstrings import fill_shared_doc
 from treelab.estimators._validation import check_option, check_real
+from treelab.estimators._weights import engine_weights
 
 __all__ = ["C45Baseline", "DecisionTree"]
 
 _BASELINE_PARAMS = ("criterion", "c45", "min_objs", "min_samples_split", "min_samples_leaf",
                     "max_depth", "max_bins", "curtail_min", "laplace", "categorical_features",
-                    "random_state")
+                    "random_state", "class_weight")
 
 
 class C45Baseline:
@@ -54,6 +55,7 @@ class DecisionTree(C45Baseline, TreeEnsembleClassifier):
         Post-pruning of the grown tree.
     tuning_fraction : float in (0, 1), default 1/3
         Share of the rows of every class held out for reduced-error pruning.
+    %(class_weight)s
     %(max_bins)s
     %(shared)s
     """
@@ -61,7 +63,7 @@ class DecisionTree(C45Baseline, TreeEnsembleClassifier):
     def __init__(self, *, criterion="gain_ratio", c45=True, min_objs=2, min_samples_split=4,
                  min_samples_leaf=1, max_depth=None, max_features=None, max_bins=None,
                  curtail_min=2, laplace=False, categorical_features=None, random_state=None,
-                 prune=None, tuning_fraction=1 / 3):
+                 prune=None, tuning_fraction=1 / 3, class_weight=None):
         self.criterion = criterion
         self.c45 = c45
         self.min_objs = min_objs
@@ -76,16 +78,17 @@ class DecisionTree(C45Baseline, TreeEnsembleClassifier):
         self.random_state = random_state
         self.prune = prune
         self.tuning_fraction = tuning_fraction
+        self.class_weight = class_weight
 
     def _check_params(self) -> None:
         super()._check_params()
         check_prune_params(self.prune, self.tuning_fraction)
 
-    def _fit_encoded(self, Xv, y_codes) -> None:
+    def _fit_encoded(self, Xv, y_codes, weights=None) -> None:
         if self.prune is None:
-            super()._fit_encoded(Xv, y_codes)
+            super()._fit_encoded(Xv, y_codes, weights)
             return
-        fit_pruned(self, Xv, y_codes, super()._fit_encoded)
+        fit_pruned(self, Xv, y_codes, super()._fit_encoded, weights)
 
     def _spec(self, n_features):
         return TreeSpec(
@@ -123,18 +126,30 @@ def tuning_mask(y_codes: np.ndarray, fraction: float, random_state) -> np.ndarra
     return mask
 
 
-def fit_pruned(est, Xv: np.ndarray, y_codes: np.ndarray, grow) -> None:
-    """Grow and prune ``est.forest_`` (``grow(Xv, y_codes)`` is the unpruned growth).
+def fit_pruned(est, Xv: np.ndarray, y_codes: np.ndarray, grow,
+               weights: np.ndarray | None = None) -> None:
+    """Grow and prune ``est.forest_`` (``grow(Xv, y_codes, weights)`` is the unpruned growth).
 
-    ``"pessimistic"``: grow on every row, then C4.5 pessimistic pruning at confidence 0.25.
+    ``"pessimistic"``: grow on every row, then C4.5 pessimistic pruning at confidence 0.25
+    (on the weighted class counts, as C4.5 prunes with its fractional case weights).
     ``"reduced_error"``: hold out a stratified ``tuning_fraction`` of the rows
-    (``tuning_mask_``), grow on the rest, then reduced-error pruning on the held-out rows.
+    (``tuning_mask_``, drawn over rows whatever their weights), grow on the rest, then
+    reduced-error pruning on the held-out rows, each tuning error counted with its row's
+    weight.
     """
     if est.prune == "pessimistic":
-        grow(Xv, y_codes)
+        grow(Xv, y_codes, weights)
         est.forest_, _ = pessimistic_prune(est.forest_, PESSIMISTIC_CONFIDENCE)
         return
     mask = tuning_mask(y_codes, est.tuning_fraction, est.random_state)
-    grow(Xv[~mask], y_codes[~mask])
-    est.forest_, _ = reduced_error_prune(est.forest_, Xv[mask], y_codes[mask], est._min_n())
+    tune = np.flatnonzero(mask)
+    if weights is not None:
+        grow(Xv[~mask], y_codes[~mask], weights[~mask])
+        # a tuning row of weight w counts w errors; the comparison is scale-free, so rows are
+        # repeated by their units (integer weights: the weights themselves)
+        units = engine_weights(weights[mask], False).units
+        tune = np.repeat(tune, units)
+    else:
+        grow(Xv[~mask], y_codes[~mask])
+    est.forest_, _ = reduced_error_prune(est.forest_, Xv[tune], y_codes[tune], est._min_n())
     est.tuning_mask_ = mask

@@ -34,6 +34,7 @@ from concurrent.futures import (
 from concurrent.futures import wait as wait_futures
 from typing import Any
 
+from treelab.engine import _notice
 from treelab.experiment.cells import run_cell
 from treelab.experiment.expand import Cell
 
@@ -67,7 +68,9 @@ def _watch_parent(parent: Any) -> None:
     os._exit(1)
 
 
-def _worker_init(parent: Any = None) -> None:
+def _worker_init(parent: Any = None, notices: str | None = None) -> None:
+    # the run announces each compilation once, whichever process compiles first
+    _notice.share_notices(notices)
     if parent is not None:
         threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
                          name="treelab-parent-watch").start()
@@ -170,7 +173,7 @@ def _local(cells: Sequence[Cell], n_workers: int, threads: bool) -> Iterator[Out
     try:
         yield from _pool(cells, lambda: ProcessPoolExecutor(
             max_workers=n_workers, mp_context=ctx, initializer=_worker_init,
-            initargs=(watch,)), n_workers)
+            initargs=(watch, _notice._shared)), n_workers)
     finally:
         alive.close()
         watch.close()
@@ -188,11 +191,13 @@ def _dask(cells: Sequence[Cell], n_workers: int, client: Any, scheduler: str | N
         if scheduler is not None:
             client = own_client = Client(scheduler)
         else:
+            # dashboard_address=None still serves HTTP on 8787 and warns when that port is
+            # taken (a second cluster, a notebook's); port 0 takes a free one without a word
             own_cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                                       dashboard_address=":0")
             client = own_client = Client(own_cluster)
     try:
-        client.run(_worker_init)
+        client.run(_worker_init, notices=_notice._shared)
         n_slots = max(1, sum(client.nthreads().values()))
         todo = iter(cells)
         futures = {}

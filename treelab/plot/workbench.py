@@ -16,6 +16,26 @@ from treelab.plot._common import get_ax, palette_for, place_legend
 __all__ = ["kappa_error_diagram", "kappa_error_points", "margin_cdf"]
 
 
+def _models_to_results(results: Any, X: Any, y: Any) -> Any:
+    """Models (or lists of models, or member outputs) among ``results`` become their
+    :func:`treelab.analysis.pairwise_diversity` on ``X``, ``y``."""
+    if X is None and y is None:
+        return results
+    if y is None:
+        raise ValueError("X= needs y= (the true labels of the rows X)")
+    from treelab.analysis import pairwise_diversity
+    from treelab.analysis.members import is_model
+
+    def one(value: Any) -> Any:
+        if isinstance(value, xr.Dataset):
+            return value
+        return pairwise_diversity(value, y, X=X if is_model(value) else None)
+
+    if isinstance(results, Mapping):
+        return {name: one(value) for name, value in results.items()}
+    return one(results)
+
+
 def _named_results(results: Any) -> dict[str, xr.Dataset]:
     """Name -> pairwise Dataset without leading dims (a leading dim splits into names)."""
     if isinstance(results, xr.Dataset):
@@ -40,14 +60,17 @@ def _named_results(results: Any) -> dict[str, xr.Dataset]:
     return out
 
 
-def kappa_error_points(results: Any) -> pd.DataFrame:
+def kappa_error_points(results: Any, *, X: Any = None, y: Any = None) -> pd.DataFrame:
     """The points of a kappa-error diagram: one row per pair of members t < k.
 
     Parameters
     ----------
     results : Dataset or mapping of str to Dataset
         :func:`treelab.analysis.pairwise_diversity` results; leading dims (``alpha``, ...)
-        become separate ensembles named ``"alpha=0.5"``.
+        become separate ensembles named ``"alpha=0.5"``. With ``y=``, a value may also be a
+        fitted model, a list of fitted classifiers (read on ``X``) or member labels.
+    X, y : array-like, optional
+        Test rows and their labels, for models given in ``results``.
 
     Returns
     -------
@@ -56,7 +79,7 @@ def kappa_error_points(results: Any) -> pd.DataFrame:
         two members' labels) and ``pair_error`` ((e_t + e_k) / 2).
     """
     frames = []
-    for name, ds in _named_results(results).items():
+    for name, ds in _named_results(_models_to_results(results, X, y)).items():
         kappa = np.asarray(ds["kappa"].transpose(_dims.TREE, _dims.TREE_OTHER).values)
         err = np.asarray(ds["pair_error"].transpose(_dims.TREE, _dims.TREE_OTHER).values)
         t, k = np.triu_indices(kappa.shape[0], 1)
@@ -67,8 +90,8 @@ def kappa_error_points(results: Any) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def kappa_error_diagram(results: Any, *, ax: Any = None, palette: Any = None,
-                        alpha: float = 0.5, s: float = 12.0) -> Any:
+def kappa_error_diagram(results: Any, *, X: Any = None, y: Any = None, ax: Any = None,
+                        palette: Any = None, alpha: float = 0.5, s: float = 12.0) -> Any:
     """Kappa-error diagram: every pair of members as a point (kappa, mean pair error).
 
     Low kappa (diverse pairs) and low error (accurate pairs) are both wanted; the cloud of an
@@ -77,8 +100,10 @@ def kappa_error_diagram(results: Any, *, ax: Any = None, palette: Any = None,
 
     Parameters
     ----------
-    results : Dataset or mapping of str to Dataset
+    results : Dataset or mapping of str to Dataset (or to models, with ``X`` and ``y``)
         As for :func:`kappa_error_points`.
+    X, y : array-like, optional
+        Test rows and labels for models in ``results``.
     ax : matplotlib Axes, optional
         Where to draw (a new figure when None).
     palette : str, list or dict, optional
@@ -92,7 +117,7 @@ def kappa_error_diagram(results: Any, *, ax: Any = None, palette: Any = None,
     """
     import seaborn as sns
 
-    points = kappa_error_points(results)
+    points = kappa_error_points(results, X=X, y=y)
     ax = get_ax(ax)
     names = list(dict.fromkeys(points["ensemble"]))
     colours = palette_for(names, palette)

@@ -20,6 +20,7 @@ from treelab.engine.kernels._params import (  # noqa: F401 (callers read the lay
     P_BETA_BITS,
     P_BINNED,
     P_C45,
+    P_COUNT_SHIFT,
     P_CRITERION,
     P_DET_THRESHOLD,
     P_KEEP_TIES,
@@ -158,7 +159,8 @@ def localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob):
 
 @njit(**NUMBA_FLAGS)
 def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
-              alpha, table, seed, row_mode, part, tree_id, n_sub, ref_i, ref_t, stochastic):
+              alpha, table, seed, row_mode, part, tree_id, n_sub, ref_i, ref_t, stochastic,
+              sw=None):
     """Grow one tree into flat node arrays.
 
     Parameters are plain arrays: ``Xc`` (feature, row) float64 values (nominal features hold
@@ -207,6 +209,14 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
             raise ValueError("this tree reads feature values, but Xc holds none")
     state = new_state(seed)
     w, mask = draw_construction(n, d, row_mode, part, tree_id, n_sub, state)
+    if sw is not None:
+        for i in range(n):
+            wi = np.int64(w[i]) * np.int64(sw[i])
+            # a row's multiplicity is packed into 16 bits of its entry
+            if wi > 0xFFFF:
+                raise ValueError("a row's sample weight times its bootstrap multiplicity "
+                                 "exceeds 65535")
+            w[i] = np.int32(wi)
     # counters start as np.int64, not a literal 0: numba would otherwise compile the kernels
     # they are passed to once more for Literal[int](0) (see docs/first_minute.md)
     n_in = np.int64(0)

@@ -20,7 +20,9 @@ P_BINNED = 13  # 1: ranks of continuous features are bin codes (max_bins); thres
 #                 bins' upper edges, held in ``uniq`` (engine.forest.bin_feature)
 P_KEEP_TIES = 14  # 1: an all-deterministic tree returns each node's ties (a reference tree,
 #                    engine.forest.reference_arrays); 0: it returns empty arrays
-N_PARAMS = 15
+P_COUNT_SHIFT = 15  # k: row multiplicities count 2**-k of a sample-weight unit (fractional
+#                     sample weights scaled to integers); 0 for integer weights
+N_PARAMS = 16
 
 RS_PAIR = 0
 RS_UNIFORM = 1

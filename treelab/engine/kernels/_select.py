@@ -13,6 +13,7 @@ from treelab.engine.kernels._params import (
     KIND_THRESHOLD,
     P_BINNED,
     P_C45,
+    P_COUNT_SHIFT,
     P_CRITERION,
     P_DET_THRESHOLD,
     P_MAX_FEATURES,
@@ -169,7 +170,9 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
             if bi < 0:
                 continue
             if c45 and criterion != GINI:
-                g -= np.log2(k - 1.0) / n_node
+                # the MDL penalty divides by the node's weight in sample-weight units (the
+                # scaling is a power of two, so unscaled counts give the same bits)
+                g -= np.log2(k - 1.0) / (n_node / 2.0 ** iparams[P_COUNT_SHIFT])
             if not g > GAIN_EPS:
                 continue
             cand_kind[nc] = 1
