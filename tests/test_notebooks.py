@@ -1,7 +1,11 @@
 """Every notebook runs end to end in quick mode (TREELAB_QUICK=1), as in CI.
 
 Each notebook is executed by nbclient in a fresh kernel; any error in any cell fails the test.
-Quick mode keeps each one well under two minutes.
+Quick mode keeps each one well under two minutes. Every number a quick run prints or displays
+must equal what the executed copy in the docs shows (the copies are executed in quick mode); the
+tour's are checked against direct computations in ``test_user_numbers.py``. Mutation tried:
+``experiment.summary`` taking the maximum over folds instead of the mean: the 00_tour run fails
+here.
 """
 
 import os
@@ -116,3 +120,44 @@ def test_notebook_runs_in_quick_mode(path, monkeypatch, tmp_path):
     assert elapsed < SHARED_LIMIT, f"{path.name} took {elapsed:.0f} s in quick mode"
     left = sorted(p.name for p in tmp_path.glob("treelab-*"))
     assert left == [], f"{path.name} left {left} in the temp folder"
+    # every number the run prints or displays is the one the executed copy in the docs shows
+    # (the tour's are checked against direct computations in test_user_numbers.py)
+    copy = nbformat.read(path.parents[1] / "docs" / "notebooks" / path.name, as_version=4)
+    ran, shown = _shown(_tidy(nb)), _shown(copy)
+    assert len(ran) == len(shown)
+    for i, (a, b) in enumerate(zip(ran, shown, strict=True)):
+        assert a == b, f"{path.name}: code cell {i} shows other output than its executed copy"
+
+
+def _tidy(nb):
+    """The run tidied as the executed copies are (``scripts/execute_notebooks.py``'s ``tidy``:
+    no compile notices, a line in place of each explorer)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "execute_notebooks", REPO / "scripts" / "execute_notebooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.tidy(nb)
+
+
+#: Output lines that differ between runs by nature: temp paths, object reprs, notices.
+_VOLATILE = ("PosixPath(", "<Figure", "VBox(", "treelab: compiling", " at 0x", "/tmp")
+
+
+def _shown(nb):
+    """Per code cell, the text lines it printed or displayed, volatile lines left out."""
+    out = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        text = []
+        for o in cell.outputs:
+            if "text" in o:
+                text.append(o["text"])
+            elif "text/plain" in o.get("data", {}):
+                text.append(o["data"]["text/plain"])
+        lines = "\n".join(text).splitlines()
+        out.append([ln for ln in lines
+                    if ln.strip() and not any(v in ln for v in _VOLATILE)])
+    return out

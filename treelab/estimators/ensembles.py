@@ -72,7 +72,11 @@ class VRTrees(_VRFamily):
     n_estimators : int
         Number of trees.
     alpha : float in [0, 1]
-        Probability that a node uses the deterministic test-selection.
+        Probability that a node uses the deterministic test-selection. Known shortfall: with
+        aggregating (``sampling="none"``) at alpha = 0.5 the deterministic nodes, the same in
+        every tree, correlate the members; measured 4.9% on ``wine`` (1.1% at alpha = 0) and
+        19.2% on ``sonar`` against 1.9% and 15.7% for scikit-learn's random forest (README,
+        "Choosing alpha").
     sampling : {"none", "bootstrap", "subspace", "bootstrap+subspace"}
         Construction: aggregating (every tree sees all rows), bagging, random subspaces of
         round(subspace_fraction * d) features, or both.

@@ -385,6 +385,13 @@ class CVDT(_SingleTree, BaggedCVDT):
 
 
 @_doc
+def _at_least_one_column(Z: np.ndarray) -> np.ndarray:
+    """Z, or one constant column when it has none (every feature nominal with no value seen in
+    training): a rotation needs an axis, and a constant one never splits, so every tree is a
+    leaf, as for the other learners, instead of a failure inside the growth."""
+    return Z if Z.shape[1] else np.zeros((Z.shape[0], 1))
+
+
 class RotationForest(_RealFeatureLearner):
     """Rotation forest: deterministic trees on randomly rotated, standardised features.
 
@@ -503,7 +510,11 @@ class RotationForest(_RealFeatureLearner):
             "VRTrees).",
             RotationCostWarning, stacklevel=5)
 
+    def _real_features(self, Xv) -> np.ndarray:
+        return _at_least_one_column(super()._real_features(Xv))
+
     def _grow(self, Xv, Z, y_codes, seeds, weights):
+        Z = _at_least_one_column(Z)
         d = Z.shape[1]
         self._warn_rotation_cost(Z.shape[0], d)
         spec = TreeSpec(n_trees=1, alphas=np.ones(1), criterion=self.criterion, c45=False,
