@@ -1,0 +1,179 @@
+"""Reproductions of the founding papers: each study's experiment, run and reported beside the
+paper's own numbers (``treelab reproduce STUDY``).
+
+* :func:`list_studies`: the studies, their modes and what each mode runs;
+* :func:`run_study`: run a study's grids on the experiment runner (resumable; local processes
+  or a dask scheduler), compute its measured tables and write ``OUT/STUDY.md`` (paper beside
+  treelab, verdicts on the headline claims), the measured tables (CSV), the result Datasets
+  (netCDF, one per grid) and the figures;
+* :func:`paper_table`, :func:`paper_sources`: the papers' shipped tables and their provenance;
+* :func:`render_study_page`: a study's page from stored measured tables alone.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from treelab.reproduce._papers import paper_sources, paper_table, papers_root
+from treelab.reproduce._study import (
+    MODES,
+    Report,
+    Section,
+    Study,
+    Verdict,
+    load_measured,
+    render_page,
+    run_grids,
+    run_meta,
+    save_measured,
+)
+
+__all__ = ["MODES", "Report", "Section", "Study", "Verdict", "get_study", "list_studies",
+           "paper_sources", "paper_table", "papers_root", "render_study_page", "run_study"]
+
+
+def _studies() -> dict[str, Study]:
+    from treelab.reproduce._registry import STUDIES
+
+    return STUDIES
+
+
+def list_studies() -> pd.DataFrame:
+    """The studies ``treelab reproduce`` runs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``study``; columns ``title``, ``full`` and ``quick`` (what each mode runs).
+
+    Examples
+    --------
+    >>> list_studies().index.tolist()
+    ['liu2008', 'alipazzani1995', 'fan2005', 'gashler2008', 'rotation-forest']
+    """
+    rows = {s.name: {"title": s.title, "full": s.modes["full"], "quick": s.modes["quick"]}
+            for s in _studies().values()}
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("study")
+
+
+def get_study(name: str) -> Study:
+    """The study called ``name`` (see :func:`list_studies`).
+
+    Examples
+    --------
+    >>> get_study("liu2008").paper
+    'liu2008'
+    """
+    studies = _studies()
+    if not isinstance(name, str) or name not in studies:
+        raise ValueError(f"study must be one of {', '.join(studies)}; got {name!r}")
+    return studies[name]
+
+
+def _check_mode(mode: Any) -> str:
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+    return mode
+
+
+def run_study(
+    name: str,
+    *,
+    mode: str = "full",
+    out: str | Path = "treelab-out/reproduce",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = True,
+    grid_root: str | Path | None = None,
+    figures: bool = True,
+) -> Report:
+    """Run (or resume) a study and write its report.
+
+    Every grid runs on :func:`treelab.experiment.run` and stores its cells under
+    ``grid_root / GRID`` (default ``out / NAME``) as they finish, so a stopped run resumes
+    where it stopped. Then ``out / NAME / tables`` gets the measured tables (CSV) and
+    ``run.json``, ``out / NAME.md`` the page (paper beside treelab, verdicts), and
+    ``out / NAME / figures`` the figures; each grid's Dataset is ``GRID/result.nc``.
+
+    Parameters
+    ----------
+    name : str
+        A study of :func:`list_studies`.
+    mode : {"full", "quick", "ci"}, default "full"
+        The paper's protocol, the documented subset, or the test suite's tiny subset.
+    out : str or path, default "treelab-out/reproduce"
+        Output folder.
+    workers : int, optional
+        Local worker processes (1: serial). Default: each grid's configuration (local, 2).
+    scheduler : str, optional
+        Address of a running dask scheduler (instead of ``workers``).
+    progress : bool, default True
+        Show the runner's progress bars.
+    grid_root : str or path, optional
+        Where the grids' cells are stored (the notebooks' full modes use
+        ``../treelab-out/notebooks/NOTEBOOK``).
+    figures : bool, default True
+        Draw the study's figures.
+
+    Returns
+    -------
+    Report
+        The study, mode, measured tables, page (Markdown), wall seconds and written paths.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     report = run_study("liu2008", mode="ci", out=tmp, workers=1, progress=False)
+    ...     written = sorted(p.name for p in report.paths.values())
+    >>> report.measured["table4"].shape
+    (2, 4)
+    >>> "liu2008.md" in written
+    True
+    """
+    study = get_study(name)
+    mode = _check_mode(mode)
+    if workers is not None and scheduler is not None:
+        raise ValueError("give workers or scheduler, not both")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 1):
+        raise ValueError(f"workers must be a positive int, got {workers!r}")
+    out = Path(out)
+    root = Path(grid_root) if grid_root is not None else out / study.name
+    started = time.perf_counter()
+    results = run_grids(study, mode, root, workers=workers, scheduler=scheduler,
+                        progress=progress)
+    measured = study.measure(results, mode)
+    seconds = time.perf_counter() - started
+    meta = run_meta(mode, seconds, measured)
+    tables = out / study.name / "tables"
+    save_measured(measured, tables, meta)
+    paths = {"tables": tables, **{f"result {g}": root / g / "result.nc" for g in results}}
+    if figures and study.figures is not None:
+        for i, p in enumerate(study.figures(results, out / study.name / "figures")):
+            paths[f"figure {i + 1}"] = p
+    markdown = render_page(study, measured, meta)
+    page = out / f"{study.name}.md"
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(markdown + "\n", encoding="utf-8")
+    paths["page"] = page
+    return Report(study=study, mode=mode, measured=measured, markdown=markdown,
+                  seconds=seconds, paths=paths)
+
+
+def render_study_page(name: str, tables: str | Path, *, claims: str | Path | None = None,
+                      claims_include: str | None = None) -> str:
+    """A study's page from the measured tables stored by :func:`run_study`
+    (``OUT/NAME/tables``) and the shipped paper tables; nothing is run.
+
+    ``claims`` is the investigation page of the claims that do not hold; when it exists the
+    page includes it (MyST ``{include}`` of ``claims_include``).
+    """
+    study = get_study(name)
+    measured, meta = load_measured(Path(tables))
+    return render_page(study, measured, meta, claims=Path(claims) if claims else None,
+                       claims_include=claims_include)

@@ -1,0 +1,25 @@
+"""The studies of ``treelab reproduce``, in the order ``--list`` prints them."""
+
+from __future__ import annotations
+
+from treelab.reproduce import _liu2008_report, liu2008
+from treelab.reproduce._study import Study
+
+STUDIES: dict[str, Study] = {}
+
+
+def _add(study: Study) -> None:
+    STUDIES[study.name] = study
+
+
+_add(Study(
+    name="liu2008", title="Spectrum of variable-random trees (Liu, Ting, Yu & Zhou 2008)",
+    paper="liu2008", grids=liu2008.grids, measure=liu2008.measure,
+    report=_liu2008_report.report, notebook="01_spectrum_of_randomness",
+    modes={"full": "Table 3 on the 29 data sets of the paper the bundle and generators provide, "
+                   "Table 4 with 10 draws, the alpha spectrum and notebook 01's full mode; "
+                   "100 trees, 10-fold CV",
+           "quick": "Table 3 on the 20 provided sets of at most 1,000 rows, Table 4 with 3 "
+                    "draws, the alpha spectrum (Figures 1, 2, Table 2) on glass, iris, sonar, "
+                    "wine, zoo and liver; 100 trees, 10-fold CV.",
+           "ci": "Table 4 at k = 64 only, 2 draws, 20 trees, a 50 x 50 lattice."}))
