@@ -76,12 +76,12 @@ class Comparison:
             cols[f"{c} gap"] = self.gap[c].map(lambda v: "" if pd.isna(v) else f"{v:+.{d}f}")
             footer[f"{c} gap"] = {"mean |gap|": fmt(self.mean_abs_gap[c], d),
                                   "Spearman rho": fmt(self.spearman[c], 2)}
-            if self.paper.shape[1] > 1:
+            if self.paper_rank.notna().any():
                 footer[f"{c} ({lp})"] = {"average rank": fmt(self.paper_rank[c], 2)}
                 footer[f"{c} ({lt})"] = {"average rank": fmt(self.treelab_rank[c], 2)}
         frame = pd.DataFrame(cols)
-        rows = ["mean |gap|", "Spearman rho"] + (["average rank"] if self.paper.shape[1] > 1
-                                                 else [])
+        rows = ["mean |gap|", "Spearman rho"] + (["average rank"]
+                                                 if self.paper_rank.notna().any() else [])
         for r in rows:
             frame.loc[r] = [footer.get(c, {}).get(r, "") for c in frame.columns]
         return frame.fillna("")
@@ -116,6 +116,7 @@ def compare(
     greater_is_better: bool = False,
     digits: int = 1,
     labels: tuple[str, str] = ("paper", "treelab"),
+    ranks: bool = True,
 ) -> Comparison:
     """The paper's table beside treelab's: gap per cell, mean absolute gap and Spearman's rho.
 
@@ -135,6 +136,9 @@ def compare(
         Decimals shown.
     labels : (str, str), default ("paper", "treelab")
         Names of the two sources in the headers.
+    ranks : bool, default True
+        Rank the columns against each other (methods); False when the columns are different
+        quantities.
 
     Returns
     -------
@@ -169,7 +173,7 @@ def compare(
     spear = pd.Series({c: _spearman(p[c], t[c]) for c in cols}, dtype=float)
     full = both.all(axis=1)
     sign = -1.0 if greater_is_better else 1.0
-    if len(cols) > 1 and full.any():
+    if ranks and len(cols) > 1 and full.any():
         pr = (sign * p[full]).rank(axis=1).mean()
         tr = (sign * t[full]).rank(axis=1).mean()
     else:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from treelab.reproduce import _liu2008_report, liu2008
+from treelab.reproduce import (
+    _alipazzani1995_report,
+    _liu2008_report,
+    alipazzani1995,
+    liu2008,
+)
 from treelab.reproduce._study import Study
 
 STUDIES: dict[str, Study] = {}
@@ -23,3 +28,16 @@ _add(Study(
                     "draws, the alpha spectrum (Figures 1, 2, Table 2) on glass, iris, sonar, "
                     "wine, zoo and liver; 100 trees, 10-fold CV.",
            "ci": "Table 4 at k = 64 only, 2 draws, 20 trees, a 50 x 50 lattice."}))
+
+_add(Study(
+    name="alipazzani1995",
+    title="Error correlation and error reduction (Ali & Pazzani 1995)",
+    paper="alipazzani1995", grids=alipazzani1995.grids, measure=alipazzani1995.measure,
+    report=_alipazzani1995_report.report, notebook="02_error_correlation",
+    modes={"full": "Table 2's rows with 30 trials, Figure 1's ten training fractions with 30 "
+                   "trials on 18 data sets and four combination functions, and notebook 02's "
+                   "full mode",
+           "quick": "Table 2's 19 provided rows with 10 trials (DNA promoters by "
+                    "leave-one-out), Figure 1 at training fractions 0.3 and 1.0 with 5 trials "
+                    "on 18 data sets.",
+           "ci": "Table 2's KRK 100 row, 3 trials."}))

@@ -173,7 +173,8 @@ def render_page(study: Study, measured: dict[str, pd.DataFrame], meta: Mapping[s
     lines += ["## Verdicts on the headline claims", "",
               "| claim | verdict | numbers (paper; treelab) |", "|---|---|---|"]
     for v in verdicts:
-        lines.append(f"| {v.claim} | {v.verdict} | {v.numbers} |")
+        cells = (str(x).replace("|", "\\|") for x in (v.claim, v.verdict, v.numbers))
+        lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "## Investigation of the claims that do not hold", ""]
     if claims is not None and claims.is_file() and claims_include:
         lines += ["```{include} " + claims_include, "```", ""]
