@@ -148,6 +148,8 @@ def run_study(
     results = run_grids(study, mode, root, workers=workers, scheduler=scheduler,
                         progress=progress)
     measured = study.measure(results, mode)
+    if study.extra is not None:
+        measured.update(study.extra(mode, root, workers))
     seconds = time.perf_counter() - started
     meta = run_meta(mode, seconds, measured)
     tables = out / study.name / "tables"

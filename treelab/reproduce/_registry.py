@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from treelab.reproduce import (
     _alipazzani1995_report,
+    _fan2005_report,
     _liu2008_report,
     alipazzani1995,
+    fan2005,
     liu2008,
 )
 from treelab.reproduce._study import Study
@@ -41,3 +43,16 @@ _add(Study(
                     "leave-one-out), Figure 1 at training fractions 0.3 and 1.0 with 5 trials "
                     "on 18 data sets.",
            "ci": "Table 2's KRK 100 row, 3 trials."}))
+
+_add(Study(
+    name="fan2005",
+    title="Randomised trees as posterior-probability estimators (Fan et al. 2005)",
+    paper="fan2005", grids=fan2005.grids, measure=fan2005.measure,
+    report=_fan2005_report.report, extra=fan2005.extra, notebook="03_probability_estimation",
+    modes={"full": "Figure 1's exact MSE (six methods, 100 trees, d = 5, 15, 20, five training "
+                   "sizes, 10 draws; notebook 03's full mode) and Table 1 (100 training sets "
+                   "of 2,000 rows)",
+           "quick": "Figure 1 with d = 5 and 20, 100, 1,000 and 10,000 training rows, 3 draws, "
+                    "30 trees; Table 1 with 10 training sets of 2,000 rows, 30 trees.",
+           "ci": "Figure 1 at d = 5 and 100 rows, 2 draws, 5 trees; Table 1 with 3 sets of 300 "
+                 "rows."}))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +63,9 @@ class Study:
         What each mode runs (one paragraph each).
     figures : callable, optional
         ``figures(results, folder) -> list of paths`` (PNG).
+    extra : callable, optional
+        ``extra(mode, root, workers) -> {table name: DataFrame}``: a computation outside the
+        runner (resumable on its own), stored under ``root``.
     notebook : str
         Folder name of the notebook's full-mode cells (``../treelab-out/notebooks/NAME``).
     """
@@ -75,8 +78,8 @@ class Study:
     report: Callable[[dict[str, pd.DataFrame], str], tuple[list[Section], list[Verdict]]]
     modes: dict[str, str]
     figures: Callable[[dict[str, xr.Dataset], Path], list[Path]] | None = None
+    extra: Callable[[str, Path, int | None], dict[str, pd.DataFrame]] | None = None
     notebook: str = ""
-    pages: list[str] = field(default_factory=list)
 
 
 @dataclass
