@@ -5,10 +5,13 @@ from __future__ import annotations
 from treelab.reproduce import (
     _alipazzani1995_report,
     _fan2005_report,
+    _gashler2008_report,
     _liu2008_report,
     alipazzani1995,
     fan2005,
+    gashler2008,
     liu2008,
+    rotation,
 )
 from treelab.reproduce._study import Study
 
@@ -28,8 +31,8 @@ _add(Study(
                    "100 trees, 10-fold CV",
            "quick": "Table 3 on the 20 provided sets of at most 1,000 rows, Table 4 with 3 "
                     "draws, the alpha spectrum (Figures 1, 2, Table 2) on glass, iris, sonar, "
-                    "wine, zoo and liver; 100 trees, 10-fold CV.",
-           "ci": "Table 4 at k = 64 only, 2 draws, 20 trees, a 50 x 50 lattice."}))
+                    "wine, zoo and liver; 100 trees, 10-fold CV",
+           "ci": "Table 4 at k = 64 only, 2 draws, 20 trees, a 50 x 50 lattice"}))
 
 _add(Study(
     name="alipazzani1995",
@@ -41,8 +44,8 @@ _add(Study(
                    "full mode",
            "quick": "Table 2's 19 provided rows with 10 trials (DNA promoters by "
                     "leave-one-out), Figure 1 at training fractions 0.3 and 1.0 with 5 trials "
-                    "on 18 data sets.",
-           "ci": "Table 2's KRK 100 row, 3 trials."}))
+                    "on 18 data sets",
+           "ci": "Table 2's KRK 100 row, 3 trials"}))
 
 _add(Study(
     name="fan2005",
@@ -53,6 +56,32 @@ _add(Study(
                    "sizes, 10 draws; notebook 03's full mode) and Table 1 (100 training sets "
                    "of 2,000 rows)",
            "quick": "Figure 1 with d = 5 and 20, 100, 1,000 and 10,000 training rows, 3 draws, "
-                    "30 trees; Table 1 with 10 training sets of 2,000 rows, 30 trees.",
+                    "30 trees; Table 1 with 10 training sets of 2,000 rows, 30 trees",
            "ci": "Figure 1 at d = 5 and 100 rows, 2 draws, 5 trees; Table 1 with 3 sets of 300 "
-                 "rows."}))
+                 "rows"}))
+
+_add(Study(
+    name="gashler2008",
+    title="Small heterogeneous against large homogeneous ensembles (Gashler et al. 2008)",
+    paper="gashler2008", grids=gashler2008.grids, measure=gashler2008.measure,
+    report=_gashler2008_report.report, notebook="04_heterogeneous_ensembles",
+    modes={"full": "bagged RDT, ERDT, MMDT, CVDT of 100 trees and RDT, ERDT of 1,000 trees by "
+                   "5x2 CV on the bundle's UCI sets of at most 10,000 rows, and notebook 04's "
+                   "full mode (15 sets; wine with 0 to 256 irrelevant attributes)",
+           "quick": "notebook 04's full mode (the six ensembles on 15 data sets; wine with 0 to "
+                    "256 irrelevant attributes) and bagged ERDT against MMDT on the bundle's "
+                    "UCI sets of at most 1,000 rows",
+           "ci": "bagged ERDT against MMDT, 10 trees, on the bundle's UCI sets of at most 160 "
+                 "rows"}))
+
+_add(Study(
+    name="rotation-forest", title="Random and rotation forests (the rotation forest tutorial)",
+    paper="rotation-forest", grids=rotation.grids, measure=rotation.measure,
+    report=rotation.report, notebook="05_rotation_forest",
+    modes={"full": "random forest against rotation forests (random axes, PCA), 100 trees, "
+                   "10-fold CV on 12 data sets with 0, 4, 16 and 64 irrelevant attributes "
+                   "(notebook 05's full mode)",
+           "quick": "the same on the noisy 2-D function, wine, breast cancer and five small "
+                    "UCI sets with 0 and 64 irrelevant attributes, 50 trees, 5-fold CV",
+           "ci": "the noisy 2-D function (300 rows) and glass, 0 and 16 irrelevant "
+                 "attributes, 10 trees, 3-fold CV"}))

@@ -26,6 +26,8 @@ from treelab.reproduce._papers import paper_sources
 __all__ = ["MODES", "Report", "Section", "Study", "Verdict", "render_page", "run_grids"]
 
 MODES = ("full", "quick", "ci")
+#: Grids of fewer cells run in the calling process: a pool's start costs more than they do.
+SMALL = 60
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,7 @@ class Report:
 def run_grids(study: Study, mode: str, root: Path, *, workers: int | None = None,
               scheduler: str | None = None, progress: bool = True) -> dict[str, xr.Dataset]:
     """Run (or resume) the study's grids of ``mode``, each stored under ``root / grid``."""
-    from treelab.experiment import run
+    from treelab.experiment import expand, run
 
     results = {}
     for name, config in study.grids(mode).items():
@@ -106,6 +108,9 @@ def run_grids(study: Study, mode: str, root: Path, *, workers: int | None = None
             changes.update(backend="dask", scheduler=scheduler)
         elif workers is not None:
             changes.update(backend="local" if workers > 1 else "serial", n_workers=workers)
+        if changes.get("backend", config.backend) == "local" and len(expand(config)) < SMALL:
+            # starting a pool of workers (imports, compiled code) costs more than a few cells
+            changes.update(backend="serial")
         if changes:
             config = config.replace(**changes)
         results[name] = run(config, out=root / name, progress=progress)
@@ -165,7 +170,7 @@ def render_page(study: Study, measured: dict[str, pd.DataFrame], meta: Mapping[s
         lines += [f"**treelab's numbers below: full mode**{when}{took}.", ""]
     else:
         lines += [f"**treelab's numbers below: {mode} mode, a subset of the study**{when}"
-                  f"{took}: {study.modes[mode]} They are not the full protocol; "
+                  f"{took}: {study.modes[mode]}. They are not the full protocol; "
                   f"`treelab reproduce {study.name}` runs it.", ""]
     if meta.get("note"):
         lines += [str(meta["note"]), ""]
