@@ -90,6 +90,7 @@ def run_study(
     progress: bool = True,
     grid_root: str | Path | None = None,
     figures: bool = True,
+    parts: list[str] | None = None,
 ) -> Report:
     """Run (or resume) a study and write its report.
 
@@ -118,6 +119,8 @@ def run_study(
         ``../treelab-out/notebooks/NOTEBOOK``).
     figures : bool, default True
         Draw the study's figures.
+    parts : list of str, optional
+        Run only these grids of the mode (default all).
 
     Returns
     -------
@@ -146,7 +149,7 @@ def run_study(
     root = Path(grid_root) if grid_root is not None else out / study.name
     started = time.perf_counter()
     results = run_grids(study, mode, root, workers=workers, scheduler=scheduler,
-                        progress=progress)
+                        progress=progress, parts=parts)
     measured = study.measure(results, mode)
     if study.extra is not None:
         measured.update(study.extra(mode, root, workers))

@@ -40,9 +40,11 @@ def _table3(measured: dict[str, pd.DataFrame]) -> tuple[list[Section], dict]:
     reserved = [d for d in mine.index if d not in paper.index]
     not_run = [d for d in paper.index if d not in mine.index and d in BUNDLE]
     missing = "; ".join(f"{k} ({v})" for k, v in MISSING.items())
+    where = ", ".join(f"{k} = {v}" if isinstance(v, str) and k != v else k
+                      for k, v in BUNDLE.items())
     text = [
         f"Data sets: the paper's 45 (Table 6); treelab provides {len(BUNDLE)} "
-        f"({', '.join(f'{k} = {v}' if isinstance(v, str) and k != v else k for k, v in BUNDLE.items())}"
+        f"({where}"
         "; threeOf9 from treelab's m-of-n generator, all 512 bit vectors). Not provided: "
         f"{missing}. The paper's C5.0 boosting column has no treelab counterpart and is left "
         "out. Each class is kept, however small (a class with fewer than 10 rows misses some "

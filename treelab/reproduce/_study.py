@@ -97,12 +97,21 @@ class Report:
 
 
 def run_grids(study: Study, mode: str, root: Path, *, workers: int | None = None,
-              scheduler: str | None = None, progress: bool = True) -> dict[str, xr.Dataset]:
-    """Run (or resume) the study's grids of ``mode``, each stored under ``root / grid``."""
+              scheduler: str | None = None, progress: bool = True,
+              parts: list[str] | None = None) -> dict[str, xr.Dataset]:
+    """Run (or resume) the study's grids of ``mode`` (or only ``parts`` of them), each
+    stored under ``root / grid``."""
     from treelab.experiment import expand, run
 
     results = {}
-    for name, config in study.grids(mode).items():
+    grids = study.grids(mode)
+    unknown = sorted(set(parts or ()) - set(grids))
+    if unknown:
+        raise ValueError(f"parts {unknown} are not grids of {study.name}'s {mode} mode "
+                         f"({', '.join(grids)})")
+    for name, config in grids.items():
+        if parts is not None and name not in parts:
+            continue
         changes: dict[str, Any] = {}
         if scheduler is not None:
             changes.update(backend="dask", scheduler=scheduler)
