@@ -48,6 +48,51 @@ def page(name: str) -> str:
                              claims_include=f"claims/{name}.md") + "\n"
 
 
+START, END = "<!-- reproduction-index -->", "<!-- /reproduction-index -->"
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes} min {secs} s" if minutes else f"{secs} s"
+
+
+def index(docs: bool) -> str:
+    """The index table: each study's commands and the measured time of its stored run."""
+    import json
+
+    link = "{{doc}}`{0}`" if docs else "`docs/reproductions/{0}.md`"
+    rows = ["| study | full mode (the paper's protocol) | quick mode | stored run: mode, wall "
+            "time, CPU time |", "|---|---|---|---|"]
+    for name, row in list_studies().iterrows():
+        meta_path = STORED / name / "run.json"
+        if meta_path.is_file():
+            meta = json.loads(meta_path.read_text())
+            cpu = f", {_duration(meta['cpu_seconds'])} CPU" if meta.get("cpu_seconds") else ""
+            measured = (f"{meta['mode']}, {_duration(meta['seconds'])} wall{cpu} "
+                        f"({meta.get('where', 'the project machine')}, {meta['date']})")
+        else:
+            measured = "not run yet"
+        rows.append(f"| {link.format(name)}: {row['title']} | `treelab reproduce {name}` | "
+                    f"`treelab reproduce {name} --quick` | {measured} |")
+    note = ("Full mode has not been run with these commands yet (the project machine's two "
+            "cores are shared); each page says which of its tables need it. Quick mode's "
+            "numbers are a subset of each study, as each page says.")
+    return "\n".join(rows) + "\n\n" + note
+
+
+def _replace_index(path: Path, docs: bool, check: bool) -> bool:
+    """Put the index between the markers of ``path``; True when it was already there."""
+    text = path.read_text(encoding="utf-8")
+    if START not in text or END not in text:
+        return True
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    new = f"{head}{START}\n{index(docs)}\n{END}{tail}"
+    if not check:
+        path.write_text(new, encoding="utf-8")
+    return new == text
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--store", type=Path, metavar="OUT",
@@ -70,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         path.write_text(text, encoding="utf-8")
         print(f"{name}: {path.relative_to(ROOT)}")
+    for path, docs in ((ROOT / "README.md", False), (DOCS / "index.md", True)):
+        if not _replace_index(path, docs, args.check):
+            stale.append(str(path.relative_to(ROOT)))
     if stale:
         print("stale pages (run python scripts/make_reproduction_pages.py):", ", ".join(stale))
         return 1

@@ -147,14 +147,15 @@ def run_study(
         raise ValueError(f"workers must be a positive int, got {workers!r}")
     out = Path(out)
     root = Path(grid_root) if grid_root is not None else out / study.name
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _cpu_seconds()
     results = run_grids(study, mode, root, workers=workers, scheduler=scheduler,
                         progress=progress, parts=parts)
     measured = study.measure(results, mode)
     if study.extra is not None:
         measured.update(study.extra(mode, root, workers))
     seconds = time.perf_counter() - started
-    meta = run_meta(mode, seconds, measured)
+    meta = run_meta(mode, seconds, measured, cpu_seconds=round(_cpu_seconds() - cpu, 1),
+                    where=_where())
     tables = out / study.name / "tables"
     save_measured(measured, tables, meta)
     paths = {"tables": tables, **{f"result {g}": root / g / "result.nc" for g in results}}
@@ -168,6 +169,26 @@ def run_study(
     paths["page"] = page
     return Report(study=study, mode=mode, measured=measured, markdown=markdown,
                   seconds=seconds, paths=paths)
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU seconds of this process and of its finished child processes (the
+    runner's local workers)."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _where() -> str:
+    import os
+
+    try:
+        load = f", load average {os.getloadavg()[0]:.1f}"
+    except OSError:  # not on every platform
+        load = ""
+    return f"{os.cpu_count()} cores{load}"
 
 
 def render_study_page(name: str, tables: str | Path, *, claims: str | Path | None = None,

@@ -175,6 +175,9 @@ def render_page(study: Study, measured: dict[str, pd.DataFrame], meta: Mapping[s
              f"({study.modes['quick']}).", ""]
     when = f" on {meta['date']}" if meta.get("date") else ""
     took = f", {_duration(meta['seconds'])} wall time" if meta.get("seconds") else ""
+    if meta.get("cpu_seconds"):
+        took += f" ({_duration(meta['cpu_seconds'])} CPU"
+        took += f"; {meta['where']})" if meta.get("where") else ")"
     if mode == "full":
         lines += [f"**treelab's numbers below: full mode**{when}{took}.", ""]
     else:

@@ -197,8 +197,8 @@ def table4(n: int, k: int, draws: int = N_DRAWS, resolution: int = LATTICE) -> E
 
 def grids(mode: str) -> dict[str, ExperimentConfig]:
     """The study's grids: ``full`` (the paper's protocol and notebook 01's full mode),
-    ``quick`` (Table 3 on the 20 sets of at most 1,000 rows, Table 4 with 3 draws, the
-    spectrum on 6 small sets; 100 trees, 10-fold CV) or ``ci`` (Table 4 at k = 64, 2 draws,
+    ``quick`` (Table 3 on the 20 sets of at most 1,000 rows and Table 4 with 3 draws, 100
+    trees, 10-fold CV; the spectrum on 6 small sets, 30 trees, 5-fold CV) or ``ci`` (Table 4 at k = 64, 2 draws,
     20 trees, a 50 x 50 lattice)."""
     if mode == "full":
         return {"spectrum": spectrum(100), "compare": compare(100), "irrelevant": irrelevant(100),
@@ -208,7 +208,8 @@ def grids(mode: str) -> dict[str, ExperimentConfig]:
         small = ["glass", "iris", "sonar", "wine", "zoo", "liver"]
         return {"table3": table3(100, SMALL), "table4_1024": table4(100, 1024, draws=3),
                 "table4_64": table4(100, 64, draws=3),
-                "spectrum_quick": spectrum(100, _paper_datasets(small))}
+                "spectrum_quick": spectrum(30, _paper_datasets(small),
+                                           {"name": "stratified_kfold", "n_splits": 5})}
     if mode == "ci":
         return {"table4_64": table4(20, 64, draws=2, resolution=50)}
     raise ValueError(f"mode must be 'full', 'quick' or 'ci', got {mode!r}")
