@@ -159,14 +159,14 @@ def run_study(
     tables = out / study.name / "tables"
     save_measured(measured, tables, meta)
     paths = {"tables": tables, **{f"result {g}": root / g / "result.nc" for g in results}}
-    if figures and study.figures is not None:
-        for i, p in enumerate(study.figures(results, out / study.name / "figures")):
-            paths[f"figure {i + 1}"] = p
     markdown = render_page(study, measured, meta)
     page = out / f"{study.name}.md"
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text(markdown + "\n", encoding="utf-8")
     paths["page"] = page
+    if figures and study.figures is not None:
+        for i, p in enumerate(study.figures(results, out / study.name / "figures")):
+            paths[f"figure {i + 1}"] = p
     return Report(study=study, mode=mode, measured=measured, markdown=markdown,
                   seconds=seconds, paths=paths)
 

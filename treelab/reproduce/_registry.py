@@ -5,6 +5,7 @@ from __future__ import annotations
 from treelab.reproduce import (
     _alipazzani1995_report,
     _fan2005_report,
+    _figures,
     _gashler2008_report,
     _liu2008_report,
     alipazzani1995,
@@ -25,7 +26,7 @@ def _add(study: Study) -> None:
 _add(Study(
     name="liu2008", title="Spectrum of variable-random trees (Liu, Ting, Yu & Zhou 2008)",
     paper="liu2008", grids=liu2008.grids, measure=liu2008.measure,
-    report=_liu2008_report.report, notebook="01_spectrum_of_randomness",
+    report=_liu2008_report.report, figures=_figures.liu2008, notebook="01_spectrum_of_randomness",
     modes={"full": "Table 3 on the 29 data sets of the paper the bundle and generators provide, "
                    "Table 4 with 10 draws, the alpha spectrum and notebook 01's full mode; "
                    "100 trees, 10-fold CV",
@@ -38,7 +39,8 @@ _add(Study(
     name="alipazzani1995",
     title="Error correlation and error reduction (Ali & Pazzani 1995)",
     paper="alipazzani1995", grids=alipazzani1995.grids, measure=alipazzani1995.measure,
-    report=_alipazzani1995_report.report, notebook="02_error_correlation",
+    report=_alipazzani1995_report.report, figures=_figures.alipazzani1995,
+    notebook="02_error_correlation",
     modes={"full": "Table 2's rows with 30 trials, Figure 1's ten training fractions with 30 "
                    "trials on 18 data sets and four combination functions, and notebook 02's "
                    "full mode",
@@ -64,7 +66,8 @@ _add(Study(
     name="gashler2008",
     title="Small heterogeneous against large homogeneous ensembles (Gashler et al. 2008)",
     paper="gashler2008", grids=gashler2008.grids, measure=gashler2008.measure,
-    report=_gashler2008_report.report, notebook="04_heterogeneous_ensembles",
+    report=_gashler2008_report.report, figures=_figures.gashler2008,
+    notebook="04_heterogeneous_ensembles",
     modes={"full": "bagged RDT, ERDT, MMDT, CVDT of 100 trees and RDT, ERDT of 1,000 trees by "
                    "5x2 CV on the bundle's UCI sets of at most 10,000 rows, and notebook 04's "
                    "full mode (15 sets; wine with 0 to 256 irrelevant attributes)",
@@ -77,7 +80,7 @@ _add(Study(
 _add(Study(
     name="rotation-forest", title="Random and rotation forests (the rotation forest tutorial)",
     paper="rotation-forest", grids=rotation.grids, measure=rotation.measure,
-    report=rotation.report, notebook="05_rotation_forest",
+    report=rotation.report, figures=_figures.rotation, notebook="05_rotation_forest",
     modes={"full": "random forest against rotation forests (random axes, PCA), 100 trees, "
                    "10-fold CV on 12 data sets with 0, 4, 16 and 64 irrelevant attributes "
                    "(notebook 05's full mode)",
