@@ -198,6 +198,37 @@ def render_study_page(name: str, tables: str | Path, *, claims: str | Path | Non
 
     ``claims`` is the investigation page of the claims that do not hold; when it exists the
     page includes it (MyST ``{include}`` of ``claims_include``).
+
+    Parameters
+    ----------
+    name : str
+        A study of :func:`list_studies`.
+    tables : str or path
+        Folder of the measured tables and ``run.json``.
+    claims : str or path, optional
+        The claims investigation page to include when it exists.
+    claims_include : str, optional
+        Its path as the page's ``{include}`` directive names it.
+
+    Returns
+    -------
+    str
+        The page (Markdown).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> from treelab.reproduce._study import run_meta, save_measured
+    >>> mine = pd.DataFrame({"alpha = 0": [7.5], "Coalescence": [7.5], "alpha = 0.5": [8.5],
+    ...                      "Random Forests": [8.3]},
+    ...                     index=pd.Index(["A, k = 64"], name="condition"))
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     save_measured({"table4": mine}, Path(tmp), run_meta("ci", 6.0, {"table4": mine}))
+    ...     page = render_study_page("liu2008", tmp)
+    >>> "| A, k = 64 | 6.7 | 7.5 | +0.8 |" in page
+    True
     """
     study = get_study(name)
     measured, meta = load_measured(Path(tables))
