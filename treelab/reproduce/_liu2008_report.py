@@ -134,6 +134,12 @@ def _table2(measured: dict[str, pd.DataFrame]) -> tuple[list[Section], dict]:
                     f"{sc.sizes['dataset']} data sets.\n\n" + cmp.to_markdown())], {"t": mine}
 
 
+def _best_name(derived: str) -> str:
+    """The method name of a derived_row_best entry (tied columns joined by ';')."""
+    names = [TABLE4.get(f"{d.strip()}_err_pct", d.strip()) for d in str(derived).split(";")]
+    return " = ".join(names)
+
+
 def _verdicts(f3: dict | None, f4: dict | None, ff: dict | None, f2: dict | None
               ) -> list[Verdict]:
     out = []
@@ -203,7 +209,7 @@ def _verdicts(f3: dict | None, f4: dict | None, ff: dict | None, f2: dict | None
         t = f4["t"]
         a0 = [c for c in ("A", "A, k = 64") if c in t.index]
         best_a = all(t.loc[c].idxmin() == "alpha = 0" for c in a0)
-        out.append(Verdict("VR-Trees (alpha = 0) is best on concept A, also at k = 64",
+        out.append(Verdict("VR-Trees (alpha = 0) is best on concept A, also at k = 64 (Table 4)",
                            "holds" if best_a else "does not hold",
                            "; ".join(f"{c}: best {t.loc[c].idxmin()} "
                                      f"({t.loc[c].min():.1f})" for c in a0)))
@@ -219,13 +225,24 @@ def _verdicts(f3: dict | None, f4: dict | None, ff: dict | None, f2: dict | None
                           f"{p4.loc[c, 'random_forests_err_pct']:g}; treelab Coalescence "
                           f"{t.loc[c, 'Coalescence']:.1f}, RF {t.loc[c, 'Random Forests']:.1f}"
                           for c in noisy)))
+        p4 = paper_table("liu2008_table4").set_index("condition")
+        p4.index = [c.replace("В", "B") for c in p4.index]
         k64 = [c for c in t.index if "k = 64" in c]
         out.append(Verdict(
-            "RF beats Coalescence at k = 64",
+            "RF beats Coalescence at k = 64 (Table 4)",
             "holds" if all(t.loc[c, "Random Forests"] < t.loc[c, "Coalescence"] for c in k64)
             else "does not hold",
-            "; ".join(f"{c}: RF {t.loc[c, 'Random Forests']:.1f}, Coalescence "
+            "; ".join(f"{c}: paper RF {p4.loc[c, 'random_forests_err_pct']:g}, Coalescence "
+                      f"{p4.loc[c, 'coalescence_err_pct']:g}; treelab RF "
+                      f"{t.loc[c, 'Random Forests']:.1f}, Coalescence "
                       f"{t.loc[c, 'Coalescence']:.1f}" for c in k64)))
+        hard = [c for c in t.index if "irr." in c or "noise" in c]
+        best = {c: t.loc[c].idxmin() for c in hard}
+        out.append(Verdict(
+            "alpha = 0.5 is best under irrelevant attributes and class noise (Table 4)",
+            "holds" if all(b == "alpha = 0.5" for b in best.values()) else "partly",
+            "; ".join(f"{c}: paper best {_best_name(p4.loc[c, 'derived_row_best'])}, treelab "
+                      f"{b}" for c, b in best.items())))
     p5 = paper_table("liu2008_table5")
     out += [Verdict("Halving the attributes helps Coalescence more often than RF (Table 5)",
                     "not measured",
