@@ -83,3 +83,26 @@ def test_heterogeneous_study_runs_notebook_04s_full_mode(monkeypatch):
     assert _keys(quick["gashler"]) == _keys(gashler)
     assert _keys(gashler2008.gashler(100)) == _keys(gashler)
     assert len(_keys(gashler)) == 15 * 6 * 10 and len(_keys(irrelevant)) == 4 * 10 * 10
+
+
+def _configs_of(stem, keep, monkeypatch):
+    """The configurations of the notebook's code cells ``keep`` (in full mode)."""
+    nb = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    nb.cells = [code[i] for i in keep]
+    monkeypatch.setattr(nbformat, "read", lambda *a, **k: nb)
+    return _notebook_configs(stem, len(keep), monkeypatch)
+
+
+@pytest.mark.parametrize("stem, keep, study, grids", [
+    ("01_spectrum_of_randomness", (0, 1, 2, 3, 7), "liu2008", ("spectrum", "compare")),
+    ("03_probability_estimation", (0, 1, 2, 3), "fan2005", ("fan",)),
+    ("05_rotation_forest", (0, 1, 2, 4), "rotation-forest", ("rotation",)),
+])
+def test_studies_run_the_notebooks_full_modes(stem, keep, study, grids, monkeypatch):
+    configs = _configs_of(stem, keep, monkeypatch)
+    full = get_study(study).grids("full")
+    assert len(configs) == len(grids)
+    for config, name in zip(configs, grids, strict=True):
+        assert _keys(full[name]) == _keys(config), name
+    assert get_study(study).notebook == stem
