@@ -33,7 +33,11 @@ _add(Study(
            "quick": "Table 3 on the 20 provided sets of at most 1,000 rows and Table 4 with 3 "
                     "draws (100 trees, 10-fold CV); the alpha spectrum (Figures 1, 2, Table 2) "
                     "on glass, iris, sonar, wine, zoo and liver with 30 trees and 5-fold CV",
-           "ci": "Table 4 at k = 64 only, 2 draws, 20 trees, a 50 x 50 lattice"}))
+           "ci": "Table 4 at k = 64 only, 2 draws, 20 trees, a 50 x 50 lattice",
+           "full adds": "Table 3 on the nine provided sets of more than 1,000 rows (chess, dna, "
+                        "hypo, led24, led7, satimage, segment, waveform21, waveform40); Table 4 "
+                        "with the paper's 10 draws; Figures 1, 2 and Table 2 from notebook 01's "
+                        "spectrum (14 data sets, 100 trees, 10-fold CV)"}))
 
 _add(Study(
     name="alipazzani1995",
@@ -47,7 +51,9 @@ _add(Study(
            "quick": "Table 2's 19 provided rows with 10 trials (DNA promoters by "
                     "leave-one-out), Figure 1 at training fractions 0.3 and 1.0 with 3 trials "
                     "on the 15 data sets of notebook 02 below 3,000 rows",
-           "ci": "Table 2's KRK 100 row, 3 trials"}))
+           "ci": "Table 2's KRK 100 row, 3 trials",
+           "full adds": "Table 2 with the study's 30 trials; Figure 1 with all ten training "
+                        "fractions and 30 trials on all 18 data sets"}))
 
 _add(Study(
     name="fan2005",
@@ -60,7 +66,9 @@ _add(Study(
            "quick": "Figure 1 with d = 5 and 20, 100, 1,000 and 10,000 training rows, 3 draws, "
                     "30 trees; Table 1 with 10 training sets of 2,000 rows, 30 trees",
            "ci": "Figure 1 at d = 5 and 100 rows, 2 draws, 5 trees; Table 1 with 3 sets of 300 "
-                 "rows"}))
+                 "rows",
+           "full adds": "Figure 1 with d = 15, 300 and 3,000 training rows, 10 draws and 100 "
+                        "trees; Table 1 with the paper's 100 training sets and 100 trees"}))
 
 _add(Study(
     name="gashler2008",
@@ -75,7 +83,9 @@ _add(Study(
                     "256 irrelevant attributes) and bagged ERDT against MMDT on the bundle's "
                     "UCI sets of at most 500 rows",
            "ci": "bagged ERDT against MMDT, 10 trees, on the bundle's UCI sets of at most 160 "
-                 "rows"}))
+                 "rows",
+           "full adds": "all six ensembles on the bundle's UCI sets of at most 10,000 rows, so "
+                        "that Tables 1 and 2 and the density counts cover about 40 sets"}))
 
 _add(Study(
     name="rotation-forest", title="Random and rotation forests (the rotation forest tutorial)",
@@ -87,4 +97,6 @@ _add(Study(
            "quick": "the same on the noisy 2-D function, wine, breast cancer and five small "
                     "UCI sets with 0 and 64 irrelevant attributes, 50 trees, 5-fold CV",
            "ci": "the noisy 2-D function (300 rows) and glass, 0 and 16 irrelevant "
-                 "attributes, 10 trees, 3-fold CV"}))
+                 "attributes, 10 trees, 3-fold CV",
+           "full adds": "12 data sets, 4 and 16 irrelevant attributes too, 100 trees, 10-fold "
+                        "CV"}))

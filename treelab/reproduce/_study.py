@@ -182,8 +182,8 @@ def render_page(study: Study, measured: dict[str, pd.DataFrame], meta: Mapping[s
         lines += [f"**treelab's numbers below: full mode**{when}{took}.", ""]
     else:
         lines += [f"**treelab's numbers below: {mode} mode, a subset of the study**{when}"
-                  f"{took}: {study.modes[mode]}. They are not the full protocol; "
-                  f"`treelab reproduce {study.name}` runs it.", ""]
+                  f"{took}: {study.modes[mode]}. They are not the full protocol. Still to run "
+                  f"(`treelab reproduce {study.name}`): {study.modes['full adds']}.", ""]
     if meta.get("note"):
         lines += [str(meta["note"]), ""]
     lines += ["Paper numbers come from the shipped tables (`data/papers/`, "
