@@ -59,8 +59,8 @@ def gashler2008(results: dict[str, xr.Dataset], folder: Path) -> list[Path]:
     if "irrelevant" in results:
         out += _save(plot.irrelevant_attributes(results["irrelevant"], dataset="wine"), folder,
                      "irrelevant_attributes.png")
-    grid = "bundle" if "bundle" in results else "gashler"
-    if grid in results:
+    grid = next((g for g in ("bundle", "gashler", "gashler_quick") if g in results), None)
+    if grid is not None:
         out += _critical_difference(results[grid], folder, "ranks.png")
     return out
 
