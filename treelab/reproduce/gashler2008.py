@@ -100,8 +100,8 @@ def grids(mode: str) -> dict[str, ExperimentConfig]:
     """``full``: notebook 04's grids and the six ensembles on the bundle's UCI sets of at most
     10,000 rows; ``quick``: notebook 04's data sets with the ensembles a quarter of the size
     (25 bagged trees against 250-tree RDT and ERDT), its irrelevant-attribute grid, and 25-tree
-    ERDT against MMDT on the bundle's UCI sets of at most 500 rows; ``ci``: ERDT, MMDT on sets of at most 160 rows,
-    10 trees."""
+    ERDT against MMDT on the bundle's UCI sets of at most 500 rows; ``ci``: ERDT, MMDT on
+    sets of at most 160 rows, 10 trees."""
     if mode == "full":
         return {"gashler": gashler(N_TREES), "irrelevant": irrelevant(N_TREES),
                 "bundle": bundle(N_TREES, 10000)}
