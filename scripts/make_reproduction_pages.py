@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         path.write_text(text, encoding="utf-8")
         print(f"{name}: {path.relative_to(ROOT)}")
     for path, docs in ((ROOT / "README.md", False), (DOCS / "index.md", True)):
-        if not _replace_index(path, docs, args.check):
+        if not _replace_index(path, docs, args.check) and args.check:
             stale.append(str(path.relative_to(ROOT)))
     if stale:
         print("stale pages (run python scripts/make_reproduction_pages.py):", ", ".join(stale))
