@@ -56,8 +56,9 @@ def gashler2008(results: dict[str, xr.Dataset], folder: Path) -> list[Path]:
     from treelab import plot
 
     out = []
-    if "irrelevant" in results:
-        out += _save(plot.irrelevant_attributes(results["irrelevant"], dataset="wine"), folder,
+    irr = results.get("irrelevant", results.get("irrelevant_quick"))
+    if irr is not None:
+        out += _save(plot.irrelevant_attributes(irr, dataset="wine"), folder,
                      "irrelevant_attributes.png")
     grid = next((g for g in ("bundle", "gashler", "gashler_quick") if g in results), None)
     if grid is not None:
