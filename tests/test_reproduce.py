@@ -134,8 +134,7 @@ def test_ci_mode_regression_against_stored_numbers(tmp_path):
 @pytest.mark.parametrize("name", STUDIES)
 def test_pages_render_from_the_stored_results(name, tmp_path):
     tables = ROOT / "data" / "reproductions" / name
-    if not (tables / "run.json").is_file():
-        pytest.skip(f"no stored results for {name} in data/reproductions")
+    assert (tables / "run.json").is_file(), f"no stored results for {name}"
     text = render_study_page(name, tables)
     assert "## Verdicts on the headline claims" in text
     assert "No investigation yet." in text

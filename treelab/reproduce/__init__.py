@@ -154,8 +154,11 @@ def run_study(
     if study.extra is not None:
         measured.update(study.extra(mode, root, workers))
     seconds = time.perf_counter() - started
-    meta = run_meta(mode, seconds, measured, cpu_seconds=round(_cpu_seconds() - cpu, 1),
-                    where=_where())
+    # worker processes of a pool are not this process's children (forkserver): their CPU
+    # time is only counted when everything ran here
+    serial = workers == 1 and scheduler is None
+    meta = run_meta(mode, seconds, measured, where=_where(),
+                    cpu_seconds=round(_cpu_seconds() - cpu, 1) if serial else None)
     tables = out / study.name / "tables"
     save_measured(measured, tables, meta)
     paths = {"tables": tables, **{f"result {g}": root / g / "result.nc" for g in results}}

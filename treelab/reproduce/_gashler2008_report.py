@@ -152,6 +152,7 @@ def report(measured: dict[str, pd.DataFrame], mode: str
     """Sections (Tables 1, 2, density, Figure 5 where measured) and the verdicts."""
     sections, verdicts = [], []
     folds = measured.get("accuracy_folds")
+    folds = folds.sort_index() if folds is not None else None
     if folds is not None:
         g = _grid(folds, ("bundle", "gashler", "gashler_quick"),
                   {"RDT", "ERDT", "MMDT", "CVDT"})
