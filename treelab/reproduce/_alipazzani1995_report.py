@@ -84,10 +84,11 @@ def _figure1(points: pd.DataFrame, t2: pd.DataFrame | None) -> tuple[Section, di
                      "treelab slope": f"{slope:.2f}", "points": n})
     frame = pd.DataFrame(rows).set_index("combination")
     fractions = sorted(points.index.get_level_values("train_size").unique())
+    n_meta = int(meta["n_data_sets"].iloc[0])
     text = [f"OLS of E_r on phi_e over the points data set x training fraction "
             f"({', '.join(f'{f:g}' for f in fractions)} of the 2/3 split); the study's "
-            "points are its 260 meta-trials (ten fractions x 26 sets). The interval of r^2 "
-            "squares the Fisher-z 95% interval of r.", "", to_markdown(frame)]
+            f"points are its {n_meta} meta-trials (ten training fractions per data set). The "
+            "interval of r^2 squares the Fisher-z 95% interval of r.", "", to_markdown(frame)]
     first = paper[~paper["data_sets"].str.startswith("meta")].iloc[0]
     facts = {"fits": fits, "paper_first": first, "meta": meta, "names": names}
     if t2 is not None:
@@ -169,7 +170,8 @@ def report(measured: dict[str, pd.DataFrame], mode: str
             pf = f1["paper_first"]
             verdicts.append(Verdict(
                 "E_r is linear in phi_e over the Table 2 sets with a significant reduction",
-                "holds" if abs(r2 - pf["r_squared"]) <= 0.15 else "does not hold",
+                # a fit at least as close as the paper's (within 0.15) bears the claim out
+                "holds" if r2 >= pf["r_squared"] - 0.15 else "does not hold",
                 f"paper {pf['r_squared']:.2f} over {int(pf['n_data_sets'])}; treelab "
                 f"{r2:.2f} over {n}"))
     verdicts.append(Verdict("Negatively correlated errors beat independent ones (section 5.3)",
