@@ -149,7 +149,17 @@ def figure1(trials: int, fractions: list[float], datasets: list[dict] | None = N
 def grids(mode: str) -> dict[str, ExperimentConfig]:
     """``full``: Table 2 with 30 trials, Figure 1's ten fractions with 30 trials, notebook 02's
     grid; ``quick``: Table 2 with 10 trials, Figure 1 at fractions 0.3 and 1.0 with 5 trials;
-    ``ci``: Table 2's KRK 100 row, 3 trials."""
+    ``ci``: Table 2's KRK 100 row, 3 trials.
+
+    Examples
+    --------
+    >>> from treelab.experiment import expand
+    >>> configs = grids("ci")
+    >>> sorted(configs)
+    ['table2_krk100']
+    >>> all(len(expand(c)) > 0 for c in configs.values())
+    True
+    """
     if mode == "full":
         return {**table2_grids(N_TRIALS), "figure1": figure1(N_TRIALS, FRACTIONS),
                 "stochastic_id3": stochastic_id3(11)}

@@ -77,7 +77,17 @@ def exact_mse(n: int, dims: list[int] = DIMS, sizes: list[float] = SIZES,
 def grids(mode: str) -> dict[str, ExperimentConfig]:
     """``full``: Figure 1's grid (100 trees, d = 5, 15, 20, five sizes, 10 draws);
     ``quick``: d = 5 and 20, sizes 1%, 10%, 100%, 3 draws, 30 trees; ``ci``: d = 5, 1%, 2
-    draws, 5 trees."""
+    draws, 5 trees.
+
+    Examples
+    --------
+    >>> from treelab.experiment import expand
+    >>> configs = grids("ci")
+    >>> sorted(configs)
+    ['fan']
+    >>> all(len(expand(c)) > 0 for c in configs.values())
+    True
+    """
     if mode == "full":
         return {"fan": exact_mse(100)}
     if mode == "quick":

@@ -108,7 +108,17 @@ def grids(mode: str) -> dict[str, ExperimentConfig]:
     10,000 rows; ``quick``: one repeat of 2-fold CV, ensembles a quarter of the size (25
     bagged trees against 250-tree RDT and ERDT) on notebook 04's data sets, wine with 0, 4,
     16, 64 and 256 irrelevant attributes, and ERDT against MMDT on the bundle's UCI sets of
-    at most 500 rows; ``ci``: ERDT, MMDT on sets of at most 160 rows, 10 trees, 5x2 CV."""
+    at most 500 rows; ``ci``: ERDT, MMDT on sets of at most 160 rows, 10 trees, 5x2 CV.
+
+    Examples
+    --------
+    >>> from treelab.experiment import expand
+    >>> configs = grids("ci")
+    >>> sorted(configs)
+    ['density']
+    >>> all(len(expand(c)) > 0 for c in configs.values())
+    True
+    """
     if mode == "full":
         return {"gashler": gashler(N_TREES), "irrelevant": irrelevant(N_TREES),
                 "bundle": bundle(N_TREES, 10000)}

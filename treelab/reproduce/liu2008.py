@@ -211,7 +211,17 @@ def grids(mode: str) -> dict[str, ExperimentConfig]:
     """The study's grids: ``full`` (the paper's protocol and notebook 01's full mode),
     ``quick`` (Table 3 on the 20 sets of at most 1,000 rows and Table 4 with 3 draws, 100
     trees, 10-fold CV; the spectrum on 6 small sets, 30 trees, 5-fold CV) or ``ci`` (Table 4
-    at k = 64, 2 draws, 20 trees, a 50 x 50 lattice)."""
+    at k = 64, 2 draws, 20 trees, a 50 x 50 lattice).
+
+    Examples
+    --------
+    >>> from treelab.experiment import expand
+    >>> configs = grids("ci")
+    >>> sorted(configs)
+    ['table4_64']
+    >>> all(len(expand(c)) > 0 for c in configs.values())
+    True
+    """
     if mode == "full":
         return {"spectrum": spectrum(100), "compare": compare(100), "irrelevant": irrelevant(100),
                 "noise": noise(100), "table3": table3(100, list(BUNDLE)),

@@ -56,7 +56,17 @@ def grids(mode: str) -> dict[str, ExperimentConfig]:
     """``full``: notebook 05's grid; ``quick``: the noisy 2-D function, wine, breast cancer
     and five small UCI sets with 0 and 64 irrelevant attributes, 50 trees, 5-fold CV;
     ``ci``: the noisy 2-D function (300 rows) and glass, 0 and 16 irrelevant, 10 trees,
-    3-fold CV."""
+    3-fold CV.
+
+    Examples
+    --------
+    >>> from treelab.experiment import expand
+    >>> configs = grids("ci")
+    >>> sorted(configs)
+    ['rotation']
+    >>> all(len(expand(c)) > 0 for c in configs.values())
+    True
+    """
     if mode == "full":
         return {"rotation": rotation(100)}
     if mode == "quick":
