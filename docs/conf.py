@@ -62,6 +62,8 @@ API_MODULES = [
     ("treelab.datasets", "Data sets", None),
     ("treelab.protocols", "Evaluation protocols", None),
     ("treelab.experiment", "Experiments", None),
+    ("treelab.report", "Tables for papers", None),
+    ("treelab.reproduce", "Reproductions", None),
 ]
 
 autosummary_generate = True
