@@ -47,7 +47,7 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 exclude_patterns = ["_build", "_generated", "**.ipynb_checkpoints", "README.md",
-                    "reproductions/claims/*"]  # included by reproductions/claims.md
+                    "reproductions/claims/*"]  # included by the generated study pages
 root_doc = "index"
 
 # -- API reference -------------------------------------------------------------------------------
