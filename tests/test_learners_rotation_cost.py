@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import treelab
-from treelab.estimators.oblique import ROTATION_WORK_WARN, RotationCostWarning
+from treelab.estimators._rotation_cost import ROTATION_WORK_WARN, RotationCostWarning
 
 
 def frame(n, levels, seed=0):

@@ -17,7 +17,6 @@ vectors w in ``forest_.projections``, so ``apply``, ``member_proba``, ``predict_
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -38,6 +37,11 @@ from treelab.engine.oblique import (
 from treelab.estimators._base import TreeEnsembleClassifier, TreeSpec, spec_iparams
 from treelab.estimators._conditioning import apply_scaling, fit_scaling
 from treelab.estimators._docstrings import MAX_BINS_DOC
+from treelab.estimators._rotation_cost import (
+    RotationCostWarning,
+    rotation_work,
+    warn_rotation_cost,
+)
 from treelab.estimators._validation import check_int, check_option, resolve_max_features
 from treelab.estimators._weights import units_of, unscale_counts, weighted_iparams
 from treelab.estimators.tree import DecisionTree
@@ -50,14 +54,6 @@ __all__ = ["CVDT", "MMDT", "BaggedCVDT", "BaggedMMDT", "RotationCostWarning", "R
 CANDIDATES = ("entropy_tree", "mmdt", "random_tree")
 SCALES = ("minmax", "standard", None)
 ROTATIONS = ("random", "pca", "identity")
-#: estimated rotation work (see ``RotationForest.rotation_work``) above which fit warns first
-ROTATION_WORK_WARN = 1e11
-
-
-class RotationCostWarning(RuntimeWarning):
-    """A rotation forest's estimated work is large enough to take minutes (many real
-    features, usually the one-hot block of a nominal column with many levels)."""
-
 _COMMON_DOC = """
     curtail_min : int, default 1
         Curtailment at prediction: a leaf with fewer training rows answers with its deepest
@@ -480,35 +476,12 @@ class RotationForest(_RealFeatureLearner):
         resolve_max_features(self.max_features, 10**9)
 
     def rotation_work(self, n_rows: int, n_real: int) -> float:
-        """Estimated operations of growing the forest's rotations on ``n_rows`` rows of
-        ``n_real`` real features: per tree d^3 to draw random axes (a QR decomposition;
-        ``rotation="random"`` only) plus n d^2 to project every row on every axis."""
-        n_trees = int(getattr(self, "n_estimators", 1))
-        d = float(n_real)
-        cube = d ** 3 if self.rotation == "random" else 0.0
-        return n_trees * (cube + float(n_rows) * d * d)
+        """Estimated operations of growing the forest's rotations (:func:`rotation_work`)."""
+        return rotation_work(int(getattr(self, "n_estimators", 1)), self.rotation, n_rows,
+                             n_real)
 
     def _warn_rotation_cost(self, n_rows: int, n_real: int) -> None:
-        """Warn before the work when the rotations are costly, naming the nominal columns
-        whose one-hot blocks make up the real features."""
-        work = self.rotation_work(n_rows, n_real)
-        if work <= ROTATION_WORK_WARN:
-            return
-        names = getattr(self, "feature_names_in_", None)
-        blocks = sorted(((int(m), j) for j, m in enumerate(self.arity_)
-                         if self.nominal_features_[j]), reverse=True)
-        named = ", ".join(f"{names[j] if names is not None else j!r} ({m:,} levels)"
-                          for m, j in blocks[:3])
-        cause = (f"; the one-hot blocks of nominal column(s) {named} make up "
-                 f"{sum(m for m, _ in blocks):,} of them" if blocks else "")
-        warnings.warn(
-            f"RotationForest rotates {n_real:,} real features per tree{cause}: estimated work "
-            f"n_estimators x ({'d^3 + ' if self.rotation == 'random' else ''}n d^2) = "
-            f"{work:.1e} operations on {n_rows:,} rows, cubic in the features (a machine does "
-            "roughly 1e9 to 1e10 of them a second: minutes or more). Group rare levels into "
-            "fewer, or use a learner that splits nominal columns directly (RandomForest, "
-            "VRTrees).",
-            RotationCostWarning, stacklevel=5)
+        warn_rotation_cost(self, n_rows, n_real)
 
     def _real_features(self, Xv) -> np.ndarray:
         return _at_least_one_column(super()._real_features(Xv))
