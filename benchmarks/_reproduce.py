@@ -185,3 +185,27 @@ def markdown(frame: pd.DataFrame | pd.Series, digits: int = 3) -> str:
 def section(title: str, text: str) -> None:
     """A heading and its table, ready to paste."""
     print(f"\n### {title}\n\n{text}")
+
+
+def study_main(doc: str, study: str, grids: dict[str, Grid], argv=None) -> None:
+    """A reproduction script as a thin caller of ``treelab reproduce STUDY``.
+
+    ``--estimate`` projects the full run of ``grids`` (name -> (n_trees) -> configuration);
+    otherwise :func:`treelab.reproduce.run_study` runs the study's full mode (or ``--parts``
+    of it) with its cells stored where the notebook's full mode reads them, and the page
+    (paper beside treelab) is printed and written beside them.
+    """
+    from treelab.reproduce import get_study, run_study
+
+    out = NOTEBOOK_OUT / get_study(study).notebook
+    ap = parser(doc, out)
+    ap.add_argument("--parts", nargs="+", choices=list(grids), default=None,
+                    help="run only these grids (default: all)")
+    args = ap.parse_args(argv)
+    if args.estimate:
+        chosen = {n: g for n, g in grids.items() if args.parts is None or n in args.parts}
+        print_estimates([estimate_grid(n, g, args) for n, g in chosen.items()], args)
+        return
+    report = run_study(study, mode="full", out=args.out, grid_root=args.out,
+                       workers=args.workers, progress=not args.no_progress, parts=args.parts)
+    print(report.markdown)

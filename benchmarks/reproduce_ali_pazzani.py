@@ -11,6 +11,7 @@ phi_e (:func:`treelab.stats.fit_error_ratio`) with r^2 and its 95% interval.
 Usage (the full protocol is 30 trials; shrink it on a busy machine)::
 
     python benchmarks/reproduce_ali_pazzani.py --trials 5 --choice entropy --laplace weights
+    python benchmarks/reproduce_ali_pazzani.py --tie-break first   # the lowest column wins ties
     python benchmarks/reproduce_ali_pazzani.py --trials 2 --sets tic-tac-toe wine --json out.json
     python benchmarks/reproduce_ali_pazzani.py --from-json out.json other.json
 """
@@ -128,6 +129,9 @@ def main(argv=None) -> None:
     ap.add_argument("--laplace", default="all", choices=["weights", "all"])
     ap.add_argument("--lookahead", type=int, default=1, choices=[0, 1])
     ap.add_argument("--beta", type=float, default=1.25)
+    ap.add_argument("--tie-break", default="random", choices=["first", "random"],
+                    help="the single tree's choice among exactly tied tests (the study: "
+                         "arbitrary; 'first' is the lowest column)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--loo-rows", type=int, help="leave-one-out on this many random rows only")
     ap.add_argument("--json", help="also write the rows to this file")
@@ -142,7 +146,7 @@ def main(argv=None) -> None:
         print(summarize(rows))
         return
     params = {"choice": a.choice, "entropy_laplace": a.laplace, "lookahead": a.lookahead,
-              "beta": a.beta}
+              "beta": a.beta, "tie_break": a.tie_break}
     print(f"reading: {params}")
     rows = []
     for name in a.sets:

@@ -222,8 +222,11 @@ def summarize(lines: list[dict]) -> str:
                          f"{int((diff < 0).sum())} ({int((s < 0).sum())})")
         wins.append(f"| {name} | {len(members)} | " + " | ".join(cells) + " |")
     out += means + wins
-    out += ["", "Quartile 1 holds the densest sets (smallest log10 density, Gashler et al.'s "
-            "sample density). Wins: sets where the model's mean accuracy is above bagged "
+    out += ["", "Quartile 1 holds the sets of smallest log10 sample density (Gashler et al.'s "
+            "prod(arity) / n: fewest grid cells per row); the paper's 'densest quarter', read "
+            "as the largest sample density its formula gives, is quartile 4 "
+            "(docs/reproductions/claims/gashler2008.md). Wins: sets where the model's mean "
+            "accuracy is above bagged "
             "entropy trees'; in parentheses, those where the combined 5x2cv F test "
             "(Alpaydin 1999) finds the difference significant at 0.05."]
     return "\n".join(out)

@@ -39,12 +39,15 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax 3 shipped with the build (copied to _static/mathjax): formulas render offline
+    "sphinx-mathjax-offline",
     "numpydoc",
     "myst_nb",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
-exclude_patterns = ["_build", "_generated", "**.ipynb_checkpoints", "README.md"]
+exclude_patterns = ["_build", "_generated", "**.ipynb_checkpoints", "README.md",
+                    "reproductions/claims/*"]  # included by the generated study pages
 root_doc = "index"
 
 # -- API reference -------------------------------------------------------------------------------
@@ -59,6 +62,8 @@ API_MODULES = [
     ("treelab.datasets", "Data sets", None),
     ("treelab.protocols", "Evaluation protocols", None),
     ("treelab.experiment", "Experiments", None),
+    ("treelab.report", "Tables for papers", None),
+    ("treelab.reproduce", "Reproductions", None),
 ]
 
 autosummary_generate = True
@@ -238,6 +243,9 @@ myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 nb_execution_mode = "off"  # render the executed copies in docs/notebooks; never run them here
 nb_merge_streams = True
+# no widget scripts from a CDN: the site works offline, and an explorer needs a running kernel
+# anyway (scripts/execute_notebooks.py shows it as a line that says so)
+nb_ipywidgets_js: dict = {}
 
 # -- HTML ----------------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
@@ -247,4 +255,5 @@ html_theme_options = {
     "show_toc_level": 2,
     "navbar_align": "left",
 }
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["treelab.css"]  # long names wrap, wide tables scroll

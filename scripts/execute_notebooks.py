@@ -10,6 +10,11 @@ changing a notebook (``tests/test_docs_notebooks.py`` fails while a copy is stal
 Each notebook runs as ``tests/test_notebooks.py`` runs it: nbclient, a fresh ``python3``
 kernel, ``TREELAB_QUICK=1``, working folder ``notebooks/``. Figures are kept as PNG at a modest
 resolution so the committed copies stay small.
+
+The copies are tidied for reading (:func:`tidy`; ``--tidy`` tidies the existing copies without
+running anything): the engine's compile notices, which say how this machine's cache stood,
+are taken out of the output, and an interactive explorer, which needs a running kernel, is
+shown as a line saying so instead of its widget (whose script would load from a CDN).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -36,6 +42,35 @@ _SETUP = (
     "%config InlineBackend.figure_formats = ['png']\n"
     f"%config InlineBackend.rc = {{'figure.dpi': {DPI}}}\n"
 )
+
+
+#: Lines of the compile notice (treelab/engine/_notice.py) in a stream output.
+NOTICE = re.compile(r"^treelab: (compiling the |still compiling |.* compiled in )")
+WIDGET = "application/vnd.jupyter.widget-view+json"
+#: What an explorer shows in the rendered copy.
+EXPLORER_NOTE = ("[interactive explorer: it needs a running kernel; run the notebook in "
+                 "Jupyter to use it]")
+
+
+def tidy(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Take compile notices and widgets out of an executed notebook's outputs (in place)."""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        kept = []
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream":
+                lines = [ln for ln in out["text"].splitlines(keepends=True)
+                         if not NOTICE.match(ln)]
+                if not lines:
+                    continue
+                out["text"] = "".join(lines)
+            elif WIDGET in out.get("data", {}):
+                out["data"] = {"text/plain": EXPLORER_NOTE}
+            kept.append(out)
+        cell["outputs"] = kept
+    nb.metadata.pop("widgets", None)
+    return nb
 
 
 async def _run(client: nbclient.NotebookClient, nb: nbformat.NotebookNode) -> None:
@@ -67,6 +102,7 @@ def execute(path: Path, target: Path = TARGET, timeout: int = TIMEOUT) -> Path:
     asyncio.run(_run(client, nb))
     # the executed copy must not depend on the machine it ran on
     nb.metadata.pop("papermill", None)
+    tidy(nb)
     target.mkdir(parents=True, exist_ok=True)
     out = target / path.name
     nbformat.write(nb, out)
@@ -79,7 +115,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="run only notebooks whose file name starts with one of these")
     parser.add_argument("--timeout", type=int, default=TIMEOUT,
                         help=f"seconds allowed per cell (default {TIMEOUT})")
+    parser.add_argument("--tidy", action="store_true",
+                        help="only tidy the existing executed copies (run nothing)")
     args = parser.parse_args(argv)
+    if args.tidy:
+        for copy in sorted(TARGET.glob("*.ipynb")):
+            nbformat.write(tidy(nbformat.read(copy, as_version=4)), copy)
+            print(f"tidied {copy.relative_to(ROOT)}")
+        return 0
     paths = sorted(SOURCE.glob("*.ipynb"))
     if args.prefixes:
         paths = [p for p in paths if p.name.startswith(tuple(args.prefixes))]

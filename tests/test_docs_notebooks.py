@@ -58,3 +58,16 @@ def test_executed_copy_ran_without_errors(path):
     assert any(outputs), f"docs/notebooks/{path.name} holds no output: {FIX}"
     errors = [o for cell in outputs for o in cell if o.get("output_type") == "error"]
     assert not errors, f"docs/notebooks/{path.name} holds an error output: {FIX}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_executed_copy_shows_no_compile_notice_and_no_widget(path):
+    # the docs showed "treelab: compiling the tree engine ..." lines, which say how the cache
+    # of the machine that ran the copy stood, and widgets whose script loads from a CDN
+    copy = COPIES / path.name
+    outputs = [o for cell in _outputs(copy) for o in cell]
+    text = "".join("".join(o.get("text", "")) for o in outputs if o.get("output_type") == "stream")
+    assert "treelab: compiling" not in text and "still compiling" not in text, f"{FIX}"
+    assert not [o for o in outputs if "application/vnd.jupyter.widget-view+json"
+                in o.get("data", {})], f"docs/notebooks/{path.name} holds a widget: {FIX}"
+    assert "widgets" not in json.loads(copy.read_text(encoding="utf-8"))["metadata"]

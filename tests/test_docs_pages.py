@@ -44,3 +44,27 @@ def test_measure_page_names_existing_tests(page):
         source = (ROOT / path).read_text(encoding="utf-8")
         assert re.search(rf"^def {name}\(", source, re.MULTILINE), (
             f"docs/measures/{page.name} names {path}::{name}, which does not exist")
+
+
+_MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+?\$|```.+?```|`[^`\n]+`", re.S)
+_ASCII_FORMULA = re.compile(r"\b[A-Za-z]\^\w|\bsum_[a-z{]|\bsqrt\(|\bargmax\b")
+
+
+def ascii_formulas(text: str) -> list[str]:
+    """Formulas written in ASCII (``N^11 N^00``, ``sum_i``) outside math and code."""
+    return [line.strip() for line in _MATH.sub("", text).splitlines()
+            if _ASCII_FORMULA.search(line)]
+
+
+def test_ascii_formula_check_can_fail():
+    assert ascii_formulas("Q = (N^11 N^00 - N^01 N^10)\nfine $N^{11}$ `x^2`") == [
+        "Q = (N^11 N^00 - N^01 N^10)"]
+
+
+def test_diversity_workbench_writes_formulas_as_math_and_no_wide_table():
+    # the page wrote its formulas in ASCII and had a table the theme clipped
+    # ("matrices (..., tre")
+    text = (ROOT / "docs" / "measures" / "diversity_workbench.md").read_text(encoding="utf-8")
+    assert ascii_formulas(text) == []
+    wide = [line for line in text.splitlines() if line.startswith("|") and len(line) > 100]
+    assert wide == []

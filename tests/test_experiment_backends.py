@@ -44,7 +44,7 @@ def test_local_threads_identical(serial, tmp_path):
 def test_dask_client_and_scheduler_address_identical(serial, tmp_path):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as client:
         by_client = run(config(tmp_path / "client"), client=client, progress=False)
         by_address = run(config(tmp_path / "address").replace(
@@ -55,7 +55,24 @@ def test_dask_client_and_scheduler_address_identical(serial, tmp_path):
 
 def test_dask_backend_starts_its_own_local_cluster(serial, tmp_path):
     pytest.importorskip("distributed")
-    ds = run(config(tmp_path), backend="dask", n_workers=1, progress=False)
+    import socket
+    import warnings
+
+    # with dask's dashboard port taken (another cluster, a notebook's), the run's own cluster
+    # once warned "Port 8787 is already in use"
+    taken = socket.socket()
+    try:
+        taken.bind(("", 8787))
+        taken.listen()
+    except OSError:
+        pass  # taken already, which is what the check needs
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ds = run(config(tmp_path), backend="dask", n_workers=1, progress=False)
+    finally:
+        taken.close()
+    assert not [w for w in caught if "already in use" in str(w.message)]
     xr.testing.assert_identical(strip(ds), serial)
 
 

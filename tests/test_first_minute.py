@@ -12,6 +12,7 @@ import pytest
 
 import treelab
 from treelab import _warmup
+from treelab._cache import kernel_sources_tag
 from treelab.cli import main
 from treelab.engine import _notice
 from treelab.experiment import ExperimentConfig, run
@@ -62,19 +63,45 @@ def test_cache_goes_to_a_per_user_folder(tmp_path):
 
     env = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
     got = _python(CACHE_DIR, env, drop=("NUMBA_CACHE_DIR",))
+    tag = kernel_sources_tag()
     if sys.platform.startswith("linux"):
-        assert got == str(tmp_path / "xdg" / "treelab" / "numba")
+        assert got == str(tmp_path / "xdg" / "treelab" / "numba" / tag)
     else:
         assert got == os.path.join(platformdirs.user_cache_dir("treelab", appauthor=False),
-                                   "numba")
+                                   "numba", tag)
     # numba imported before treelab: its config is set as well, read when kernels are made
     got = _python("import numba; " + CACHE_DIR, env, drop=("NUMBA_CACHE_DIR",))
-    assert got.endswith(os.path.join("treelab", "numba"))
+    assert got.endswith(os.path.join("treelab", "numba", tag))
+
+
+def test_cache_folder_changes_with_any_kernel_source(tmp_path):
+    # numba checks a cached kernel against its own file only: an edit of a helper module must
+    # lead to another folder, or callers would run the old helper from the cache
+    import shutil
+
+    from treelab._cache import KERNELS
+
+    copy = tmp_path / "kernels"
+    shutil.copytree(KERNELS, copy)
+    assert kernel_sources_tag(copy) == kernel_sources_tag()
+    helper = copy / "_split.py"
+    helper.write_text(helper.read_text() + "\n# an edit\n")
+    assert kernel_sources_tag(copy) != kernel_sources_tag()
+    (copy / "_new_helper.py").write_text("x = 1\n")
+    helper.write_text((KERNELS / "_split.py").read_text())
+    assert kernel_sources_tag(copy) != kernel_sources_tag()
 
 
 def test_numba_cache_dir_set_by_the_user_wins(tmp_path):
     chosen = str(tmp_path / "mine")
     assert _python(CACHE_DIR, {"NUMBA_CACHE_DIR": chosen}) == chosen
+
+
+@pytest.fixture(autouse=True)
+def _own_compile_times(tmp_path, monkeypatch):
+    """Compile times of this module's toy kernels go to a file of their own, never into the
+    record that the user's notices read."""
+    monkeypatch.setattr(_notice, "_times_path", lambda: str(tmp_path / _notice.TIMES_FILE))
 
 
 def _kernel_like(fn, module):
@@ -105,7 +132,7 @@ def test_compile_notice_once_per_group(caplog, monkeypatch):
         second(3)
     lines = [r.getMessage() for r in caplog.records]
     assert len(lines) == 1, lines
-    assert "compiling the tree engine (pruning), once per install, about" in lines[0]
+    assert lines[0].startswith("treelab: compiling the pruning kernels, once per install (")
     assert caplog.records[0].levelno == logging.WARNING
     # silenced like any logger
     monkeypatch.setattr(_notice, "_announced", set())
@@ -273,3 +300,95 @@ def test_warmup_data_is_accepted(name):
     assert X["x2"].dtype.name == "category" and X["x1"].isna().any()
     model = getattr(treelab, name)(n_estimators=2, random_state=0).fit(X, y)
     assert model.predict_proba(X).shape == (60, 3)
+
+
+def test_every_kernel_group_has_its_own_name():
+    # the analysis kernels fell back to a group called "tree engine", which printed
+    # "compiling the tree engine (tree engine)"
+    from treelab.engine.kernels import _agreement, _votes
+
+    for module in (_votes, _agreement):
+        kernels = [v for v in vars(module).values()
+                   if getattr(getattr(v, "py_func", None), "__module__", "") == module.__name__]
+        assert kernels and {_notice._group(k) for k in kernels} == {"analysis"}
+    for group in set(_notice.GROUPS.values()) | {_notice.OTHER}:
+        assert group in _notice.RANGES
+
+
+def test_compile_estimate_is_the_measured_time_once_there_is_one(tmp_path):
+    low, high = _notice.RANGES["prediction"]
+    assert _notice.estimate("prediction") == f"{low}-{high} s on two cores"
+    _notice._record("prediction", 41.26)
+    _notice._record("prediction", 3.0)  # a later compilation of a new signature or two
+    _notice._record("analysis", 0.5)  # far below a whole group's compilation: not recorded
+    assert _notice.estimate("analysis").endswith("s on two cores")
+    assert _notice.estimate("prediction") == "about 41 s, as measured on this machine"
+    assert _notice.measured_times() == {"prediction": 41.3}
+    (tmp_path / _notice.TIMES_FILE).write_text("not json")
+    assert _notice.estimate("pruning").endswith("s on two cores")
+
+
+def test_a_long_compilation_reports_progress_and_its_end(caplog, monkeypatch):
+    monkeypatch.setattr(_notice, "_announced", set())
+    monkeypatch.setattr(_notice, "PROGRESS_EVERY", 0.002)
+
+    def outer(x):
+        total = 0.0
+        for i in range(x):
+            total += i ** 0.5
+        return total
+
+    with caplog.at_level(logging.INFO, logger="treelab"):
+        _kernel_like(outer, "treelab.engine.kernels._oblique")(3)
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0].startswith("treelab: compiling the oblique trees kernels")
+    assert any(line.startswith("treelab: still compiling oblique trees: ") for line in lines)
+    assert lines[-1].startswith("treelab: oblique trees compiled in ")
+
+
+NOTICE_CHILD = """
+import logging, sys
+import numba
+from treelab.experiment.backends import _worker_init
+_worker_init(None, sys.argv[1])
+def make(name, module):
+    def f(x):
+        return x + 1
+    f.__name__ = name
+    f.__module__ = module
+    return numba.njit(f)
+make("p", "treelab.engine.kernels._prune")(1)
+make("q", "treelab.engine.kernels._predict")(1)
+"""
+
+
+def test_one_compile_notice_per_run_not_per_worker_process(caplog, monkeypatch, tmp_path):
+    # a demo printed the prediction notice three times: once per worker process
+    run_module = sys.modules["treelab.experiment.run"]
+    monkeypatch.setattr(_notice, "_announced", set())
+    with run_module._shared_notices() as folder:
+        with caplog.at_level(logging.INFO, logger="treelab"):
+            _kernel_like(lambda x: x - 2, "treelab.engine.kernels._prune")(5)
+        env = dict(os.environ, PYTHONPATH=str(REPO), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+        workers = [subprocess.Popen([sys.executable, "-c", NOTICE_CHILD, folder], env=env,
+                                    stderr=subprocess.PIPE, text=True, cwd=REPO)
+                   for _ in range(2)]
+        errs = [w.communicate(timeout=300)[1] for w in workers]
+    assert [w.returncode for w in workers] == [0, 0], errs
+    assert sum("compiling the pruning" in r.getMessage() for r in caplog.records) == 1
+    assert sum(e.count("compiling the pruning") for e in errs) == 0
+    assert sum(e.count("compiling the prediction") for e in errs) == 1
+    assert _notice._shared is None  # the run's folder is gone and so is the sharing
+
+
+def test_progress_bar_gives_no_estimate_before_two_rounds_of_cells():
+    run_module = sys.modules["treelab.experiment.run"]
+    ticks = iter([10.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0])
+    eta = run_module._Eta(n_todo=12, n_workers=2, clock=lambda: next(ticks))
+    shown = [eta.update() for _ in range(7)]
+    # cells 1-2 (start-up) set the mark at t=12; cells 3-4 make a round at full speed:
+    # 2 cells in 2 s, 8 left -> 8 s
+    assert shown[:3] == [None, None, None]
+    assert shown[3] == "0:00:08"
+    assert shown[6] == "0:00:05"  # 5 cells in 5 s, 5 left
+    assert "left~" not in run_module._Eta(5, 2).postfix(0, 0)

@@ -217,7 +217,8 @@ def test_each_bagged_tree_is_the_mmdt_of_its_own_rows_scaled_by_hand(scale):
     Xte, _ = mixed_scale_three_classes(120, 5)
     est = treelab.BaggedMMDT(n_estimators=6, scale=scale, random_state=2).fit(X, y)
     fr = est.forest_
-    p, _, f_fit = est.scaling_  # the conditioning over all rows, under the trees' own scaling
+    # the conditioning over all rows (Z 2**k, then factor f_fit), under the trees' own scaling
+    k, _, f_fit = est.scaling_
     assert est.tree_scale_.shape == (6, 5)
     missed = 0
     for t, seed in enumerate(_seeds(2, 6)):
@@ -237,14 +238,16 @@ def test_each_bagged_tree_is_the_mmdt_of_its_own_rows_scaled_by_hand(scale):
         # the stored factors are the tree's own statistics, relative to the conditioning;
         # a column constant over the tree's rows keeps factor 1
         varies = np.ptp(X[w > 0], axis=0) > 0
-        np.testing.assert_allclose((est.tree_scale_[t] * f_fit * p)[varies], 1.0 / span[varies],
+        np.testing.assert_allclose(np.ldexp(est.tree_scale_[t] * f_fit, k)[varies],
+                                   1.0 / span[varies],
                                    rtol=1e-12)
         np.testing.assert_array_equal(est.tree_scale_[t, ~varies], 1.0)
         assert est.tree_scale_[t, 3] == 1.0  # constant 0.1: no factor from a rounding residue
         assert varies[4] == (w[7] > 0)
         missed += int(w[7] == 0)
         # the folded direction, in units of the raw features, is the hand tree's nu / span
-        np.testing.assert_allclose(tree.projections * f_fit * p, by_hand.projections / span,
+        np.testing.assert_allclose(np.ldexp(tree.projections * f_fit, k),
+                                   by_hand.projections / span,
                                    rtol=1e-9, atol=1e-12)
     assert 0 < missed < 6  # both cases of the lone column occur
     # different bootstrap samples, different statistics

@@ -1,5 +1,7 @@
 """Pruned single-tree baselines: reduced-error and C4.5 pessimistic pruning."""
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 from helpers_trees import children, tree_nodes
@@ -170,6 +172,101 @@ def test_pessimistic_pruning_of_quinlans_example_subtree():
     # a useful split survives
     pruned, kept = pessimistic_prune(hand_tree([[50, 0], [0, 50]]))
     assert pruned.kind.tolist() == [2, 0, 0] and kept.tolist() == [0, 1, 2]
+
+
+# C4.5 Release 8's table of confidence levels and normal deviates, written out from the book
+_CF_TABLE = [(0.0, 4.0), (0.001, 3.09), (0.005, 2.58), (0.01, 2.33), (0.05, 1.65), (0.10, 1.28),
+             (0.20, 0.84), (0.40, 0.25), (1.00, 0.00)]
+
+
+def reference_added_errors(n, e, cf):
+    """Quinlan's AddErrs(N, e) (C4.5 ch. 4 and Release 8), written independently."""
+    if n == 0:
+        return 0.0
+    if e == 0:
+        return n * (1 - cf ** (1 / n))
+    if e < 1:
+        v0 = n * (1 - cf ** (1 / n))
+        return v0 + e * (reference_added_errors(n, 1, cf) - v0)
+    if e + 0.5 >= n:
+        return 0.67 * (n - e)
+    (c0, z0), (c1, z1) = next((a, b) for a, b in pairwise(_CF_TABLE) if cf <= b[0])
+    z = z0 + (z1 - z0) * (cf - c0) / (c1 - c0)
+    p = (e + 0.5 + z * z / 2 + z * np.sqrt((e + 0.5) * (1 - (e + 0.5) / n) + z * z / 4)) / (
+        n + z * z)
+    return n * p - e
+
+
+def naive_pessimistic(nodes, cf):
+    """C4.5's error-based pruning (subtree replacement) as a plain recursion over the tree:
+    returns the nodes that become leaves."""
+    pruned = set()
+
+    def estimate(i):
+        counts = nodes["counts"][i]
+        n, e = counts.sum(), counts.sum() - counts.max()
+        as_leaf = e + reference_added_errors(n, e, cf)
+        if nodes["kind"][i] == 0:
+            return as_leaf
+        as_tree = sum(estimate(c) for c in children(nodes, i))
+        if as_leaf <= as_tree + 0.1:
+            pruned.add(i)
+            return as_leaf
+        return as_tree
+
+    estimate(0)
+    return pruned
+
+
+def three_class_nominal(seed, n=700):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.normal(size=(n, 3)), rng.integers(0, 4, size=(n, 2))])
+    y = (X[:, 0] > 0).astype(int) + (X[:, 3] >= 2)
+    flip = rng.random(n) < 0.25
+    y[flip] = rng.integers(0, 3, flip.sum())
+    return X, y
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("cf", [0.25, 0.1, 0.5])
+def test_pessimistic_pruning_matches_a_recursive_reference_on_deep_trees(seed, cf):
+    """Mutations tried in ``_prune.pessimistic_marks``: a kept subtree estimated by its
+    children's leaf estimates (one level, not their pruned subtrees), and the comparison without
+    C4.5's + 0.1: each fails here (on several of the six trees)."""
+    X, y = three_class_nominal(seed)
+    full = treelab.DecisionTree(criterion="entropy", c45=False, min_samples_split=2,
+                                categorical_features=[3, 4]).fit(X, y)
+    nodes = tree_nodes(full.forest_, 0)
+    assert nodes["depth"].max() >= 8 and (nodes["kind"] == 2).any()
+    pruned, kept = pessimistic_prune(full.forest_, cf)
+    marks = naive_pessimistic(nodes, cf)
+    expected = {i for i in kept if nodes["kind"][i] == 0 or i in marks}
+    assert set(kept[pruned.kind == 0].tolist()) == expected
+    # the kept nodes are exactly those with no pruned proper ancestor
+    par = {c: i for i in range(len(nodes["kind"])) for c in children(nodes, i)}
+
+    def visible(i):
+        a = par.get(i)
+        while a is not None:
+            if a in marks:
+                return False
+            a = par.get(a)
+        return True
+
+    assert set(kept.tolist()) == {i for i in range(len(nodes["kind"])) if visible(i)}
+    # a deep tree loses many nodes but not all
+    assert 1 < len(kept) < 0.8 * len(nodes["kind"])
+    if cf == 0.25:
+        est = treelab.DecisionTree(criterion="entropy", c45=False, min_samples_split=2,
+                                   categorical_features=[3, 4], prune="pessimistic").fit(X, y)
+        np.testing.assert_array_equal(est.forest_.counts, nodes["counts"][kept])
+
+
+def test_reference_added_errors_agree_with_the_engine():
+    for n, e in [(1, 0), (6, 0), (16, 1), (20, 0.5), (7, 6.8), (100, 10), (3, 2), (50, 49)]:
+        for cf in (0.05, 0.25, 0.5):
+            assert c45_added_errors(n, e, cf) == pytest.approx(
+                reference_added_errors(n, e, cf), rel=1e-12)
 
 
 def test_bad_pruning_parameters():

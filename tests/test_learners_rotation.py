@@ -175,3 +175,74 @@ def test_decision_surface_draws_oblique_learners(make):
     direct = est.predict_proba(np.column_stack([gx.ravel(), gy.ravel()]))[:, 1]
     assert image.shape == (40, 40)
     np.testing.assert_allclose(proba[:, :, 1].ravel(), direct)
+
+
+def test_pca_rotation_axes_are_the_principal_axes_of_each_groups_sample():
+    """Every PCA block of every tree against scikit-learn's PCA of the rows the Rodriguez-Kuncheva
+    construction prescribes: the tree's bootstrap sample, a random non-empty subset of its
+    classes, a bootstrap sample of 75% of those rows, the group's features standardised by the
+    tree's own rows. The rows are rebuilt here from the tree's seed, following the documented
+    order of the draws (bootstrap, feature permutation, then per group the class subset and the
+    sample); the axes agree up to sign, in decreasing order of variance.
+
+    Mutations tried: the covariance not centred (``weighted_covariance`` without the mean), the
+    sample drawn from all the tree's rows instead of the chosen classes', and random orthonormal
+    blocks (``random_axes`` of the group size) in place of the principal axes: each fails here.
+    """
+    from sklearn.decomposition import PCA
+    from sklearn.utils import check_random_state
+
+    rng = np.random.default_rng(12)
+    n, d, group_size = 240, 5, 2
+    # correlated features with non-zero means and unequal spreads
+    X = rng.normal(size=(n, d)) @ rng.normal(size=(d, d)) + np.array([3.0, -2.0, 8.0, 0.5, 1.0])
+    X *= np.array([1.0, 10.0, 0.1, 2.0, 1.0])
+    y = rng.integers(0, 4, size=n)
+    T = 6
+    model = treelab.RotationForest(n_estimators=T, rotation="pca", group_size=group_size,
+                                   random_state=11, max_depth=2).fit(X, y)
+    seeds = check_random_state(11).randint(0, np.iinfo(np.int32).max, size=T)
+    W_all = model.forest_.projections.reshape(T, d, d)
+    n_subsets = set()
+    for t in range(T):
+        tr = np.random.default_rng(int(seeds[t]))
+        w = np.bincount(tr.integers(0, n, size=n), minlength=n)
+        mean = np.average(X, axis=0, weights=w)
+        sd = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=w))
+        A = W_all[t] * sd[None, :]
+        perm = tr.permutation(d)
+        rows = np.repeat(np.arange(n), w)
+        classes = np.unique(y[rows])
+        pos = 0
+        for g0 in range(0, d, group_size):
+            cols = np.sort(perm[g0:g0 + group_size])
+            keep = np.zeros(0, dtype=bool)
+            while not keep.any():
+                keep = tr.random(classes.size) < 0.5
+            n_subsets.add(int(keep.sum()))
+            pool = rows[np.isin(y[rows], classes[keep])]
+            sample = pool[tr.integers(0, pool.size, size=max(round(0.75 * pool.size), 2))]
+            pca = PCA(n_components=cols.size).fit(X[np.ix_(sample, cols)] / sd[cols])
+            for axis in pca.components_:
+                got = A[pos]
+                assert np.abs(np.delete(got, cols)).max() == 0.0  # the group's features only
+                cos = abs(got[cols] @ axis) / np.linalg.norm(got[cols])
+                assert cos == pytest.approx(1.0, abs=1e-9), (t, g0)
+                pos += 1
+        assert pos == d
+    assert len(n_subsets) > 1  # different class subsets were exercised
+
+
+@pytest.mark.parametrize("rotation", ["random", "pca", "identity"])
+@pytest.mark.parametrize("max_features", ["sqrt", 1])
+def test_rotation_forest_without_any_observed_value_grows_leaves(rotation, max_features):
+    # a nominal column with every value missing has no real feature at all; the forest used to
+    # fail inside the growth (ZeroDivisionError) or refuse max_features=1 for "0 features"
+    X = np.full((6, 1), np.nan)
+    y = np.array([0, 1, 0, 1, 1, 1])
+    model = treelab.RotationForest(n_estimators=3, rotation=rotation, max_features=max_features,
+                                   bootstrap=False, categorical_features=[0],
+                                   random_state=0).fit(X, y)
+    assert (model.forest_.kind == 0).all()
+    proba = model.predict_proba(np.array([[np.nan], [2.0]]))
+    np.testing.assert_allclose(proba, [[1 / 3, 2 / 3]] * 2)  # the class shares of the rows

@@ -100,3 +100,16 @@ def test_widgets_say_how_to_add_missing_dims(runs):
     grid = treelab.plot.stack_results(runs)
     fig, table = treelab.widgets.spectrum_view(grid, None, "Aggregating", 0.5)
     assert table.loc["ensemble_error", "mean"] == runs[2].ensemble_error.item()
+
+
+def test_stack_results_takes_one_ensemble_at_several_alphas(runs):
+    # one label at three alphas: concat keeps the shared label as a scalar, which once made
+    # set_index raise "PandasMultiIndex only accepts 1-dimensional variables"
+    grid = treelab.plot.stack_results(runs[:3])
+    assert list(grid.ensemble.values) == ["Aggregating"]
+    np.testing.assert_array_equal(grid.alpha.values, [0.0, 0.5, 1.0])
+    for run in runs[:3]:
+        assert grid.phi_e.sel(ensemble="Aggregating", alpha=run.alpha.item()).item() == \
+            run.phi_e.item()
+    single = treelab.plot.stack_results(runs[3:])
+    assert single.sizes["ensemble"] == 1 and np.isnan(single.alpha.values).all()

@@ -1,5 +1,7 @@
 """treelab.plot: the artists drawn carry exactly the Dataset's values."""
 
+import re
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -14,6 +16,7 @@ import treelab  # noqa: E402
 from treelab import plot, stats  # noqa: E402
 from treelab.analysis import bias_variance, reliability  # noqa: E402
 from treelab.datasets import gaussian_mixture, image_interpolation  # noqa: E402
+from treelab.plot.export import export_size  # noqa: E402
 
 ALPHAS = [0.0, 0.25, 0.5, 0.75, 1.0]
 
@@ -399,3 +402,29 @@ def test_library_leaves_rc_params_alone(result, mixture_model):
     plot.strength_correlation(result, dataset="wine")
     plot.decision_surface(*mixture_model, resolution=10)
     assert dict(matplotlib.rcParams) == before
+
+
+def test_savefig_single_column_is_252_points_with_the_legend_under_the_axes(tmp_path):
+    # a legend beside the axes once made the cropped file 3.62 in (260 pt) wide and took about
+    # 30% of it
+    from matplotlib.image import imread
+
+    fig, ax = plt.subplots(figsize=(5.0, 3.5))
+    for name, errors in {"Aggregating": [0.21, 0.18, 0.2], "Bagging": [0.2, 0.19, 0.2],
+                         "Subspace": [0.22, 0.2, 0.21]}.items():
+        ax.plot([0.0, 0.5, 1.0], errors, label=name)
+    legend = ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    (png,) = plot.savefig(fig, tmp_path / "s.png", width="single", dpi=100)
+    assert imread(png).shape[1] == 350  # 3.5 in at 100 dpi
+    (pdf,) = plot.savefig(fig, tmp_path / "s.pdf", width="single")
+    box = re.search(rb"/MediaBox \[\s*([\d.]+) ([\d.]+) ([\d.]+) ([\d.]+)", pdf.read_bytes())
+    assert float(box.group(3)) - float(box.group(1)) == pytest.approx(252, abs=0.5)
+    with export_size(fig, "single") as figure:
+        figure.canvas.draw()
+        under = ax.get_legend().get_window_extent()
+        assert under.y1 <= ax.get_window_extent().y0  # under the panel
+        assert ax.get_window_extent().width > 0.6 * figure.bbox.width
+    assert ax.get_legend() is legend  # the notebook's figure is unchanged
+    # at page width the legend stays beside the axes, and the file is 7 in wide
+    (wide,) = plot.savefig(fig, tmp_path / "d.png", width="double", dpi=50)
+    assert imread(wide).shape[1] == 350 and ax.get_legend() is legend

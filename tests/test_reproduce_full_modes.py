@@ -1,19 +1,18 @@
-"""benchmarks/reproduce_error_correlation.py and reproduce_heterogeneous.py run exactly the
-full mode of notebooks 02 and 04: the same cells (content hashes), so the notebook run with
-QUICK = False finds every cell the script stored.
+"""``treelab reproduce alipazzani1995`` and ``gashler2008`` (and the benchmark scripts that
+call them) run exactly the full mode of notebooks 02 and 04 among their grids: the same cells
+(content hashes), so the notebook run with QUICK = False finds every cell the study stored.
 
 The notebook's configuration is taken from the notebook itself: its parameter cell with
 QUICK = False and the cells that build the experiments are executed with ``run`` replaced by a
 function that records the configuration and stops (nothing is fitted).
 """
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
 from treelab.experiment import ExperimentConfig, expand
+from treelab.reproduce import alipazzani1995, gashler2008, get_study
 
 nbformat = pytest.importorskip("nbformat")
 
@@ -22,17 +21,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 class _Stop(Exception):
     pass
-
-
-def _script(name):
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    return module
 
 
 def _notebook_configs(stem, n_cells, monkeypatch):
@@ -65,19 +53,19 @@ def _keys(config):
     return sorted(cell.key for cell in expand(config))
 
 
-def test_error_correlation_script_runs_notebook_02s_full_mode(monkeypatch):
-    rec = _script("reproduce_error_correlation")
+def test_error_correlation_study_runs_notebook_02s_full_mode(monkeypatch):
     # code cells: parameters, imports, UCI sets, the experiment
     (notebook,) = _notebook_configs("02_error_correlation", 4, monkeypatch)
-    script = rec.stochastic_id3(11)
+    script = get_study("alipazzani1995").grids("full")["stochastic_id3"]
     assert _keys(script) == _keys(notebook)
     assert len(_keys(script)) == 18 * 4 * 4 * 30
     # a subset of the noise variants is a subset of the same cells
-    assert set(_keys(rec.stochastic_id3(11, [0.0, 0.2]))) < set(_keys(notebook))
+    assert set(_keys(alipazzani1995.stochastic_id3(11, [0.0, 0.2]))) < set(_keys(notebook))
+    # the notebook's cells are stored where the benchmark script's run leaves them
+    assert get_study("alipazzani1995").notebook == "02_error_correlation"
 
 
-def test_heterogeneous_script_runs_notebook_04s_full_mode(monkeypatch):
-    rh = _script("reproduce_heterogeneous")
+def test_heterogeneous_study_runs_notebook_04s_full_mode(monkeypatch):
     # code cells: parameters, imports, UCI sets, 5x2 CV experiment, F tests, Friedman,
     # irrelevant attributes (the F-test and Friedman cells need the result: skipped)
     nb = nbformat.read(ROOT / "notebooks" / "04_heterogeneous_ensembles.ipynb", as_version=4)
@@ -87,6 +75,31 @@ def test_heterogeneous_script_runs_notebook_04s_full_mode(monkeypatch):
     nb.cells = keep
     monkeypatch.setattr(nbformat, "read", lambda *a, **k: nb)
     gashler, irrelevant = _notebook_configs("04_heterogeneous_ensembles", 5, monkeypatch)
-    assert _keys(rh.gashler(100)) == _keys(gashler)
-    assert _keys(rh.irrelevant(100)) == _keys(irrelevant)
+    full = get_study("gashler2008").grids("full")
+    assert _keys(full["gashler"]) == _keys(gashler)
+    assert _keys(full["irrelevant"]) == _keys(irrelevant)
+    assert _keys(gashler2008.gashler(100)) == _keys(gashler)
     assert len(_keys(gashler)) == 15 * 6 * 10 and len(_keys(irrelevant)) == 4 * 10 * 10
+
+
+def _configs_of(stem, keep, monkeypatch):
+    """The configurations of the notebook's code cells ``keep`` (in full mode)."""
+    nb = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    nb.cells = [code[i] for i in keep]
+    monkeypatch.setattr(nbformat, "read", lambda *a, **k: nb)
+    return _notebook_configs(stem, len(keep), monkeypatch)
+
+
+@pytest.mark.parametrize("stem, keep, study, grids", [
+    ("01_spectrum_of_randomness", (0, 1, 2, 3, 7), "liu2008", ("spectrum", "compare")),
+    ("03_probability_estimation", (0, 1, 2, 3), "fan2005", ("fan",)),
+    ("05_rotation_forest", (0, 1, 2, 4), "rotation-forest", ("rotation",)),
+])
+def test_studies_run_the_notebooks_full_modes(stem, keep, study, grids, monkeypatch):
+    configs = _configs_of(stem, keep, monkeypatch)
+    full = get_study(study).grids("full")
+    assert len(configs) == len(grids)
+    for config, name in zip(configs, grids, strict=True):
+        assert _keys(full[name]) == _keys(config), name
+    assert get_study(study).notebook == stem

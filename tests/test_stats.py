@@ -86,10 +86,26 @@ def test_lower_is_better_by_default(printed):
     np.testing.assert_allclose(a.average_rank.values, b.average_rank.values)
 
 
-def test_friedman_perfect_agreement_gives_infinite_f():
+def test_friedman_perfect_agreement_leaves_f_undefined():
     res = stats.friedman(table(np.tile([0.1, 0.2, 0.3], (5, 1)), ["a", "b", "c"]))
     assert float(res.chi2) == pytest.approx(10.0)  # N (k - 1)
-    assert np.isinf(float(res.iman_davenport_f)) and float(res.f_p_value) == 0.0
+    assert np.isnan(float(res.iman_davenport_f)) and np.isnan(float(res.f_p_value))
+    assert "undefined" in res.iman_davenport_f.attrs["description"]
+    assert "undefined" in res.f_p_value.attrs["description"]
+
+
+def test_friedman_two_datasets_ranking_alike_give_no_certain_f():
+    # the case a user met: chi2 p = 0.135 beside F_F = inf (p = 0.000)
+    res = stats.friedman(table(np.array([[0.1, 0.2, 0.3], [0.15, 0.25, 0.35]]),
+                               ["a", "b", "c"]))
+    assert float(res.chi2_p_value) == pytest.approx(scipy.stats.chi2.sf(4.0, 2), rel=1e-12)
+    assert float(res.chi2_p_value) == pytest.approx(0.135, abs=5e-4)
+    assert np.isnan(float(res.f_p_value)) and np.isnan(float(res.iman_davenport_f))
+    # where the rankings differ F_F is defined and its description empty
+    res = stats.friedman(table(np.array([[0.1, 0.2, 0.3], [0.25, 0.15, 0.35]]),
+                               ["a", "b", "c"]))
+    assert np.isfinite(float(res.iman_davenport_f))
+    assert not res.iman_davenport_f.attrs.get("description")
 
 
 # ------------------------------------------------------------------ Nemenyi

@@ -7,25 +7,52 @@ read-only install cannot write: every process would then compile the engine agai
 any ``import numba`` inside treelab (``treelab/__init__.py`` calls it first); when numba was
 imported earlier, its ``config.CACHE_DIR`` is set as well, which numba consults when each
 kernel is decorated.
+
+numba checks a cached function against its own source file only: a kernel whose helper in
+another module changed would load its old machine code and run the old helper, silently. The
+per-user folder therefore ends in a tag, a digest of every kernel module's source and numba's
+version (:func:`kernel_sources_tag`), so any edit or upgrade of the kernels starts a fresh
+cache. A folder the user names with ``NUMBA_CACHE_DIR`` is taken as it is.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
+from pathlib import Path
 
-__all__ = ["cache_dir", "configure_cache"]
+__all__ = ["cache_dir", "configure_cache", "kernel_sources_tag"]
+
+KERNELS = Path(__file__).parent / "engine" / "kernels"
+
+
+def kernel_sources_tag(folder: str | os.PathLike | None = None) -> str:
+    """A 16-digit digest of the kernel modules' sources (``*.py`` in ``folder``, by default
+    ``treelab/engine/kernels``) and of numba's version: it changes whenever any kernel or helper
+    changes, which numba's per-file check does not see."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    digest = hashlib.sha256()
+    try:
+        digest.update(version("numba").encode())
+    except PackageNotFoundError:  # pragma: no cover - numba is a dependency
+        pass
+    for path in sorted(Path(folder or KERNELS).glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
 
 
 def cache_dir() -> str:
     """The folder numba caches treelab's kernels in: ``NUMBA_CACHE_DIR`` when set, else the
-    per-user cache folder ``<user cache dir>/treelab/numba``."""
+    per-user cache folder ``<user cache dir>/treelab/numba/<kernel_sources_tag()>``."""
     chosen = os.environ.get("NUMBA_CACHE_DIR")
     if chosen:
         return chosen
     import platformdirs
 
-    return os.path.join(platformdirs.user_cache_dir("treelab", appauthor=False), "numba")
+    return os.path.join(platformdirs.user_cache_dir("treelab", appauthor=False), "numba",
+                        kernel_sources_tag())
 
 
 def configure_cache() -> str:

@@ -1,10 +1,10 @@
 """Command line: ``treelab run CONFIG.toml``, ``treelab list-data``, ``treelab demo``,
-``treelab warmup``.
+``treelab warmup``, ``treelab reproduce``.
 
 Each subcommand parses its arguments and calls one public function of :mod:`treelab`
 (:func:`treelab.experiment.run`, :func:`treelab.datasets.list_uci`,
-:func:`treelab.experiment.demo.demo_config`, :func:`treelab._warmup.warmup`); nothing is
-reachable only from here.
+:func:`treelab.experiment.demo.demo_config`, :func:`treelab._warmup.warmup`,
+:func:`treelab.reproduce.run_study`); nothing is reachable only from here.
 """
 
 from __future__ import annotations
@@ -39,7 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     p_run = sub.add_parser("run", help="run (or resume) an experiment from a TOML file")
     p_run.add_argument("config", type=Path, help="experiment configuration (TOML)")
     p_run.add_argument("--out", type=Path, default=None, metavar="DIR",
-                       help="output folder (default: the config's 'out')")
+                       help="output folder, relative to the current folder (default: the "
+                            "config's 'out', relative to the config file's folder, as its "
+                            "data set paths are); the absolute folder is printed first")
     add_backend(p_run, None)
 
     p_list = sub.add_parser("list-data", help="list generators, bundled and UCI data sets")
@@ -66,6 +68,25 @@ def _parser() -> argparse.ArgumentParser:
     p_warm.add_argument("estimators", nargs="*", metavar="ESTIMATOR",
                         help="treelab estimators to compile for (default: all)")
     p_warm.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+    p_rep = sub.add_parser(
+        "reproduce", help="run a founding paper's study and print its tables beside the paper's",
+        description="Run (or resume) a study on the experiment runner, print the paper's tables "
+                    "beside treelab's, and write OUT/STUDY.md, the measured tables, the result "
+                    "Datasets (netCDF) and the figures.")
+    p_rep.add_argument("study", nargs="?", help="the study (see --list)")
+    p_rep.add_argument("--list", action="store_true", help="list the studies and stop")
+    p_rep.add_argument("--quick", action="store_true",
+                       help="run the study's documented subset (minutes; its numbers are a "
+                            "subset of the study)")
+    p_rep.add_argument("--out", type=Path, default=Path("treelab-out/reproduce"), metavar="DIR",
+                       help="output folder (default: treelab-out/reproduce)")
+    group = p_rep.add_mutually_exclusive_group()
+    group.add_argument("--workers", type=int, default=None, metavar="N",
+                       help="local worker processes (default 2; 1 runs in this process)")
+    group.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="address of a running dask scheduler")
+    p_rep.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     return parser
 
 
@@ -120,6 +141,11 @@ def _run(args: argparse.Namespace) -> int:
         config = config.replace(**overrides)
     if config.out is None:
         raise ValueError("the configuration has no 'out' folder: pass --out DIR")
+    # a TOML's `out` is relative to the file's folder, `--out` to the current folder: say
+    # where the output goes before any work, so neither rule surprises
+    origin = ("--out, relative to the current folder" if args.out is not None else
+              f"'out' of {args.config}, relative to its folder")
+    print(f"output folder   : {Path(config.out).resolve()} ({origin})", flush=True)
     started = time.perf_counter()
     ds = run(config, progress=not args.no_progress)
     _finish(ds, Path(config.out), started)
@@ -193,6 +219,33 @@ def _warmup(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reproduce(args: argparse.Namespace) -> int:
+    from treelab.reproduce import get_study, list_studies, run_study
+
+    if args.list:
+        for name, row in list_studies().iterrows():
+            print(f"{name:16s} {row['title']}")
+            print(f"{'':16s}   full : {row['full']}")
+            print(f"{'':16s}   quick: {row['quick']}")
+        return 0
+    if args.study is None:
+        raise ValueError("name a study (treelab reproduce --list shows them)")
+    get_study(args.study)  # an unknown name is refused before anything runs
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    mode = "quick" if args.quick else "full"
+    print(f"treelab reproduce {args.study}: {mode} mode; out {args.out}", flush=True)
+    report = run_study(args.study, mode=mode, out=args.out, workers=args.workers,
+                       scheduler=args.scheduler, progress=not args.no_progress)
+    print()
+    print(report.markdown)
+    print()
+    print(f"finished in {report.seconds:.1f} s")
+    for label, path in report.paths.items():
+        print(f"{label:16s}: {Path(path).resolve()}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``treelab`` command and of ``python -m treelab``.
 
@@ -207,7 +260,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         Exit status: 0 on success, 2 for a usage or configuration error, 1 for a failed run.
     """
     args = _parser().parse_args(argv)
-    handlers = {"run": _run, "demo": _demo, "list-data": _list_data, "warmup": _warmup}
+    handlers = {"run": _run, "demo": _demo, "list-data": _list_data, "warmup": _warmup,
+                "reproduce": _reproduce}
     try:
         return handlers[args.command](args)
     except (ValueError, TypeError, FileNotFoundError) as exc:

@@ -26,6 +26,7 @@ training sets).
 
 from __future__ import annotations
 
+import inspect
 import numbers
 import warnings
 from abc import ABC, abstractmethod
@@ -50,6 +51,7 @@ __all__ = [
     "Split",
     "StratifiedKFold",
     "make_protocol",
+    "protocol_keys",
 ]
 
 #: A generator source for draw-based protocols: ``source(n_samples, random_state)``.
@@ -494,6 +496,13 @@ PROTOCOLS: dict[str, type[Protocol]] = {
 }
 
 
+def protocol_keys(name: str) -> frozenset[str]:
+    """The keys a protocol table of protocol ``name`` may hold (``name`` and its parameters)."""
+    sig = inspect.signature(PROTOCOLS[name])
+    return frozenset({"name", *(p for p in sig.parameters
+                                if sig.parameters[p].kind is not inspect.Parameter.VAR_KEYWORD)})
+
+
 def make_protocol(spec: str | dict[str, Any] | Protocol, *,
                   random_state: int | None = None) -> Protocol:
     """Build a protocol from its name and parameters.
@@ -521,6 +530,11 @@ def make_protocol(spec: str | dict[str, Any] | Protocol, *,
     name = params.pop("name")
     if name not in PROTOCOLS:
         raise ValueError(f"protocol name must be one of {sorted(PROTOCOLS)}; got {name!r}")
+    accepted = protocol_keys(name) - {"name"}
+    unknown = set(params) - accepted
+    if unknown:
+        raise ValueError(f"protocol {name!r}: unknown keys {sorted(unknown)}; allowed "
+                         f"{sorted(accepted | {'name'})}")
     params.setdefault("random_state", random_state)
     try:
         return PROTOCOLS[name](**params)

@@ -30,6 +30,10 @@ import xarray as xr
 
 from treelab import _dims
 
+# the sources stay importable from here, where the measures used to find them
+from treelab.analysis._cite import *  # noqa: F403
+from treelab.analysis._cite import CITE_TREELAB
+
 __all__ = [
     "Var",
     "align_to",
@@ -50,21 +54,6 @@ __all__ = [
 _KNOWN_DIMS = frozenset(
     value for name, value in vars(_dims).items() if name.isupper() and isinstance(value, str)
 )
-
-CITE_ALI_PAZZANI = (
-    "Ali & Pazzani (1995), On the link between error correlation and error reduction in "
-    "decision tree ensembles, UCI ICS TR 95-38"
-)
-CITE_BREIMAN = (
-    "Breiman (2001), Random forests, Machine Learning 45; estimates as in Buttrey & "
-    "Kobayashi (2003) and Liu, Ting, Yu & Zhou (2008) Appendix C"
-)
-CITE_FAN = (
-    "Fan, Greengrass, McCloskey, Yu & Drummey (2005), Effective estimation of posterior "
-    "probabilities: explaining the accuracy of randomized decision tree approaches"
-)
-CITE_TREELAB = "treelab analysis specification (spec/analysis.md)"
-
 
 class Var(NamedTuple):
     """One output variable: dims, values and the attrs every result variable carries."""

@@ -9,9 +9,8 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
+from treelab.analysis._cite import CITE_BREIMAN, CITE_GAIN_TIES
 from treelab.analysis._dataset import (
-    CITE_ALI_PAZZANI,
-    CITE_BREIMAN,
     Var,
     encode_labels,
     encode_unseen,
@@ -147,7 +146,7 @@ def unknown_tree_vars(n_trees: int, source: str) -> dict[str, Var]:
     why = TREELAB_ONLY.format(source=source)
     nan_t = np.full(n_trees, np.nan)
     tree = (_dims.TREE,)
-    cite = CITE_ALI_PAZZANI
+    cite = CITE_GAIN_TIES
     return {
         "ties": Var(tree, nan_t, "gain ties recorded while growing the tree", units="count",
                     cite=cite, description=why),

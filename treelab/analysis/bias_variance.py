@@ -8,8 +8,8 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
+from treelab.analysis._cite import CITE_FAN
 from treelab.analysis._dataset import (
-    CITE_FAN,
     Var,
     align_to,
     as_array,

@@ -1,8 +1,9 @@
 """Bias-variance decompositions of the 0-1 loss and the bias-variance-diversity decomposition.
 
 Both take outputs on the same test rows from K training sets (the ``repeat`` dim of the
-K-train-sets protocol, spec/experiments.md). Every term is computed from its own definition;
-that the terms sum to the directly measured expected loss is checked by the tests, not built in.
+K-train-sets protocol, docs/measures/diversity_workbench.md). Every term is computed from its
+own definition; that the terms sum to the directly measured expected loss is checked by the
+tests, not built in.
 """
 
 from __future__ import annotations

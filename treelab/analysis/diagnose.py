@@ -11,8 +11,8 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
+from treelab.analysis._cite import CITE_ERRORS, CITE_GAIN_TIES, CITE_TREE_STATS
 from treelab.analysis._dataset import (
-    CITE_TREELAB,
     Var,
     as_array,
     check_proba,
@@ -222,14 +222,14 @@ def diagnose(
         e_s,
         "single deterministic model error E_s",
         valid_range=_ERR,
-        cite=CITE_TREELAB,
+        cite=CITE_ERRORS,
         description=single_how,
     )
     variables["error_ratio"] = Var(
         (),
         e_e / e_s if e_s > 0 else np.nan,
         "error ratio E_e / E_s",
-        cite=CITE_TREELAB,
+        cite=CITE_ERRORS,
         description="NaN where the single-model error is 0 or unknown",
     )
     variables.update(correlation_vars(labels, y_codes, n_all, votes))
@@ -301,6 +301,7 @@ def _tree_stats(stats: xr.Dataset, taken: dict[str, Var], n_trees: int) -> dict[
             da.values,
             str(da.attrs.get("long_name", name)),
             units=str(da.attrs.get("units", "")),
+            cite=CITE_GAIN_TIES if name.startswith("gain_ties") else CITE_TREE_STATS,
             description="from the estimator's tree_stats()",
         )
     return out

@@ -15,9 +15,15 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._batch import member_dataset, member_inputs
+from treelab.analysis._cite import (
+    CITE_ARRANGEMENT,
+    CITE_ERRORS,
+    CITE_PHI_E,
+    CITE_PHI_STAR,
+    CITE_RELATION,
+    treelab_docs,
+)
 from treelab.analysis._dataset import (
-    CITE_ALI_PAZZANI,
-    CITE_TREELAB,
     Var,
     align_to,
     as_array,
@@ -153,10 +159,13 @@ def errors_vars(labels: np.ndarray, y: np.ndarray, ens: np.ndarray, how: str) ->
     """Variables of :func:`errors` from checked codes and the ensemble's labels."""
     e_t = _member_error(labels, y)
     return {
-        "member_error": Var((_dims.TREE,), e_t, "member error rate e_t", valid_range=_ERR),
-        "mean_member_error": Var((), e_t.mean(), "mean member error rate", valid_range=_ERR),
+        "member_error": Var((_dims.TREE,), e_t, "member error rate e_t", valid_range=_ERR,
+                            cite=CITE_ERRORS),
+        "mean_member_error": Var((), e_t.mean(), "mean member error rate", valid_range=_ERR,
+                                 cite=CITE_ERRORS),
         "ensemble_error": Var(
-            (), np.mean(ens != y), "ensemble error rate E_e", valid_range=_ERR, description=how
+            (), np.mean(ens != y), "ensemble error rate E_e", valid_range=_ERR, description=how,
+            cite=CITE_ERRORS,
         ),
     }
 
@@ -236,7 +245,7 @@ def correlation_vars(
             phi_e,
             "error correlation phi_e (mean over pairs of the rate of identical errors)",
             valid_range=_ERR,
-            cite=CITE_ALI_PAZZANI,
+            cite=CITE_PHI_E,
             description=note,
         ),
         "phi_star": Var(
@@ -244,18 +253,18 @@ def correlation_vars(
             phi_star,
             "phi_e under class-conditionally independent errors (phi*)",
             valid_range=_ERR,
-            cite=CITE_ALI_PAZZANI,
+            cite=CITE_PHI_STAR,
             description=note,
         ),
         "phi_gap": Var(
-            (), phi_e - phi_star, "phi_e - phi*", valid_range=(-1.0, 1.0), cite=CITE_ALI_PAZZANI
+            (), phi_e - phi_star, "phi_e - phi*", valid_range=(-1.0, 1.0), cite=CITE_RELATION
         ),
         "relation": Var(
             (),
             np.array(_relation(phi_e, phi_star)),
             "correlation of member errors relative to independence",
             units="",
-            cite=CITE_ALI_PAZZANI,
+            cite=CITE_RELATION,
             description="positive, uncorrelated, negative (or undefined for one tree)",
         ),
     }
@@ -357,7 +366,7 @@ def error_arrangement(
     variables = arrangement_vars(inp.labels, inp.y, inp.n_classes, independent=options)
     variables["member_error"] = Var(
         (_dims.TREE,), _member_error(inp.labels, inp.y), "member error rate e_t",
-        valid_range=_ERR,
+        valid_range=_ERR, cite=CITE_ERRORS,
     )
     coords = {k: v for k, v in inp.coords.items() if k != _dims.CLASS}
     return to_dataset(variables, function="error_arrangement",
@@ -390,14 +399,14 @@ def arrangement_vars(
     optimal = _optimal_lost_rows(k, n_samples) / n_samples
     return {
         "observed_error": Var(
-            (), observed, "uniform-voting ensemble error", valid_range=_ERR, cite=CITE_ALI_PAZZANI
+            (), observed, "uniform-voting ensemble error", valid_range=_ERR, cite=CITE_ARRANGEMENT
         ),
         "independent_error": Var(
             (),
             indep.error,
             "voting error if members erred independently (true class loses the vote)",
             valid_range=_ERR,
-            cite=CITE_ALI_PAZZANI,
+            cite=CITE_ARRANGEMENT,
             description=f"{indep.method}; vote ties to the lower class index",
         ),
         "independent_error_se": Var(
@@ -405,14 +414,14 @@ def arrangement_vars(
             indep.se,
             "Monte Carlo standard error of independent_error (0 when exact)",
             valid_range=_ERR,
-            cite=CITE_TREELAB,
+            cite=treelab_docs("measures/correctness"),
         ),
         "optimal_error": Var(
             (),
             optimal,
             "lowest voting error over re-arrangements of member errors",
             valid_range=_ERR,
-            cite=CITE_ALI_PAZZANI,
+            cite=CITE_ARRANGEMENT,
         ),
     }
 
@@ -491,7 +500,7 @@ def error_ratio(ensemble_error: Any, single_error: Any) -> xr.DataArray:
         ratio.values,
         "error ratio E_e / E_s",
         valid_range=None,
-        cite=CITE_TREELAB,
+        cite=CITE_ERRORS,
         description="NaN where the single-model error is 0",
     )
     return to_dataarray(

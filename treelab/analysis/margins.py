@@ -13,7 +13,8 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._batch import batched_labels, build, split_input
-from treelab.analysis._dataset import CITE_BREIMAN, Var, vote_counts
+from treelab.analysis._cite import CITE_BREIMAN
+from treelab.analysis._dataset import Var, vote_counts
 
 __all__ = ["margin_cdf", "margin_counts", "margins"]
 

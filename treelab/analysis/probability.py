@@ -25,9 +25,8 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
+from treelab.analysis._cite import CITE_FAN, treelab_docs
 from treelab.analysis._dataset import (
-    CITE_FAN,
-    CITE_TREELAB,
     Var,
     align_to,
     as_array,
@@ -369,7 +368,8 @@ def topk_var(p: np.ndarray, codes: np.ndarray, ks: np.ndarray, n_known: int | No
     if n_known is not None:
         rank = np.where(codes >= n_known, n_classes + 1, rank)
     values = np.array([np.mean(rank >= kk) if n else np.nan for kk in ks], dtype=np.float64)
-    return Var((_dims.K,), values, "top-k error rate", valid_range=(0.0, 1.0), cite=CITE_TREELAB)
+    return Var((_dims.K,), values, "top-k error rate", valid_range=(0.0, 1.0),
+               cite=treelab_docs("measures/probability"))
 
 
 def reliability(

@@ -9,8 +9,8 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._batch import member_dataset, member_inputs
+from treelab.analysis._cite import CITE_BREIMAN
 from treelab.analysis._dataset import (
-    CITE_BREIMAN,
     Var,
     align_to,
     as_array,

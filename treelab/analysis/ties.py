@@ -8,7 +8,8 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
-from treelab.analysis._dataset import CITE_ALI_PAZZANI, Var, to_dataset
+from treelab.analysis._cite import CITE_GAIN_TIES
+from treelab.analysis._dataset import Var, to_dataset
 
 __all__ = ["gain_ties", "gain_ties_from_counts"]
 
@@ -66,7 +67,7 @@ def ties_vars(t: np.ndarray, d: np.ndarray) -> dict[str, Var]:
     mean_g = float(g[has].mean()) if has.any() else np.nan
     pooled = float(t.sum() / d.sum()) if d.sum() > 0 else np.nan
     tree = (_dims.TREE,)
-    cite = CITE_ALI_PAZZANI
+    cite = CITE_GAIN_TIES
     return {
         "ties": Var(tree, t, "gain ties recorded while growing the tree", units="count", cite=cite),
         "decision_nodes": Var(tree, d, "deterministic decision nodes", units="count", cite=cite),

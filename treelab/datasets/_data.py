@@ -109,6 +109,18 @@ class LabeledData:
         """Boolean mask of the nominal columns, for an estimator's ``categorical_features=``."""
         return np.array([t == NOMINAL for t in self.feature_types], dtype=bool)
 
+    @property
+    def X_frame(self) -> pd.DataFrame:
+        """The features as a DataFrame whose nominal columns have pandas ``category`` dtype.
+
+        Every treelab estimator reads nominal columns from a DataFrame's dtypes (as
+        scikit-learn's ``categorical_features="from_dtype"`` does), so
+        ``est.fit(data.X_frame, data.y)`` grows the trees that
+        ``est.set_params(categorical_features=data.categorical_features).fit(data.X, data.y)``
+        grows, without the argument. Columns are named by ``feature_names``.
+        """
+        return self.to_frame(target="__target__").drop(columns="__target__")
+
     def take(self, rows: Sequence[int] | np.ndarray) -> LabeledData:
         """Return the rows ``rows`` (indices or a boolean mask) as a new :class:`LabeledData`.
 

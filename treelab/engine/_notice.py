@@ -1,12 +1,17 @@
-"""A one-line notice when the engine compiles, so a first fit does not read as a hang.
+"""A notice when the engine compiles, so a first fit does not read as a hang.
 
 numba compiles a kernel the first time it is called with new argument types and keeps the
 machine code in its on-disk cache (see :mod:`treelab._cache`); only a real compilation, never a
-load from that cache, raises numba's ``numba:compile`` event. A listener on that event logs one
-line through the ``treelab`` logger the first time each group of kernels compiles in a process
-(growth, prediction, oblique trees, pruning), with the time it takes on a 2-core machine.
-Silence it with ``logging.getLogger("treelab").setLevel(logging.ERROR)``; ``treelab warmup``
-compiles everything ahead (for images and CI).
+load from that cache, raises numba's ``numba:compile`` event. A listener on that event logs,
+through the ``treelab`` logger, one line the first time each group of kernels compiles in a
+run (growth, prediction, oblique trees, pruning, analysis) with an honest estimate: the time
+that group's first compilation took on this machine when one was measured (kept beside the
+kernels in the cache folder), else the range measured on two-core machines idle and loaded.
+While a compilation runs longer than ``PROGRESS_EVERY`` seconds a line every so often says
+how long it has run and how many kernels it has compiled, and a last line says when it is
+done. An experiment run announces each group once for all its worker processes
+(:func:`share_notices`). Silence it with ``logging.getLogger("treelab").setLevel(logging.ERROR)``;
+``treelab warmup`` compiles everything ahead (for images and CI).
 
 The same listener makes Python's cyclic garbage collector run less often while a treelab kernel
 compiles. numba's compiler creates millions of Python objects, many of them long-lived (typing
@@ -21,7 +26,9 @@ when that compilation ends. Compilations of code outside treelab are left alone.
 from __future__ import annotations
 
 import gc
+import json
 import logging
+import os
 import threading
 import time
 
@@ -29,58 +36,188 @@ from numba.core import event
 
 log = logging.getLogger("treelab")
 
-# kernel module -> (group, CPU seconds its first compile takes), measured with an empty cache
-# on the project's 2-core machine (benchmarks/README.md, "First fit on a fresh install")
+# kernel module -> group; a group is announced once, when its first kernel compiles
 GROUPS = {
-    "_grow": ("tree growth", 25),
-    "_presort": ("tree growth", 25),
-    "_predict": ("prediction", 5),
-    "_oblique": ("oblique trees", 10),
-    "_prune": ("pruning", 5),
+    "_grow": "tree growth",
+    "_presort": "tree growth",
+    "_predict": "prediction",
+    "_oblique": "oblique trees",
+    "_prune": "pruning",
+    "_votes": "analysis",
+    "_agreement": "analysis",
 }
+OTHER = "engine"
+
+# wall seconds of a group's first compilation with an empty cache: a 2-core machine idle (low)
+# and shared with other work (high); "tree growth" measured 25 s idle and 52 s loaded
+RANGES = {
+    "tree growth": (20, 90),
+    "prediction": (5, 25),
+    "oblique trees": (10, 45),
+    "pruning": (5, 25),
+    "analysis": (3, 15),
+    OTHER: (3, 30),
+}
+
+#: Seconds between the progress lines of a compilation that is still running.
+PROGRESS_EVERY = 15.0
+
+#: The file, in the kernel cache folder, that keeps each group's measured compile time.
+TIMES_FILE = "treelab-compile-times.json"
 
 # young-generation threshold of the cyclic collector while a treelab kernel compiles (700 by
 # default); the older generations keep theirs
 COMPILE_GC_THRESHOLD = 50_000
 
 _announced: set[str] = set()
+_shared: str | None = None
 _state = threading.local()
 _lock = threading.Lock()
 _installed = False
 
 
-def _group(dispatcher: object) -> tuple[str, int] | None:
+def _group(dispatcher: object) -> str | None:
     module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
     if not module.startswith("treelab.engine.kernels."):
         return None
-    return GROUPS.get(module.rsplit(".", 1)[-1], ("tree engine", 30))
+    return GROUPS.get(module.rsplit(".", 1)[-1], OTHER)
+
+
+def _times_path() -> str | None:
+    from treelab._cache import cache_dir
+
+    try:
+        return os.path.join(cache_dir(), TIMES_FILE)
+    except Exception:  # pragma: no cover - no cache folder: ranges only
+        return None
+
+
+def measured_times() -> dict[str, float]:
+    """Seconds each group's first compilation took on this machine (cache folder's record)."""
+    path = _times_path()
+    try:
+        with open(path) as fh:  # type: ignore[arg-type]
+            data = json.load(fh)
+    except (OSError, TypeError, ValueError):
+        return {}
+    return {str(k): float(v) for k, v in data.items() if isinstance(v, int | float)}
+
+
+def _record(group: str, seconds: float) -> None:
+    """Keep the longest measured time of a group: its first compilation with an empty cache
+    (later ones compile a new signature or two and would understate a fresh install's)."""
+    path = _times_path()
+    low = RANGES.get(group, RANGES[OTHER])[0]
+    if path is None or seconds < low / 2:
+        # far below a whole group's compilation: a signature or two added to a cache that
+        # an earlier version filled, which would understate a fresh install's wait
+        return
+    times = measured_times()
+    if times.get(group, 0.0) >= seconds:
+        return
+    times[group] = round(seconds, 1)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as fh:
+            json.dump(times, fh)
+        os.replace(tmp, path)
+    except OSError:  # a read-only cache folder: the next notice gives the range
+        pass
+
+
+def estimate(group: str) -> str:
+    """The notice's estimate for a group: measured on this machine, else a range."""
+    measured = measured_times().get(group)
+    if measured is not None:
+        return f"about {max(1, round(measured))} s, as measured on this machine"
+    low, high = RANGES.get(group, RANGES[OTHER])
+    return f"{low}-{high} s on two cores"
+
+
+def share_notices(folder: str | os.PathLike[str] | None) -> None:
+    """Announce each group once for every process that shares ``folder`` (one experiment run
+    and its worker processes): the first to compile a group creates a marker file there and
+    is the only one to announce it. ``None`` goes back to once per process."""
+    global _shared
+    _shared = None if folder is None else os.fspath(folder)
+    if _shared is not None:
+        for group in list(_announced):  # already told in this process: the workers stay quiet
+            _claim_file(group)
+
+
+def _claim_file(group: str) -> bool:
+    if _shared is None:
+        return True
+    try:
+        fd = os.open(os.path.join(_shared, group.replace(" ", "_")),
+                     os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return False
+    except OSError:  # folder gone: announce rather than stay silent
+        return True
+    os.close(fd)
+    return True
+
+
+def _claim(group: str) -> bool:
+    with _lock:
+        if group in _announced:
+            return False
+        _announced.add(group)
+    return _claim_file(group)
+
+
+class _Progress:
+    """Lines every ``PROGRESS_EVERY`` seconds while one outermost compilation runs."""
+
+    def __init__(self, group: str) -> None:
+        self.group = group
+        self.started = time.perf_counter()
+        self.kernels = 1
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name="treelab-compile-progress")
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(PROGRESS_EVERY):
+            log.warning("treelab: still compiling %s: %.0f s so far, %d kernels compiled",
+                        self.group, time.perf_counter() - self.started, self.kernels)
+
+    def stop(self) -> float:
+        self._stop.set()
+        return time.perf_counter() - self.started
 
 
 class _Listener(event.Listener):
-    """Announces the outermost compilation of each kernel group once per process, logs its
-    duration at DEBUG level (nested compilations of the kernels it calls are part of it) and
-    raises the collector's threshold while it runs (module notes)."""
+    """Announces the outermost compilation of each kernel group once per run, shows its
+    progress, records its duration and raises the collector's threshold while it runs (module
+    notes). Nested compilations of the kernels it calls are part of it."""
 
     def on_start(self, ev: event.Event) -> None:
         depth = getattr(_state, "depth", 0)
         _state.depth = depth + 1
         if depth:
+            progress = getattr(_state, "progress", None)
+            if progress is not None:
+                progress.kernels += 1
             return
-        found = _group(ev.data["dispatcher"])
-        if found is None:
+        group = _group(ev.data["dispatcher"])
+        if group is None:
             return
-        group, seconds = found
         _state.started = (group, time.perf_counter())
         # numba compiles under one process-wide lock, so outermost compilations never overlap
         _state.gc_threshold = gc.get_threshold()
         gc.set_threshold(max(_state.gc_threshold[0], COMPILE_GC_THRESHOLD),
                          *_state.gc_threshold[1:])
-        with _lock:
-            if group in _announced:
-                return
-            _announced.add(group)
-        log.warning("treelab: compiling the tree engine (%s), once per install, about %d s "
-                    "('treelab warmup' compiles everything ahead)", group, seconds)
+        _state.progress = None
+        _state.claimed = _claim(group)
+        if not _state.claimed or not log.isEnabledFor(logging.WARNING):
+            return
+        log.warning("treelab: compiling the %s kernels, once per install (%s; "
+                    "'treelab warmup' compiles everything ahead)", group, estimate(group))
+        _state.progress = _Progress(group)
 
     def on_end(self, ev: event.Event) -> None:
         _state.depth = getattr(_state, "depth", 1) - 1
@@ -88,8 +225,18 @@ class _Listener(event.Listener):
         if _state.depth == 0 and started is not None:
             _state.started = None
             gc.set_threshold(*_state.gc_threshold)
+            group, t0 = started
+            seconds = time.perf_counter() - t0
+            progress = getattr(_state, "progress", None)
+            _state.progress = None
+            if getattr(_state, "claimed", False):
+                _record(group, seconds)
+            if progress is not None:
+                progress.stop()
+                if seconds >= PROGRESS_EVERY:
+                    log.warning("treelab: %s compiled in %.0f s", group, seconds)
             log.debug("treelab: compiled %s (%s) in %.1f s", ev.data["dispatcher"].py_func.__name__,
-                      started[0], time.perf_counter() - started[1])
+                      group, seconds)
 
 
 def install() -> None:

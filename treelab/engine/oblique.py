@@ -53,6 +53,18 @@ class RealMap(NamedTuple):
     fill: np.ndarray
 
 
+def _mean(values: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """(Weighted) mean of finite values without overflow: near the largest double their plain
+    sum is inf (the fill of a missing value then became inf). Far up, the values are first
+    divided by a power of two at least their count (exact there), so the sum stays finite."""
+    e = 0
+    if np.abs(values).max() > 2.0 ** 960:
+        e = int(np.ceil(np.log2(values.size))) + 1
+    scaled = np.ldexp(values, -e)
+    mean = scaled.mean() if weights is None else np.average(scaled, weights=weights)
+    return float(np.ldexp(mean, e))
+
+
 def fit_real_map(Xv: np.ndarray, nominal: np.ndarray, arity: np.ndarray,
                  weights: np.ndarray | None = None) -> RealMap:
     """The real-feature map of encoded training features ``Xv`` (row, feature); with row
@@ -72,9 +84,9 @@ def fit_real_map(Xv: np.ndarray, nominal: np.ndarray, arity: np.ndarray,
             src.append(f)
             code.append(np.nan)
             if weights is not None and np.any(weights[present] > 0):
-                fill.append(float(np.average(col[present], weights=weights[present])))
+                fill.append(_mean(col[present], weights[present]))
             else:
-                fill.append(float(col[present].mean()) if present.any() else 0.0)
+                fill.append(_mean(col[present]) if present.any() else 0.0)
     return RealMap(np.asarray(src, dtype=np.int64), np.asarray(code, dtype=np.float64),
                    np.asarray(fill, dtype=np.float64))
 

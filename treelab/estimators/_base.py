@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
@@ -22,6 +23,7 @@ from treelab import _dims
 from treelab.engine.forest import grow_forest, prepare_features
 from treelab.engine.kernels import _grow as G
 from treelab.engine.kernels import _predict as P
+from treelab.engine.kernels._params import RS_PAIR_DISTINCT
 from treelab.estimators._encode import encode_features
 from treelab.estimators._validation import (
     check_bool,
@@ -45,7 +47,8 @@ if TYPE_CHECKING:
     import xarray as xr
 
 CRITERIA = {"entropy": 0, "gain_ratio": 1, "gini": 2, "parabola": 2}
-RANDOM_SPLITS = {"pair_midpoint": G.RS_PAIR, "uniform": G.RS_UNIFORM, "pert": G.RS_PERT}
+RANDOM_SPLITS = {"pair_midpoint": G.RS_PAIR, "uniform": G.RS_UNIFORM, "pert": G.RS_PERT,
+                 "pair_distinct": RS_PAIR_DISTINCT}
 COMBINE = ("average", "vote", "sum", "likelihood", "bayesian")
 SAMPLING = ("none", "bootstrap", "subspace", "bootstrap+subspace")
 _NO_DEPTH_LIMIT = np.iinfo(np.int32).max
@@ -127,20 +130,30 @@ def reads_values(iparams: np.ndarray, spec: TreeSpec) -> bool:
                 or iparams[G.P_STOCHASTIC] != 0)
 
 
-def check_label_types(y) -> None:
-    """Refuse labels that are missing (None, NaN) or mix text with other types, before NumPy
-    coerces a list such as ``[1, "a"]`` to strings or scikit-learn calls it an unknown type."""
+def check_label_types(y):
+    """Refuse labels that are missing (None, NaN, pd.NA) or mix text with other types, before
+    NumPy coerces a list such as ``[1, "a"]`` to strings or scikit-learn calls it an unknown
+    type. Returns y, with pandas' nullable labels (``Int64``, ``boolean``, ``string``, ...) as
+    the NumPy array of their values' type: ``Int64`` labels give integer ``classes_``, not the
+    floats NumPy's conversion would make of them."""
     dtype = getattr(y, "dtype", None)
+    if isinstance(dtype, pd.api.extensions.ExtensionDtype) and not isinstance(
+            dtype, pd.CategoricalDtype):
+        if np.asarray(pd.isna(y)).any():
+            raise ValueError("y contains missing values (pd.NA)")
+        y = np.asarray(y, dtype=getattr(dtype, "numpy_dtype", None) or object)
+        dtype = y.dtype
     if dtype is not None and dtype.kind != "O":
-        return
+        return y
     if dtype is None and not isinstance(y, list | tuple):
-        return
+        return y
     values = np.asarray(y, dtype=object).ravel()
     if any(v is None or (isinstance(v, float) and v != v) for v in values):
         raise ValueError("y contains missing values (None or NaN)")
     text = {isinstance(v, str) for v in values}
     if len(text) > 1:
         raise TypeError("y mixes strings with other types; give every label the same type")
+    return y
 
 
 class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
@@ -218,7 +231,13 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             ``bool`` and ``object`` columns (and columns named by ``categorical_features``) are
             nominal.
         y : array-like of shape (n_samples,)
-            Class labels of any type; encoded internally and restored by ``predict``.
+            Class labels: integers, strings, booleans or other discrete values (pandas
+            ``category`` and nullable ``Int64``/``boolean``/``string`` labels included, the
+            latter restored with their NumPy type), encoded internally and restored by
+            ``predict``. scikit-learn's rule for floats applies: integral floats (0.0, 1.0)
+            are class labels, any other float (0.5, 1.5) makes a continuous target and is
+            refused (ValueError "Unknown label type: continuous"); map such values to labels
+            first. Missing labels (None, NaN, pd.NA) are refused.
         sample_weight : array-like of shape (n_samples,), real scalar or None
             Non-negative finite row weights (None: every row 1), multiplied by ``class_weight``
             where the learner has it. A row of integer weight k counts as k copies of the row
@@ -236,7 +255,7 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
-        check_label_types(y)
+        y = check_label_types(y)
         Xv = encode_features(self, X, fit=True)
         y = column_or_1d(y, warn=True)
         if y.shape[0] != Xv.shape[0]:

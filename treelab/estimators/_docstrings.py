@@ -26,9 +26,11 @@ SHARED_DOC = """
         Laplace estimate (n_c + 1) / (n + C) instead of the frequency n_c / n.
     combine : {"average", "vote", "sum", "likelihood", "bayesian"}
         Combination function (algorithms spec 4).
-    categorical_features : array-like of int, str or bool, optional
-        Integer-coded nominal columns (indices, names or a boolean mask); pandas category,
-        bool and object columns are nominal without it.
+    categorical_features : array-like of int, str or bool, or "from_dtype", optional
+        Integer-coded nominal columns (indices, names or a boolean mask). A DataFrame's pandas
+        category, bool, object and string columns are nominal without it (scikit-learn's
+        ``"from_dtype"``, also accepted as the value): ``fit(data.X_frame, data.y)`` reads a
+        loaded data set's nominal columns from their dtypes.
     random_state : int, RandomState or None
         Seeds one generator per tree; the same value gives bit-identical trees for any n_jobs.
     n_jobs : int or None

@@ -43,8 +43,9 @@ def nominal_mask(X, categorical_features) -> np.ndarray:
                 pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
             ):
                 mask[j] = True
-    if categorical_features is None:
-        return mask
+    if categorical_features is None or (isinstance(categorical_features, str)
+                                        and categorical_features == "from_dtype"):
+        return mask  # scikit-learn's "from_dtype": the DataFrame's dtypes alone
     cf = categorical_features
     if isinstance(cf, str | numbers.Integral):
         cf = [cf]
@@ -153,10 +154,13 @@ def encode_features(estimator, X, *, fit: bool) -> np.ndarray:
         if fit:
             estimator.categories_ = cats
     try:
-        Xv = validate_data(
-            estimator, X, reset=fit, dtype=np.float64, ensure_all_finite="allow-nan",
-            ensure_min_samples=1,
-        )
+        # scikit-learn's quick finiteness test sums X: values near +-the largest double give
+        # inf - inf and a RuntimeWarning about valid data (it then checks element by element)
+        with np.errstate(over="ignore", invalid="ignore"):
+            Xv = validate_data(
+                estimator, X, reset=fit, dtype=np.float64, ensure_all_finite="allow-nan",
+                ensure_min_samples=1,
+            )
     except (TypeError, ValueError) as err:
         if "could not convert" in str(err) or "argument must be" in str(err):
             raise type(err)(

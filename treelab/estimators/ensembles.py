@@ -72,14 +72,21 @@ class VRTrees(_VRFamily):
     n_estimators : int
         Number of trees.
     alpha : float in [0, 1]
-        Probability that a node uses the deterministic test-selection.
+        Probability that a node uses the deterministic test-selection. Known shortfall: with
+        aggregating (``sampling="none"``) at alpha = 0.5 the deterministic nodes, the same in
+        every tree, correlate the members; measured 4.9% on ``wine`` (1.1% at alpha = 0) and
+        19.2% on ``sonar`` against 1.9% and 15.7% for scikit-learn's random forest (README,
+        "Choosing alpha").
     sampling : {"none", "bootstrap", "subspace", "bootstrap+subspace"}
         Construction: aggregating (every tree sees all rows), bagging, random subspaces of
         round(subspace_fraction * d) features, or both.
     subspace_fraction : float in (0, 1]
         gamma of the random subspace method.
-    random_split : {"pair_midpoint", "uniform", "pert"}
-        Threshold rule of random nodes.
+    random_split : {"pair_midpoint", "pair_distinct", "uniform", "pert"}
+        Threshold rule of random nodes: the midpoint of two rows' differing values (Liu et
+        al.'s Algorithm 2 with a value drawn per row), of two distinct values drawn uniformly
+        over the node's distinct values (the same algorithm with a value drawn per value),
+        uniform between the node's minimum and maximum, or PERT's rule.
     %(max_bins)s
     %(shared)s
     """
@@ -117,8 +124,11 @@ class Coalescence(_VRFamily):
         Number of trees N.
     alpha_max : float in [0, 1]
         Alphas are spread evenly over [0, alpha_max).
-    random_split : {"pair_midpoint", "uniform", "pert"}
-        Threshold rule of random nodes.
+    random_split : {"pair_midpoint", "pair_distinct", "uniform", "pert"}
+        Threshold rule of random nodes: the midpoint of two rows' differing values (Liu et
+        al.'s Algorithm 2 with a value drawn per row), of two distinct values drawn uniformly
+        over the node's distinct values (the same algorithm with a value drawn per value),
+        uniform between the node's minimum and maximum, or PERT's rule.
     %(max_bins)s
     %(shared)s
     """
@@ -150,8 +160,11 @@ class MaxDiverseEnsemble(_VRFamily):
     ----------
     n_estimators : int
         Number of trees.
-    random_split : {"pair_midpoint", "uniform", "pert"}
-        Threshold rule of random nodes.
+    random_split : {"pair_midpoint", "pair_distinct", "uniform", "pert"}
+        Threshold rule of random nodes: the midpoint of two rows' differing values (Liu et
+        al.'s Algorithm 2 with a value drawn per row), of two distinct values drawn uniformly
+        over the node's distinct values (the same algorithm with a value drawn per value),
+        uniform between the node's minimum and maximum, or PERT's rule.
     %(shared)s
     """
 
@@ -168,7 +181,7 @@ class RandomDecisionTrees(_VRFamily):
     ----------
     n_estimators : int
         Number of trees (10-30 is typical).
-    random_split : {"uniform", "pair_midpoint", "pert"}
+    random_split : {"uniform", "pair_midpoint", "pair_distinct", "pert"}
         Threshold rule of random nodes.
     %(shared)s
     """

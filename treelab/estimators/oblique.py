@@ -35,7 +35,13 @@ from treelab.engine.oblique import (
     grow_rotation_forest,
 )
 from treelab.estimators._base import TreeEnsembleClassifier, TreeSpec, spec_iparams
+from treelab.estimators._conditioning import apply_scaling, fit_scaling
 from treelab.estimators._docstrings import MAX_BINS_DOC
+from treelab.estimators._rotation_cost import (
+    RotationCostWarning,
+    rotation_work,
+    warn_rotation_cost,
+)
 from treelab.estimators._validation import check_int, check_option, resolve_max_features
 from treelab.estimators._weights import units_of, unscale_counts, weighted_iparams
 from treelab.estimators.tree import DecisionTree
@@ -43,25 +49,22 @@ from treelab.estimators.tree import DecisionTree
 if TYPE_CHECKING:
     import xarray as xr
 
-__all__ = ["CVDT", "MMDT", "BaggedCVDT", "BaggedMMDT", "RotationForest"]
+__all__ = ["CVDT", "MMDT", "BaggedCVDT", "BaggedMMDT", "RotationCostWarning", "RotationForest"]
 
 CANDIDATES = ("entropy_tree", "mmdt", "random_tree")
 SCALES = ("minmax", "standard", None)
-#: real features beyond 2**BIG_EXP in magnitude (or nonzero below 2**-BIG_EXP) are brought near
-#: 1 by a power of two first: squares and products of |x| >= 1e154 overflow, which made every
-#: node a leaf; a power of two is exact in binary floating point, so no split moves.
-BIG_EXP = 100
 ROTATIONS = ("random", "pca", "identity")
-
 _COMMON_DOC = """
     curtail_min : int, default 1
         Curtailment at prediction: a leaf with fewer training rows answers with its deepest
         ancestor holding at least this many (0 or 1: only empty leaves borrow from the parent).
     laplace : bool, default False
         Laplace estimate (n_c + 1) / (n + C) instead of the frequency n_c / n.
-    categorical_features : array-like of int, str or bool, optional
-        Integer-coded nominal columns (indices, names or a boolean mask); pandas category,
-        bool and object columns are nominal without it.
+    categorical_features : array-like of int, str or bool, or "from_dtype", optional
+        Integer-coded nominal columns (indices, names or a boolean mask). A DataFrame's pandas
+        category, bool, object and string columns are nominal without it (scikit-learn's
+        ``"from_dtype"``, also accepted as the value): ``fit(data.X_frame, data.y)`` reads a
+        loaded data set's nominal columns from their dtypes.
     random_state : int, RandomState or None
         Seeds one generator per tree; the same value gives bit-identical trees for any n_jobs.
 """
@@ -80,8 +83,9 @@ _SCALE_DOC = """
         them and routes every training row as growth did. The mean-margins direction is a
         difference of class means, so without scaling a feature with a large range dominates
         it (wine: bagged MMDT 0.725 raw vs 0.983 scaled). Features beyond 2**100 in magnitude
-        are first brought near 1 by an exact power of two under every option. See
-        ``docs/reproductions/mmdt.md``.
+        or below 2**-100 (subnormal numbers included) are first brought near 1 by an exact
+        power of two: each column by its own under ``"standard"`` and ``"minmax"``, all
+        columns by one without scaling. See ``docs/reproductions/mmdt.md``.
 """
 
 _ENSEMBLE_DOC = """
@@ -106,59 +110,6 @@ def _seeds(random_state, n_trees: int) -> np.ndarray:
     return rng.randint(0, np.iinfo(np.int32).max, size=n_trees).astype(np.uint64)
 
 
-def fit_scaling(Z: np.ndarray, scale: str | None,
-                weights: np.ndarray | None = None) -> tuple[float, np.ndarray, np.ndarray]:
-    """(power of two p, offset o, factor f) with which ``apply_scaling`` maps real features.
-
-    p = 2**-k brings the largest finite |z| near 1 when it lies beyond 2**BIG_EXP (or, nonzero,
-    below 2**-BIG_EXP), else p = 1. Then, per column of p Z: ``"minmax"`` o = min, f = 1 /
-    (max - min); ``"standard"`` o = mean, f = 1 / standard deviation (population); None o = 0,
-    f = 1. A constant column (max == min) keeps f = 1.
-
-    This is conditioning, with the statistics of all rows given to ``fit``: every MMDT then
-    rescales by its own rows' statistics (``treelab.engine.oblique.tree_scale``), which makes
-    the tree the same in exact arithmetic whatever o and f were (a mean-margins split does not
-    move when a feature is shifted, and the two factors multiply). It keeps the numbers near 1,
-    so the trees' folded directions neither overflow nor lose digits to a large common offset.
-    With row ``weights`` the statistics are those of the weighted rows (rows of weight 0 left
-    out, the mean and deviation weighted), as of the rows repeated by integer weights.
-    """
-    if weights is not None:
-        Z = Z[weights > 0]
-        weights = weights[weights > 0]
-    finite = np.abs(Z[np.isfinite(Z)])
-    top = float(finite.max()) if finite.size else 0.0
-    p = 1.0
-    if top > 2.0 ** BIG_EXP or 0.0 < top < 2.0 ** -BIG_EXP:
-        p = float(np.ldexp(1.0, -int(np.frexp(top)[1])))
-    Zp = Z * p
-    d = Z.shape[1]
-    offset, factor = np.zeros(d), np.ones(d)
-    if scale == "minmax":
-        offset = Zp.min(axis=0)
-        span = Zp.max(axis=0) - offset
-    elif scale == "standard" and weights is not None:
-        offset = np.average(Zp, axis=0, weights=weights)
-        span = np.sqrt(np.average((Zp - offset) ** 2, axis=0, weights=weights))
-    elif scale == "standard":
-        offset = Zp.mean(axis=0)
-        span = Zp.std(axis=0)
-    else:
-        span = np.ones(d)
-    # constancy compared exactly: the standard deviation of equal values such as 0.1 can be
-    # a rounding residue (2.8e-17 for 150 rows), whose inverse would blow the column up
-    ok = np.isfinite(span) & (span > 0) & (Zp.max(axis=0) > Zp.min(axis=0))
-    factor[ok] = 1.0 / span[ok]
-    offset[~np.isfinite(offset)] = 0.0
-    return p, offset, factor
-
-
-def apply_scaling(scaling: tuple[float, np.ndarray, np.ndarray], Z: np.ndarray) -> np.ndarray:
-    """((Z p) - o) f, the scaling of ``fit_scaling``, as a contiguous float64 array."""
-    p, offset, factor = scaling
-    return np.ascontiguousarray((Z * p - offset) * factor, dtype=np.float64)
-
-
 class _RealFeatureLearner(TreeEnsembleClassifier):
     """Learners whose trees read the real features (fitted attributes ``real_map_`` and
     ``scaling_``, see ``fit_scaling``: the conditioning, with statistics from the rows given to
@@ -172,7 +123,8 @@ class _RealFeatureLearner(TreeEnsembleClassifier):
     def _fit_encoded(self, Xv, y_codes, weights=None) -> None:
         self.real_map_ = fit_real_map(Xv, self.nominal_features_, self.arity_, weights)
         Z = apply_real_map(self.real_map_, Xv)
-        self.scaling_ = fit_scaling(Z, getattr(self, "scale", None), weights)
+        self.scaling_ = fit_scaling(Z, getattr(self, "scale", None), self._per_column,
+                                    weights)
         Z = apply_scaling(self.scaling_, Z)
         seeds = _seeds(self.random_state, self._n_trees())
         ew = self._engine_weights(weights, bool(getattr(self, "_bootstrap",
@@ -185,6 +137,9 @@ class _RealFeatureLearner(TreeEnsembleClassifier):
     def _encode_predict(self, X) -> np.ndarray:
         Xv = super()._encode_predict(X)
         return self._real_features(Xv)
+
+    #: condition each column by its own power of two (None: when ``scale`` is not None)
+    _per_column: bool | None = None
 
     def _n_trees(self) -> int:
         return int(getattr(self, "n_estimators", 1))
@@ -426,6 +381,13 @@ class CVDT(_SingleTree, BaggedCVDT):
 
 
 @_doc
+def _at_least_one_column(Z: np.ndarray) -> np.ndarray:
+    """Z, or one constant column when it has none (every feature nominal with no value seen in
+    training): a rotation needs an axis, and a constant one never splits, so every tree is a
+    leaf, as for the other learners, instead of a failure inside the growth."""
+    return Z if Z.shape[1] else np.zeros((Z.shape[0], 1))
+
+
 class RotationForest(_RealFeatureLearner):
     """Rotation forest: deterministic trees on randomly rotated, standardised features.
 
@@ -445,6 +407,12 @@ class RotationForest(_RealFeatureLearner):
 
     A split ``((x - m) / s) . a <= t`` is stored as ``x . (a / s) <= t'`` (node kind 3): the
     centring m shifts every projected value by the same constant and is folded out.
+
+    Cost: every tree projects its rows on d axes over all d real features, and
+    ``rotation="random"`` draws them by a d x d QR decomposition, so the work is
+    n_estimators x (d^3 + n d^2), cubic in d. A nominal column counts one real feature per
+    level (its one-hot block): 2,000 levels make d >= 2,000. ``fit`` estimates the work before
+    any and warns (``RotationCostWarning``, naming the largest nominal columns) above 1e11.
 
     Parameters
     ----------
@@ -498,14 +466,30 @@ class RotationForest(_RealFeatureLearner):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
+    # every rotation tree standardises each column with its own rows first
+    _per_column = True
+
     def _check_params(self) -> None:
         super()._check_params()
         check_option("rotation", self.rotation, ROTATIONS)
         check_int("group_size", self.group_size, 1)
         resolve_max_features(self.max_features, 10**9)
 
+    def rotation_work(self, n_rows: int, n_real: int) -> float:
+        """Estimated operations of growing the forest's rotations (:func:`rotation_work`)."""
+        return rotation_work(int(getattr(self, "n_estimators", 1)), self.rotation, n_rows,
+                             n_real)
+
+    def _warn_rotation_cost(self, n_rows: int, n_real: int) -> None:
+        warn_rotation_cost(self, n_rows, n_real)
+
+    def _real_features(self, Xv) -> np.ndarray:
+        return _at_least_one_column(super()._real_features(Xv))
+
     def _grow(self, Xv, Z, y_codes, seeds, weights):
+        Z = _at_least_one_column(Z)
         d = Z.shape[1]
+        self._warn_rotation_cost(Z.shape[0], d)
         spec = TreeSpec(n_trees=1, alphas=np.ones(1), criterion=self.criterion, c45=False,
                         min_objs=1, min_samples_split=self.min_samples_split,
                         min_samples_leaf=self.min_samples_leaf, max_depth=self.max_depth,

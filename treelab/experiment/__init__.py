@@ -4,15 +4,18 @@ each written to disk the moment it finishes, and assembled into one ``xarray.Dat
 
 Example
 -------
+>>> import tempfile
 >>> from treelab.experiment import ExperimentConfig, run
 >>> config = ExperimentConfig(
-...     datasets=[{"generator": "waveform", "n_samples": 300}, {"builtin": "wine"}],
-...     ensembles=[{"name": "Agg.", "estimator": "VRTrees", "params": {"n_estimators": 20}}],
+...     datasets=[{"generator": "waveform", "n_samples": 120}, {"builtin": "wine"}],
+...     ensembles=[{"name": "Agg.", "estimator": "VRTrees", "params": {"n_estimators": 5}}],
 ...     alphas=[0.0, 0.5, 1.0],
-...     protocol={"name": "stratified_kfold", "n_splits": 5},
-...     out="treelab-out/example",
+...     protocol={"name": "stratified_kfold", "n_splits": 2},
+...     out=tempfile.mkdtemp(),
 ... )
->>> ds = run(config, progress=False)  # doctest: +SKIP
+>>> ds = run(config, progress=False, backend="serial")
+>>> dict(ds.ensemble_error.sizes)
+{'dataset': 2, 'ensemble': 1, 'alpha': 3, 'repeat': 1, 'fold': 2}
 """
 
 from treelab.experiment.backends import default_workers, execute

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from treelab import _dims
+from treelab.engine import _notice
 from treelab.experiment.cells import run_cell
 from treelab.experiment.expand import Cell
 
@@ -99,7 +100,9 @@ def _watch_parent(parent: Any) -> None:
     os._exit(1)
 
 
-def _worker_init(parent: Any = None) -> None:
+def _worker_init(parent: Any = None, notices: str | None = None) -> None:
+    # the run announces each compilation once, whichever process compiles first
+    _notice.share_notices(notices)
     if parent is not None:
         threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
                          name="treelab-parent-watch").start()
@@ -242,7 +245,7 @@ def _local(batches: list[list[Cell]], n_workers: int, threads: bool, share: bool
         # a process of its own per lane: a fold batch's cells run where its shared work is
         yield from _pool(batches, lambda: ProcessPoolExecutor(
             max_workers=1, mp_context=ctx, initializer=_worker_init,
-            initargs=(watch,)), n_workers, 2, share)
+            initargs=(watch, _notice._shared)), n_workers, 2, share)
     finally:
         alive.close()
         watch.close()
@@ -260,11 +263,13 @@ def _dask(cells: Sequence[Cell], n_workers: int, client: Any, scheduler: str | N
         if scheduler is not None:
             client = own_client = Client(scheduler)
         else:
+            # dashboard_address=None still serves HTTP on 8787 and warns when that port is
+            # taken (a second cluster, a notebook's); port 0 takes a free one without a word
             own_cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                                       dashboard_address=":0")
             client = own_client = Client(own_cluster)
     try:
-        client.run(_worker_init)
+        client.run(_worker_init, notices=_notice._shared)
         n_slots = max(1, sum(client.nthreads().values()))
         todo = iter(cells)
         futures = {}

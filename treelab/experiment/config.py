@@ -18,9 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from treelab.datasets.generators import SIZED_GENERATORS
+from treelab.datasets.generators import GENERATORS, SIZED_GENERATORS
 from treelab.experiment.groups import GROUP_MEASURES, check_group_measures, check_group_options
 from treelab.experiment.schema import (
+    DATASET_KEYS,
+    ENSEMBLE_KEYS,
+    TRANSFORM_KEYS,
     DatasetSpec,
     EnsembleSpec,
     TransformSpec,
@@ -31,7 +34,7 @@ from treelab.experiment.schema import (
 )
 from treelab.protocols import Protocol, make_protocol
 
-__all__ = ["BACKENDS", "ExperimentConfig", "load_config"]
+__all__ = ["BACKENDS", "ExperimentConfig", "check_table_keys", "load_config"]
 
 #: Backends a configuration may name.
 BACKENDS = ("serial", "local", "dask")
@@ -64,6 +67,8 @@ class ExperimentConfig:
         Root of every seed: folds, data draws, noise and estimators.
     out : str, optional
         Output folder (cells, result.nc, summary.csv). Needed by :func:`run` unless passed there.
+        In a TOML file a relative folder is relative to the file's folder (as data set paths
+        are); ``treelab run`` prints the absolute folder before any work.
     backend : {"serial", "local", "dask"}, default "serial"
         Where cells run (see :mod:`treelab.experiment.backends`).
     n_workers : int, optional
@@ -196,6 +201,7 @@ class ExperimentConfig:
             if isinstance(d, dict) and isinstance(d.get("path"), str) \
                     and not Path(d["path"]).is_absolute():
                 d["path"] = str((base / d["path"]).resolve())
+        check_table_keys(spec)
         return cls.from_dict(spec)
 
     def replace(self, **changes: Any) -> ExperimentConfig:
@@ -243,6 +249,86 @@ class ExperimentConfig:
             return (float(ensemble.params["alpha"]),)
         default = resolve_estimator(ensemble.estimator)().get_params(deep=False)["alpha"]
         return (float(default),)
+
+
+def _tables(spec: Mapping[str, Any]):
+    """(table, header, keys allowed in it, [(outer keys, outer header), ...] innermost first)
+    for every table of a parsed TOML configuration whose keys the schema knows."""
+    from treelab.protocols import PROTOCOLS, protocol_keys
+
+    top = (frozenset(inspect.signature(ExperimentConfig).parameters), None)
+    protocol = spec.get("protocol")
+    if isinstance(protocol, Mapping) and protocol.get("name") in PROTOCOLS:
+        yield protocol, "[protocol]", protocol_keys(protocol["name"]), [top]
+    measures = spec.get("measures")
+    if isinstance(measures, Mapping):
+        import treelab.analysis as analysis
+
+        yield measures, "[measures]", frozenset(analysis.__all__), [top]
+    for key, header, keys in (("datasets", "[[datasets]]", DATASET_KEYS),
+                              ("ensembles", "[[ensembles]]", ENSEMBLE_KEYS),
+                              ("transforms", "[[transforms]]", TRANSFORM_KEYS)):
+        entries = spec.get(key)
+        if isinstance(entries, Mapping | str) or not isinstance(entries, Sequence):
+            continue
+        for entry in entries:
+            if not isinstance(entry, Mapping):
+                continue
+            yield entry, header, keys, [top]
+            params = entry.get("params")
+            accepted = _entry_params(key, entry)
+            if isinstance(params, Mapping) and accepted is not None:
+                yield params, f"[{key}.params]", accepted, [(keys, header), top]
+
+
+def _entry_params(key: str, entry: Mapping[str, Any]) -> frozenset[str] | None:
+    """Parameter names an ensemble's estimator or a data set's generator takes (None when
+    unknown here; the entry's own validation then reports the problem)."""
+    try:
+        if key == "ensembles":
+            return frozenset(resolve_estimator(entry.get("estimator"))().get_params(deep=False))
+        if key == "datasets" and entry.get("generator") in GENERATORS:
+            return frozenset(inspect.signature(GENERATORS[entry["generator"]]).parameters)
+    except (TypeError, ValueError):
+        pass
+    return None
+
+
+def check_table_keys(spec: Mapping[str, Any]) -> None:
+    """Refuse a key that TOML put into the wrong table, saying where it belongs.
+
+    In TOML a key written after a table header belongs to that table, so ``alphas = [...]``
+    written below ``[protocol]`` is a protocol parameter, not the experiment's alphas. A key
+    that a table does not accept but an outer level does (the top level, or the entry that
+    holds a ``params`` table) is reported with the header to move it above.
+
+    Parameters
+    ----------
+    spec : mapping
+        A parsed TOML configuration.
+
+    Raises
+    ------
+    ValueError
+        Naming the key, the table it landed in and where it belongs.
+    """
+    if not isinstance(spec, Mapping):
+        return
+    for table, header, allowed, outer in _tables(spec):
+        for key in table:
+            if key in allowed:
+                continue
+            for keys, outer_header in outer:
+                if key not in keys:
+                    continue
+                if outer_header is None:
+                    raise ValueError(
+                        f"`{key}` is a top-level key; move it above `{header}` (TOML reads a "
+                        "key written below a table header as part of that table, so top-level "
+                        "keys go before the first header)")
+                raise ValueError(
+                    f"`{key}` is a key of the `{outer_header}` entry, not of its parameters; "
+                    f"move it above `{header}`")
 
 
 def _check_uci(datasets: tuple[DatasetSpec, ...]) -> None:

@@ -19,7 +19,9 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.engine.sharing import release as release_shared_work
-from treelab.experiment.backends import execute
+from treelab.experiment._progress import Eta as _Eta
+from treelab.experiment._progress import shared_notices as _shared_notices
+from treelab.experiment.backends import default_workers, execute
 from treelab.experiment.cells import TIMING_VARS
 from treelab.experiment.config import BACKENDS, ExperimentConfig, load_config
 from treelab.experiment.expand import expand
@@ -100,14 +102,20 @@ def status(config: Any, out: str | os.PathLike[str] | None = None) -> dict[str, 
             "failed": failed}
 
 
+# tqdm's own estimate left out: it extrapolates from the first cells, which include worker
+# start-up (a first demo showed 2:47:57 left for a run of 64 s); _Eta gives one in the postfix
+_BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
+
+
 def _progress(total: int, initial: int, name: str, enabled: bool) -> Any:
     from tqdm.auto import tqdm
 
     return tqdm(total=total, initial=initial, desc=name, unit="cell", disable=not enabled,
-                dynamic_ncols=True, postfix={"skipped": initial})
+                dynamic_ncols=True, bar_format=_BAR_FORMAT,
+                postfix=f"skipped={initial}, failed=0")
 
 
-def _warm_up(cells: list[Any]) -> None:
+def _warm_up(cells: list[Any], progress: bool = False) -> None:
     """Compile (or load from numba's cache) the kernels of the cells' estimators before the
     first cell starts, so the progress bar's rate and estimate count cells, not compilation
     (a first demo on a fresh install otherwise estimated 21 hours from its first cell).
@@ -120,7 +128,8 @@ def _warm_up(cells: list[Any]) -> None:
     names = sorted(names)
     started = time.perf_counter()
     try:
-        warmup(names, progress=False)
+        # the bar shows progress through the compilation, step by step
+        warmup(names, progress=progress)
     except Exception as exc:  # the cells compile what they need themselves; results unchanged
         log.warning("engine warm-up failed (%s: %s); the first cells will compile instead",
                     type(exc).__name__, exc)
@@ -216,6 +225,10 @@ def run(
     groups = groups_of(cells, config.measures)
     group_of = {c.key: g for g in groups for c in g.cells}
     with _open_store(folder, config) as store:
+        if store.stale_lock:
+            log.warning("%s: the run that held %s did not finish cleanly (%s); resuming "
+                        "from its finished cells", config.name, folder / ".lock",
+                        store.stale_lock)
         done = _finished(store, groups, folder, log.warning)
         _report_rejected(store, done)
         store.clear_errors()
@@ -233,9 +246,13 @@ def run(
         closer = _GroupCloser(store, folder, done, warned, group_failures, config.on_error)
         for group in groups:  # finished before a run stopped, not yet reduced
             closer(group, None)
+        notices = contextlib.ExitStack()
+        notices.enter_context(_shared_notices())
         if todo:
-            _warm_up(todo)
+            _warm_up(todo, progress)
         bar = _progress(len(cells), skipped, config.name, progress)
+        eta = _Eta(len(todo), n_workers or config.n_workers or default_workers()
+                   if backend != "serial" else 1)
         try:
             outcomes = execute(todo, backend=backend, n_workers=n_workers or config.n_workers,
                                n_jobs=config.n_jobs, client=client, scheduler=config.scheduler,
@@ -269,10 +286,11 @@ def run(
                             f"cell {_plain(cell.coords)} failed; {len(done)} finished cells "
                             f"are stored in {folder}:\n{error}")
                 bar.update(1)
-                bar.set_postfix(skipped=skipped, failed=len(failures), refresh=False)
+                bar.set_postfix_str(eta.postfix(skipped, len(failures)), refresh=False)
         finally:
             bar.close()
             release_shared_work()  # what this process kept for the cells it ran
+            notices.close()
             for message, count in warned.items():
                 log.info("%d cells warned: %s", count, message)
         _tidy_outputs(folder, groups, done)

@@ -23,7 +23,10 @@ from treelab.datasets.generators import GENERATORS, SIZED_GENERATORS
 from treelab.datasets.loaders import _BUILTIN
 
 __all__ = [
+    "DATASET_KEYS",
+    "ENSEMBLE_KEYS",
     "TRANSFORMS",
+    "TRANSFORM_KEYS",
     "DatasetSpec",
     "EnsembleSpec",
     "TransformSpec",
@@ -49,6 +52,12 @@ _TRANSFORM_OPTIONS = {
     "subsample": {"stratify": (True, False)},
 }
 _SOURCES = ("generator", "uci", "builtin", "path")
+#: Keys of a ``[[datasets]]``, ``[[ensembles]]`` and ``[[transforms]]`` entry.
+DATASET_KEYS = frozenset({"name", *_SOURCES, "params", "n_samples", "test", "min_class_size",
+                          "root"})
+ENSEMBLE_KEYS = frozenset({"name", "estimator", "params", "alphas", "single"})
+TRANSFORM_KEYS = frozenset({"kind", "values", "dim",
+                            *(k for opts in _TRANSFORM_OPTIONS.values() for k in opts)})
 _RESERVED_DIMS = {_dims.DATASET, _dims.ENSEMBLE, _dims.ALPHA, _dims.REPEAT, _dims.FOLD}
 
 
@@ -176,7 +185,7 @@ class DatasetSpec:
         """Build and validate from a mapping (a TOML table)."""
         if not isinstance(spec, Mapping):
             raise TypeError(f"{where} entries must be tables; got {spec!r}")
-        allowed = {"name", *_SOURCES, "params", "n_samples", "test", "min_class_size", "root"}
+        allowed = set(DATASET_KEYS)
         unknown = set(spec) - allowed
         if unknown:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)}; allowed {sorted(allowed)}")
@@ -364,7 +373,7 @@ class EnsembleSpec:
         """Build and validate from a mapping (a TOML table)."""
         if not isinstance(spec, Mapping):
             raise TypeError(f"{where} entries must be tables; got {spec!r}")
-        allowed = {"name", "estimator", "params", "alphas", "single"}
+        allowed = set(ENSEMBLE_KEYS)
         unknown = set(spec) - allowed
         if unknown:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)}; allowed {sorted(allowed)}")

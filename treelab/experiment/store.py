@@ -10,6 +10,10 @@ Layout of an output folder::
                        treelab.experiment.groups); deleted once it is
     OUT/result.nc      the assembled Dataset (netCDF)
     OUT/summary.csv    mean ensemble error per data set, ensemble and alpha
+    OUT/.lock          held while a run writes cells: who holds it (process id, host, start
+                       time); removed when the run's cell phase ends cleanly, so a .lock left
+                       behind names a run that crashed or was interrupted (the next run takes
+                       the lock over, says so and resumes)
 
 A cell's line is written and flushed the moment it finishes, by the one process that runs the
 experiment (workers only compute). A process killed mid-write leaves at most a partial last
@@ -27,11 +31,14 @@ computes it again.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
 import re
+import socket
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -65,6 +72,8 @@ class CellStore:
         self.folder = Path(folder)
         self._lock_fh: Any = None
         self._fh: Any = None
+        #: what a ``.lock`` left by a run that did not finish cleanly said (None if none)
+        self.stale_lock: str | None = None
         #: ``(line number, reason, key or None)`` of every line of ``cells.jsonl`` that the
         #: last :meth:`records` call skipped.
         self.rejected: list[tuple[int, str, str | None]] = []
@@ -111,33 +120,64 @@ class CellStore:
             self.open()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self.close(clean=exc_type is None)
 
     def open(self) -> None:
-        """Take the folder's lock, cut a partial last line, and open the cell file."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self._lock_fh = (self.folder / _LOCK).open("a+")
-        try:
-            import fcntl
+        """Take the folder's lock, cut a partial last line, and open the cell file.
 
-            fcntl.flock(self._lock_fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except ImportError:  # pragma: no cover - no POSIX locks (Windows): no protection
-            pass
-        except OSError:
-            self._lock_fh.close()
-            self._lock_fh = None
-            raise StoreLockedError(f"another run is writing to {self.folder}") from None
+        The lock is an advisory ``flock`` on ``OUT/.lock`` (released by the system when the
+        process dies), and the file says who holds it. A ``.lock`` found with content but no
+        holder is what a crashed or interrupted run left; :attr:`stale_lock` keeps its text.
+        """
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / _LOCK
+        while True:
+            fh = path.open("a+")
+            try:
+                import fcntl
+
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except ImportError:  # pragma: no cover - no POSIX locks (Windows): no protection
+                pass
+            except OSError:
+                fh.seek(0)
+                holder = fh.read().strip()
+                fh.close()
+                raise StoreLockedError(
+                    f"another run is writing to {self.folder}"
+                    + (f" ({holder})" if holder else "")) from None
+            # a clean finish removes the file while holding its lock: when the lock we got is
+            # on a file already removed (or replaced), take the new one instead
+            try:
+                same = os.path.samestat(os.fstat(fh.fileno()), os.stat(path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            fh.close()
+        fh.seek(0)
+        self.stale_lock = fh.read().strip() or None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()} on {socket.gethostname()} since "
+                 f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')}\n")
+        fh.flush()
+        self._lock_fh = fh
         for name in (_CELLS, _ERRORS):
             _cut_partial_line(self.folder / name)
         self._fh = (self.folder / _CELLS).open("a", encoding="utf-8")
 
-    def close(self) -> None:
-        """Close the cell file and release the lock."""
+    def close(self, clean: bool = True) -> None:
+        """Close the cell file and release the lock; a ``clean`` close also removes the lock
+        file, which is otherwise left saying which run stopped."""
         if self._fh is not None:
             self._fh.close()
             self._fh = None
         if self._lock_fh is not None:
+            if clean:
+                with contextlib.suppress(OSError):
+                    (self.folder / _LOCK).unlink()
             self._lock_fh.close()
             self._lock_fh = None
 

@@ -164,17 +164,19 @@ def mean_spread(da: xr.DataArray, spread: str, valid: tuple[float, float] | None
     return mean, mean, mean
 
 
-def place_legend(ax: Any, **kwargs: Any) -> Any:
+def place_legend(ax: Any, below: bool | None = None, **kwargs: Any) -> Any:
     """The Axes' legend outside its data area, so it never covers a point and stays in one
     place when the figure is redrawn: right of the axes, or under them when its entries are
-    long."""
+    long (or ``below=True``)."""
     handles, labels = ax.get_legend_handles_labels()
     handles, labels = kwargs.pop("handles", handles), kwargs.pop("labels", labels)
     if not handles:
         return None
     options = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0,
                "frameon": False, "fontsize": "small"}
-    if max(len(line) for label in labels for line in str(label).splitlines()) > 24:
+    if below is None:
+        below = max(len(line) for label in labels for line in str(label).splitlines()) > 24
+    if below:
         # long entries (fitted lines with their r^2) would squeeze the panel: under it
         # instead, below the tick labels and the axis label
         # (an offset in points from the axes' bottom, so a layout engine that shrinks the

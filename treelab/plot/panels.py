@@ -81,9 +81,16 @@ def panels(
 
     Examples
     --------
-    >>> fig, (left, right) = treelab.plot.panels(2)  # doctest: +SKIP
-    >>> treelab.plot.error_ratio_vs_phi(result, ax=left)  # doctest: +SKIP
-    >>> treelab.plot.savefig(fig, "figures/error_ratio", width="double")  # doctest: +SKIP
+    >>> import treelab
+    >>> from treelab.datasets import gaussian_mixture
+    >>> data = gaussian_mixture(100, random_state=0)
+    >>> model = treelab.VRTrees(n_estimators=5, random_state=0).fit(data.X, data.y)
+    >>> fig, (left, right) = panels(2)
+    >>> float(fig.get_size_inches()[0])  # the page width it is exported at
+    7.0
+    >>> ax = treelab.plot.decision_surface(model, data.X, data.y, resolution=20, ax=left)
+    >>> margins = treelab.analysis.margins(model.member_predict(data.X), data.y)
+    >>> ax = treelab.plot.margin_cdf(margins, ax=right)
     """
     import matplotlib.pyplot as plt
 
@@ -216,8 +223,20 @@ def facet(
 
     Examples
     --------
-    >>> fig = treelab.plot.facet(treelab.plot.margin_cdf,  # doctest: +SKIP
-    ...                          {"noise-free": m0, "20% noise": m1}, sharey=True)
+    Voting margins of a forest grown on clean labels and on labels with 20% of them flipped:
+
+    >>> import treelab
+    >>> from treelab.datasets import gaussian_mixture
+    >>> data = gaussian_mixture(100, random_state=0)
+    >>> noisy = data.y.copy()
+    >>> noisy[::5] = 1 - noisy[::5]
+    >>> def margins(labels):
+    ...     model = treelab.VRTrees(n_estimators=5, random_state=0).fit(data.X, labels)
+    ...     return treelab.analysis.margins(model.member_predict(data.X), data.y)
+    >>> fig = facet(treelab.plot.margin_cdf,
+    ...             {"noise-free": margins(data.y), "20% noise": margins(noisy)}, sharey=True)
+    >>> [ax.get_title() for ax in fig.axes]
+    ['noise-free', '20% noise']
     """
     if not callable(draw):
         raise TypeError(f"draw must be a plot function, got {type(draw).__name__}")
@@ -434,7 +453,14 @@ def measure_grid(
 
     Examples
     --------
-    >>> fig = treelab.plot.measure_grid(kuncheva, x="alpha", hue="data")  # doctest: +SKIP
+    >>> import xarray as xr
+    >>> result = xr.Dataset(
+    ...     {"kappa": (("data", "alpha"), [[0.2, 0.4, 0.6], [0.1, 0.3, 0.5]]),
+    ...      "error": (("data", "alpha"), [[0.1, 0.12, 0.15], [0.2, 0.22, 0.25]])},
+    ...     coords={"data": ["waveform", "wine"], "alpha": [0.0, 0.5, 1.0]})
+    >>> fig = measure_grid(result, x="alpha", hue="data")
+    >>> [ax.get_title() for ax in fig.axes]
+    ['kappa', 'error']
     """
     from treelab.plot.irrelevant import measure_curve
 

@@ -104,7 +104,16 @@ def spectrum(
 
     Examples
     --------
-    >>> ax = spectrum(result, dataset="wine")  # doctest: +SKIP
+    >>> import treelab
+    >>> from treelab.analysis import diagnose
+    >>> from treelab.datasets import gaussian_mixture
+    >>> train, test = gaussian_mixture(100, random_state=0), gaussian_mixture(100, random_state=1)
+    >>> runs = [diagnose(treelab.VRTrees(alpha=a, n_estimators=5, random_state=0)
+    ...                  .fit(train.X, train.y), test.X, test.y, label="Aggregating")
+    ...         for a in (0.0, 0.5, 1.0)]
+    >>> ax = spectrum(treelab.plot.stack_results(runs))
+    >>> ax.get_legend_handles_labels()[1]
+    ['Aggregating']
     """
     ds = check_result(result, "result", [var], [_dims.ENSEMBLE, _dims.ALPHA])
     check_choice(spread, "spread", ("sd", "range", "none"))

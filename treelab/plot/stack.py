@@ -47,10 +47,20 @@ def stack_results(results: Sequence[xr.Dataset]) -> xr.Dataset:
 
     Examples
     --------
-    >>> runs = [diagnose(VRTrees(alpha=a).fit(X, y), Xt, yt, label="Aggregating")
-    ...         for a in (0.0, 0.5, 1.0)]  # doctest: +SKIP
-    >>> runs.append(diagnose(RandomForest().fit(X, y), Xt, yt, label="RF"))  # doctest: +SKIP
-    >>> treelab.plot.spectrum(treelab.plot.stack_results(runs))  # doctest: +SKIP
+    >>> import treelab
+    >>> from treelab.analysis import diagnose
+    >>> from treelab.datasets import gaussian_mixture
+    >>> train, test = gaussian_mixture(100, random_state=0), gaussian_mixture(100, random_state=1)
+    >>> def fit(model):
+    ...     return model.fit(train.X, train.y)
+    >>> runs = [diagnose(fit(treelab.VRTrees(alpha=a, n_estimators=5, random_state=0)),
+    ...                  test.X, test.y, label="Aggregating") for a in (0.0, 0.5, 1.0)]
+    >>> runs.append(diagnose(fit(treelab.RandomForest(n_estimators=5, random_state=0)),
+    ...                      test.X, test.y, label="RF"))
+    >>> grid = stack_results(runs)
+    >>> grid.ensemble.values.tolist(), grid.alpha.values.tolist()
+    (['Aggregating', 'RF'], [0.0, 0.5, 1.0, nan])
+    >>> ax = treelab.plot.spectrum(grid)
     """
     if isinstance(results, xr.Dataset) or not isinstance(results, Sequence) or not results:
         raise TypeError("results must be a non-empty list of Datasets (e.g. diagnose results)")
@@ -66,9 +76,13 @@ def stack_results(results: Sequence[xr.Dataset]) -> xr.Dataset:
         if key in keys:
             raise ValueError(f"results hold ensemble={name!r} at alpha={alpha} twice")
         keys.append(key)
-        parts.append(ds.assign_coords({_dims.ALPHA: key[1]}))
+        parts.append(ds.drop_vars([_dims.ENSEMBLE, _dims.ALPHA]))
+    # the cell labels are attached after concatenating: concat keeps a coordinate that is equal
+    # in every part as a scalar (one ensemble at three alphas), which no index can stack
     cells = xr.concat(parts, dim="_cell", coords="different", compat="equals", join="outer",
                       combine_attrs="override")
+    cells = cells.assign_coords({_dims.ENSEMBLE: ("_cell", [k[0] for k in keys]),
+                                 _dims.ALPHA: ("_cell", [k[1] for k in keys])})
     grid = cells.set_index(_cell=[_dims.ENSEMBLE, _dims.ALPHA]).unstack("_cell")
     names = list(dict.fromkeys(k[0] for k in keys))
     alphas = sorted({k[1] for k in keys if k[1] != _NO_ALPHA})

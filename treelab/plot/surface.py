@@ -157,8 +157,13 @@ def decision_surface(
 
     Examples
     --------
-    >>> model = treelab.VRTrees(alpha=0.5).fit(X, y)  # doctest: +SKIP
-    >>> ax = treelab.plot.decision_surface(model, X, y)  # doctest: +SKIP
+    >>> import treelab
+    >>> from treelab.datasets import gaussian_mixture
+    >>> data = gaussian_mixture(100, random_state=0)
+    >>> model = treelab.VRTrees(alpha=0.5, n_estimators=5, random_state=0).fit(data.X, data.y)
+    >>> ax = decision_surface(model, data.X, data.y, resolution=20)
+    >>> ax.images[0].get_array().shape  # P(second class) on a 20 x 20 grid
+    (20, 20)
     """
     X, y = _xy(data, y)
     if not isinstance(points, bool):

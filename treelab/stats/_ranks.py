@@ -98,6 +98,12 @@ class _Ranks:
                 VERSUS: self.methods}
 
 
+#: description of F_F and its p-value where they are undefined
+UNDEFINED_F = ("undefined (NaN): every data set ranks the methods alike, so chi2_F = N (k - 1), "
+               "the ranks have no residual variance and F_F = (N - 1) chi2_F / 0; use "
+               "chi2_p_value")
+
+
 def friedman(
     errors: xr.Dataset | xr.DataArray,
     *,
@@ -116,7 +122,10 @@ def friedman(
     * F_F = (N - 1) chi2_F / (N (k - 1) - chi2_F) (Iman & Davenport 1980), F-distributed with
       k - 1 and (k - 1)(N - 1) degrees of freedom; less conservative than chi2_F (Demsar
       recommends it). When chi2_F = N (k - 1) (every data set ranks the methods alike),
-      F_F is infinite and its p-value 0.
+      F_F's denominator is 0: the ranks have no residual variance, the F approximation does
+      not hold, and F_F and its p-value are NaN (undefined; their ``description`` attr says
+      so); read ``chi2_p_value`` there (two data sets ranking three methods alike: p = 0.135,
+      where an infinite F_F would have claimed p = 0).
 
     ``tie_correction=True`` divides chi2_F by 1 - sum (t^3 - t) / (N k (k^2 - 1)), the sum over
     groups of t tied values within a data set (as ``scipy.stats.friedmanchisquare`` and R's
@@ -171,7 +180,13 @@ def friedman(
     chi2 = max(float(chi2), 0.0)  # rounding can give -1e-15 for identical ranks
     df1, df2 = k - 1, (k - 1) * (n - 1)
     denom = n * (k - 1) - chi2
-    f = (n - 1) * chi2 / denom if denom > 1e-12 * n * k else np.inf
+    # chi2_F = N (k - 1), its largest value, when every data set ranks the methods alike: the
+    # ranks then have no residual variance, F_F's denominator is 0 and its F distribution
+    # (an approximation that assumes residual variance) does not hold, so F_F is undefined;
+    # reporting inf with p = 0 claimed certainty that two data sets cannot give
+    f_undefined = not denom > 1e-12 * n * k
+    f = np.nan if f_undefined else (n - 1) * chi2 / denom
+    f_note = UNDEFINED_F if f_undefined else ""
     variables = r.rank_vars()
     variables.update({
         "chi2": Var((), chi2, "Friedman statistic chi2_F", units="", cite=CITE_DEMSAR,
@@ -181,13 +196,14 @@ def friedman(
         "chi2_p_value": Var((), float(scipy.stats.chi2.sf(chi2, df1)), "p-value of chi2_F",
                             valid_range=(0.0, 1.0), cite=CITE_DEMSAR),
         "iman_davenport_f": Var((), f, "Iman-Davenport statistic F_F", units="",
-                                cite=CITE_DEMSAR),
+                                cite=CITE_DEMSAR, description=f_note),
         "f_df1": Var((), df1, "first degrees of freedom of F_F (k - 1)", units="",
                      cite=CITE_DEMSAR),
         "f_df2": Var((), df2, "second degrees of freedom of F_F ((k - 1)(N - 1))", units="",
                      cite=CITE_DEMSAR),
-        "f_p_value": Var((), 0.0 if np.isinf(f) else float(scipy.stats.f.sf(f, df1, df2)),
-                         "p-value of F_F", valid_range=(0.0, 1.0), cite=CITE_DEMSAR),
+        "f_p_value": Var((), np.nan if f_undefined else float(scipy.stats.f.sf(f, df1, df2)),
+                         "p-value of F_F", valid_range=(0.0, 1.0), cite=CITE_DEMSAR,
+                         description=f_note),
     })
     coords = r.coords()
     coords.pop(VERSUS)

@@ -9,7 +9,8 @@ import numpy as np
 import scipy.stats
 import xarray as xr
 
-from treelab.analysis._dataset import CITE_ALI_PAZZANI, Var
+from treelab.analysis._cite import CITE_ALI_PAZZANI
+from treelab.analysis._dataset import Var
 from treelab.stats._common import RESAMPLING_DIMS, build
 
 __all__ = ["fit_error_ratio"]
@@ -165,7 +166,7 @@ def fit_error_ratio(
         values = np.array([f[key] for f in fits])
         return values[0] if groupby is None else values
 
-    cite = CITE_ALI_PAZZANI
+    cite = f"{CITE_ALI_PAZZANI}, section 5.1 (E_r against phi_e, Figure 1)"
     level = f"{100 * confidence:g}%"
     variables = {
         "slope": Var(dims, col("slope"), "OLS slope of E_r on phi_e", units="", cite=cite),

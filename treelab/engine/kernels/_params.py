@@ -27,6 +27,7 @@ N_PARAMS = 16
 RS_PAIR = 0
 RS_UNIFORM = 1
 RS_PERT = 2
+RS_PAIR_DISTINCT = 3  # midpoint of two distinct values drawn uniformly over the node's values
 
 ROWS_ALL = 0
 ROWS_BOOTSTRAP = 1

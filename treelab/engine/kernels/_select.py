@@ -20,6 +20,7 @@ from treelab.engine.kernels._params import (
     P_MIN_LEAF,
     P_MIN_OBJS,
     RS_PAIR,
+    RS_PAIR_DISTINCT,
     RS_PERT,
 )
 from treelab.engine.kernels._presort import summarize_sorted
@@ -32,6 +33,7 @@ from treelab.engine.kernels._split import (
     eval_nominal,
     is_tie,
     min_max,
+    pair_distinct_midpoint,
     pair_midpoint,
     row_of,
     scan_thresholds,
@@ -264,6 +266,11 @@ def random_select(rule, nominal, used, nv, perm, rows, s, e, Xc, state):
             return True, f, KIND_NOMINAL, np.nan
         if rule == RS_PAIR:
             found, t = pair_midpoint(f, rows, s, e, Xc, state)
+            if not found:
+                continue
+            return True, f, KIND_THRESHOLD, t
+        if rule == RS_PAIR_DISTINCT:
+            found, t = pair_distinct_midpoint(f, rows, s, e, Xc, state)
             if not found:
                 continue
             return True, f, KIND_THRESHOLD, t

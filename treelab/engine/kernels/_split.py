@@ -425,6 +425,9 @@ PAIR_DRAWS = 8
 def midpoint(lo, hi):
     """Midpoint threshold t with lo <= t < hi (guards the rounding case t == hi)."""
     t = lo + (hi - lo) * 0.5
+    if not np.isfinite(t):
+        # hi - lo beyond the largest double (values of both signs near it): halves first
+        t = lo * 0.5 + hi * 0.5
     if t >= hi:
         t = lo
     return t
@@ -504,9 +507,40 @@ def pair_midpoint(f, rows, s, e, Xc, state):
 
 
 @njit(**NUMBA_FLAGS)
+def pair_distinct_midpoint(f, rows, s, e, Xc, state):
+    """Liu et al.'s random threshold with "a value of nu" read as one of the node's distinct
+    values: two different distinct non-missing values, each pair equally likely (a value many
+    rows share is drawn no more often than a rare one). Returns (found, threshold)."""
+    m = e - s
+    vals = np.empty(m)
+    k = 0
+    for j in range(m):
+        v = Xc[f, row_of(rows[s + j])]
+        if not np.isnan(v):
+            vals[k] = v
+            k += 1
+    if k < 2:
+        return False, np.nan
+    u = np.unique(vals[:k])
+    n = u.shape[0]
+    if n < 2:
+        return False, np.nan
+    a = rand_int(state, n)
+    b = rand_int(state, n - 1)
+    if b >= a:
+        b += 1
+    return True, midpoint(u[min(a, b)], u[max(a, b)])
+
+
+@njit(**NUMBA_FLAGS)
 def uniform_threshold(lo, hi, state):
     """Threshold uniform in [lo, hi), never equal to hi."""
-    t = lo + rand_float(state) * (hi - lo)
+    u = rand_float(state)
+    t = lo + u * (hi - lo)
+    if not np.isfinite(t):
+        # hi - lo beyond the largest double: drawn on the halves (exact scaling), which kept
+        # every draw at lo and cut off one row at a time on data spanning +-1e308
+        t = 2.0 * (lo * 0.5 + u * (hi * 0.5 - lo * 0.5))
     if t >= hi:
         t = lo
     return t

@@ -18,8 +18,9 @@ contributes its own H). The candidates with E <= beta * E_min (or, with ``MODE_G
 H(node) - E >= best gain / beta) form the choice set and one is drawn with probability
 proportional to 1 / E_L, E_L the Laplace-corrected entropy of the same test (E_L above 0 always).
 With beta = 1 the choice set is the best candidate and its ties; the lowest feature index wins
-(the single-model baseline). Ties of E_min are recorded as gain ties (analysis spec 5): per
-feature (tied candidates - 1) and per test (every tied threshold of the tied candidates, minus 1).
+(the single-model baseline), or with ``MODE_TIE_RANDOM`` one tied candidate drawn uniformly.
+Ties of E_min are recorded as gain ties (analysis spec 5): per feature (tied candidates - 1) and
+per test (every tied threshold of the tied candidates, minus 1).
 
 Stochastic nodes are recorded as deterministic (``random`` = 0): every candidate is a
 deterministic test, only the choice among them is drawn. Missing values: at a candidate test,
@@ -31,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from treelab.engine.kernels._config import NUMBA_FLAGS
-from treelab.engine.kernels._rng import rand_float
+from treelab.engine.kernels._rng import rand_float, rand_int
 from treelab.engine.kernels._split import (
     cls_of,
     is_tie,
@@ -400,12 +401,15 @@ MODE_GAIN = 2
 MODE_LAPLACE_WEIGHTS = 4
 # not a reading of the study: the growth routine adds it when ranks are bin codes (P_BINNED)
 MODE_BINNED = 8
+# with beta = 1, exact ties of E_min are broken by a uniform draw instead of the lowest feature
+MODE_TIE_RANDOM = 16
 
 
-def mode_bits(lookahead: int, choice: str, laplace: str) -> int:
+def mode_bits(lookahead: int, choice: str, laplace: str, tie_break: str = "first") -> int:
     """The reading of the study as the bit set ``stochastic_select`` takes as ``mode``."""
     return ((MODE_LOOKAHEAD if lookahead else 0) | (MODE_GAIN if choice == "gain" else 0)
-            | (MODE_LAPLACE_WEIGHTS if laplace == "weights" else 0))
+            | (MODE_LAPLACE_WEIGHTS if laplace == "weights" else 0)
+            | (MODE_TIE_RANDOM if tie_break == "random" else 0))
 
 
 @njit(**NUMBA_FLAGS)
@@ -491,6 +495,16 @@ def stochastic_select(beta, mode, min_split, min_leaf, max_depth_left, nominal, 
                     pick = q
                     if u < acc:
                         break
+    elif ties_f > 0 and (mode & MODE_TIE_RANDOM) != 0:
+        # the study's single model "must arbitrarily choose from among the set of tied
+        # candidates": one of the ties_f + 1 tied candidates, uniformly
+        k = rand_int(state, ties_f + 1)
+        for q in range(nc):
+            if cand_score[q] == e_min or is_tie(cand_score[q], e_min):
+                if k == 0:
+                    pick = q
+                    break
+                k -= 1
     return (True, cand_f[pick], cand_kind[pick], cand_t[pick], cand_nan[pick], ties_f, ties_t)
 
 

@@ -1,0 +1,128 @@
+"""Generate docs/reproductions/STUDY.md for every study from the stored results.
+
+Each page is rendered by :func:`treelab.reproduce.render_study_page` from the papers' shipped
+tables (``data/papers``) and treelab's measured tables committed under
+``data/reproductions/STUDY`` (CSV and ``run.json``, as ``treelab reproduce STUDY`` writes them
+to ``OUT/STUDY/tables``); nothing is run. Where ``docs/reproductions/claims/STUDY.md`` (the
+investigation of the claims that do not hold) exists, the page includes it; run this script
+again after it is added or changed.
+
+Usage::
+
+    python scripts/make_reproduction_pages.py                      # every study with results
+    python scripts/make_reproduction_pages.py --store OUT          # first copy OUT/*/tables
+    python scripts/make_reproduction_pages.py --check              # fail if a page is stale
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+from treelab.reproduce import list_studies, render_study_page
+
+ROOT = Path(__file__).resolve().parents[1]
+STORED = ROOT / "data" / "reproductions"
+DOCS = ROOT / "docs" / "reproductions"
+
+
+def store(out: Path) -> list[str]:
+    """Copy the measured tables of every study found under ``out`` into data/reproductions."""
+    copied = []
+    for name in list_studies().index:
+        src = out / name / "tables"
+        if (src / "run.json").is_file():
+            dst = STORED / name
+            if dst.exists():
+                shutil.rmtree(dst)
+            shutil.copytree(src, dst)
+            copied.append(name)
+    return copied
+
+
+def page(name: str) -> str:
+    """The page of study ``name`` from its stored tables."""
+    return render_study_page(name, STORED / name, claims=DOCS / "claims" / f"{name}.md",
+                             claims_include=f"claims/{name}.md") + "\n"
+
+
+START, END = "<!-- reproduction-index -->", "<!-- /reproduction-index -->"
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes} min {secs} s" if minutes else f"{secs} s"
+
+
+def index(docs: bool) -> str:
+    """The index table: each study's commands and the measured time of its stored run."""
+    import json
+
+    link = "{{doc}}`{0}`" if docs else "`docs/reproductions/{0}.md`"
+    rows = ["| study | full mode (the paper's protocol) | quick mode | stored run: mode, wall "
+            "time, CPU time |", "|---|---|---|---|"]
+    for name, row in list_studies().iterrows():
+        meta_path = STORED / name / "run.json"
+        if meta_path.is_file():
+            meta = json.loads(meta_path.read_text())
+            cpu = f", {_duration(meta['cpu_seconds'])} CPU" if meta.get("cpu_seconds") else ""
+            measured = (f"{meta['mode']}, {_duration(meta['seconds'])} wall{cpu} "
+                        f"({meta.get('where', 'the project machine')}, {meta['date']})")
+        else:
+            measured = "not run yet"
+        rows.append(f"| {link.format(name)}: {row['title']} | `treelab reproduce {name}` | "
+                    f"`treelab reproduce {name} --quick` | {measured} |")
+    note = ("Full mode has not been run with these commands yet (the project machine's two "
+            "cores are shared); each page says which of its tables need it. Quick mode's "
+            "numbers are a subset of each study, as each page says.")
+    return "\n".join(rows) + "\n\n" + note
+
+
+def _replace_index(path: Path, docs: bool, check: bool) -> bool:
+    """Put the index between the markers of ``path``; True when it was already there."""
+    text = path.read_text(encoding="utf-8")
+    if START not in text or END not in text:
+        return True
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    new = f"{head}{START}\n{index(docs)}\n{END}{tail}"
+    if not check:
+        path.write_text(new, encoding="utf-8")
+    return new == text
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--store", type=Path, metavar="OUT",
+                    help="first copy OUT/STUDY/tables (written by treelab reproduce) into "
+                         "data/reproductions/STUDY")
+    ap.add_argument("--check", action="store_true",
+                    help="write nothing; exit 1 when a page differs from its regeneration")
+    args = ap.parse_args(argv)
+    if args.store:
+        print("stored:", ", ".join(store(args.store)) or "nothing")
+    stale = []
+    for name in list_studies().index:
+        if not (STORED / name / "run.json").is_file():
+            print(f"{name}: no stored results in {STORED / name}; page not generated")
+            continue
+        text, path = page(name), DOCS / f"{name}.md"
+        if args.check:
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                stale.append(name)
+            continue
+        path.write_text(text, encoding="utf-8")
+        print(f"{name}: {path.relative_to(ROOT)}")
+    for path, docs in ((ROOT / "README.md", False), (DOCS / "index.md", True)):
+        if not _replace_index(path, docs, args.check) and args.check:
+            stale.append(str(path.relative_to(ROOT)))
+    if stale:
+        print("stale pages (run python scripts/make_reproduction_pages.py):", ", ".join(stale))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""The studies' reports count and summarise as worked by hand on small made-up results."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+
+from treelab.reproduce import _gashler2008_report as gashler
+from treelab.reproduce import _liu2008_report as liu
+
+ENSEMBLES = ["RDT", "ERDT", "MMDT", "CVDT", "250 x RDT", "250 x ERDT"]
+
+
+def _folds(means: dict[str, list[float]], sets: list[str]) -> pd.DataFrame:
+    """accuracy_folds with two folds per set whose mean is the given value."""
+    rows = []
+    for (e, values), (i, name) in itertools.product(means.items(), enumerate(sets)):
+        for fold, shift in enumerate((-0.01, 0.01)):
+            rows.append(("g", name, e, 0, fold, values[i] + shift))
+    frame = pd.DataFrame(rows, columns=["grid", "dataset", "ensemble", "repeat", "fold",
+                                        "accuracy"])
+    return frame.set_index(["grid", "dataset", "ensemble", "repeat", "fold"]).sort_index()
+
+
+def test_gashler_win_counts_by_hand():
+    sets = ["a", "b", "c", "d"]
+    means = {"RDT": [0.9, 0.8, 0.7, 0.6], "ERDT": [0.8, 0.9, 0.7, 0.5],
+             "MMDT": [0.7, 0.7, 0.9, 0.6], "CVDT": [0.95, 0.6, 0.8, 0.55],
+             "250 x RDT": [0.9, 0.7, 0.85, 0.5], "250 x ERDT": [0.85, 0.75, 0.75, 0.7]}
+    folds = _folds(means, sets)
+    section, (verdict,) = gashler._table1(folds, "g")
+    # most accurate of RDT/ERDT/MMDT: a RDT, b ERDT, c MMDT, d RDT = MMDT (no clear winner)
+    assert "| 100xRDT | 17 | 1 |" in section.text
+    assert "| 100xERDT | 13 | 1 |" in section.text
+    assert "| 100xMMDT | 12 | 1 |" in section.text
+    assert "| no clear winner | 1 | 1 |" in section.text
+    section, (verdict,) = gashler._table2(folds, "g")
+    # CVDT above both large ones: a (0.95 > 0.9, 0.85); below both: b (0.6 < 0.7, 0.75);
+    # c (0.8 between 0.75 and 0.85) and d (0.55 between 0.5 and 0.7) in between
+    assert "| CVDT beats both | 15 | 1 |" in section.text
+    assert "| CVDT loses to both | 16 | 1 |" in section.text
+    assert verdict.verdict == "holds"  # wins at least as often as it loses
+
+
+def test_gashler_density_groups_by_hand():
+    sets = [f"s{i}" for i in range(8)]
+    density = pd.DataFrame({"log10_density": [5, -1, 3, 40, 2, 7, 0.5, 9]},
+                           index=pd.Index(sets, name="dataset"))
+    # densest first: s1, s6, s4, s2 | s0, s5, s7, s3; MMDT better on s1, s4, s0
+    mmdt = [0.9 if s in ("s1", "s4", "s0") else 0.5 for s in sets]
+    folds = _folds({"ERDT": [0.7] * 8, "MMDT": mmdt}, sets)
+    section, verdicts = gashler._density(folds, density, "g")
+    assert "| densest half | 10 of 22 | 2 of 4 |" in section.text
+    assert "| densest quarter | 8 of 11 | 1 of 2 |" in section.text
+    assert "| densest eighth | 5 of 6 | 1 of 1 |" in section.text
+    assert "| sparsest half | 7 of 21 | 1 of 4 |" in section.text
+    assert "| ERDT better than MMDT, all sets | 26 of 43 | 5 of 8 |" in section.text
+    assert [v.verdict for v in verdicts] == ["does not hold", "holds"]
+
+
+def test_liu_strength_correlation_ranges_by_hand():
+    rows = []
+    values = {("Aggregating", "x"): [(0.5, 0.9), (0.6, 0.3), (0.7, 0.1)],
+              ("Aggregating", "y"): [(0.4, 0.8), (0.4, 0.4), (0.5, 0.2)],
+              ("Bagging", "x"): [(0.6, 0.5), (0.6, 0.4), (0.7, 0.3)],
+              ("Bagging", "y"): [(0.5, 0.5), (0.5, 0.5), (0.5, 0.5)],
+              ("Subspacing", "x"): [(0.6, 0.2), (0.6, 0.2), (0.6, 0.3)],
+              ("Subspacing", "y"): [(0.5, 0.3), (0.5, 0.3), (0.6, 0.3)]}
+    for (e, d), pts in values.items():
+        for a, (s, c) in zip((0.0, 0.5, 1.0), pts, strict=True):
+            rows.append((e, d, a, s, c))
+    frame = pd.DataFrame(rows, columns=["ensemble", "dataset", "alpha", "strength",
+                                        "correlation"])
+    measured = {"strength_correlation": frame.set_index(["ensemble", "dataset", "alpha"])}
+    _, facts = liu._table2(measured)
+    t = facts["t"]
+    # Aggregating: strength ranges 0.2 and 0.1 -> 0.15; correlation 0.8 and 0.6 -> 0.7
+    assert np.isclose(t.loc["Agg.VR-Trees", "strength_range"], 0.15)
+    assert np.isclose(t.loc["Agg.VR-Trees", "correlation_range"], 0.7)
+    assert np.isclose(t.loc["Bag.VR-Trees", "correlation_range"], 0.1)
+    assert np.isclose(t.loc["Subspace.VR-Trees", "strength_range"], 0.05)

@@ -1,0 +1,297 @@
+"""Methods x data sets: the table a paper prints, built from an experiment result.
+
+:func:`table` averages a measure over the resampling dims (``repeat``, ``fold``), marks the
+best method of every data set, counts wins/ties/losses against a reference method with a
+named significance test per data set, and adds the average ranks and the Friedman test
+(:func:`treelab.stats.friedman`, Demsar 2006).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from treelab.report._render import fmt, to_html, to_latex, to_markdown
+from treelab.stats._common import collapse_alpha
+
+__all__ = ["ResultTable", "table"]
+
+_RESAMPLING = ("repeat", "fold")
+#: test name -> what the caption says
+TESTS = {
+    "wilcoxon": "two-sided Wilcoxon signed-rank test over the resamples of each data set, "
+                "Holm-corrected over the data sets (treelab.stats.wilcoxon_holm)",
+    "5x2cv-f": "Alpaydin's combined 5x2cv F test on each data set "
+               "(treelab.stats.five_by_two_cv_f)",
+    "none": "no significance test (counts by the mean only)",
+}
+
+
+@dataclass(frozen=True)
+class ResultTable:
+    """A methods x data sets table with its summaries (build it with :func:`table`).
+
+    Attributes
+    ----------
+    mean, spread : pandas.DataFrame
+        (data set x method) mean and standard deviation over the resamples (``spread`` is all
+        NaN when there is one value per cell), in display units (times ``scale``).
+    best : pandas.DataFrame
+        True on the best mean of every row (all tied best cells).
+    wins_ties_losses : pandas.DataFrame
+        Per method against ``reference``: ``wins``, ``ties``, ``losses`` (by the mean),
+        ``significant_wins``, ``significant_losses`` (by ``test``).
+    average_rank : pandas.Series
+        Average rank of each method over the data sets (1 = best; ties share ranks).
+    friedman_chi2, friedman_p, iman_davenport_f, iman_davenport_p : float
+        Friedman test over the data sets (NaN with fewer than 2 data sets or methods).
+    reference, test, measure : str
+        The reference method, the significance test's name, the measure's label.
+    digits : int
+        Decimals shown.
+    """
+
+    mean: pd.DataFrame
+    spread: pd.DataFrame
+    best: pd.DataFrame
+    wins_ties_losses: pd.DataFrame | None
+    average_rank: pd.Series
+    friedman_chi2: float
+    friedman_p: float
+    iman_davenport_f: float
+    iman_davenport_p: float
+    reference: Any
+    test: str
+    measure: str
+    digits: int
+
+    def cells(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """(display strings, bold mask): "mean ± sd" per cell, then the rows of average rank
+        and of wins/ties/losses against the reference."""
+        has_sd = bool(np.isfinite(self.spread.to_numpy(dtype=float)).any())
+        d = self.digits
+        text = self.mean.map(lambda v: fmt(v, d)).astype(object)
+        if has_sd:
+            sd = self.spread.map(lambda v: fmt(v, d))
+            text = text.where(sd == "", text + " ± " + sd)
+        bold = self.best.copy()
+        extra = {"average rank": self.average_rank.map(lambda v: fmt(v, 2))}
+        if self.wins_ties_losses is not None:
+            w = self.wins_ties_losses
+            extra[f"w/t/l vs {self.reference}"] = pd.Series(
+                {m: f"{r.wins}/{r.ties}/{r.losses}" for m, r in w.iterrows()})
+            if self.test != "none":
+                extra[f"significant w/l vs {self.reference}"] = pd.Series(
+                    {m: f"{r.significant_wins}/{r.significant_losses}" for m, r in w.iterrows()})
+        for label, row in extra.items():
+            text.loc[label] = row.reindex(text.columns).fillna("")
+            bold.loc[label] = False
+        return text, bold
+
+    def caption(self) -> str:
+        """What the table shows, the test named, the Friedman result."""
+        parts = [f"{self.measure}: mean" + (" ± sd" if np.isfinite(
+            self.spread.to_numpy(dtype=float)).any() else "") + " per data set; best per row "
+                 "in bold."]
+        if self.wins_ties_losses is not None:
+            parts.append(f"Wins/ties/losses against {self.reference} by the mean; significant: "
+                         f"{TESTS[self.test]}.")
+        if np.isfinite(self.friedman_chi2):
+            parts.append(f"Friedman chi2_F = {self.friedman_chi2:.2f}, p = "
+                         f"{self.friedman_p:.3g}; Iman-Davenport F_F = "
+                         f"{self.iman_davenport_f:.2f}, p = {self.iman_davenport_p:.3g} "
+                         f"({self.mean.shape[0]} data sets, {self.mean.shape[1]} methods).")
+        return " ".join(parts)
+
+    def to_markdown(self, caption: bool = True) -> str:
+        """The table as Markdown, best per row in bold, the caption below."""
+        text, bold = self.cells()
+        return to_markdown(text, bold, self.caption() if caption else None)
+
+    def to_latex(self, caption: bool = True) -> str:
+        """The table as a LaTeX booktabs tabular (in a table float with the caption)."""
+        text, bold = self.cells()
+        return to_latex(text, bold, self.caption() if caption else None)
+
+    def to_html(self, caption: bool = True) -> Any:
+        """The table as a pandas Styler (``.to_html()`` for the HTML)."""
+        text, bold = self.cells()
+        return to_html(text, bold, self.caption() if caption else None)
+
+
+def _as_dataarray(results: Any, var: str) -> xr.DataArray:
+    if isinstance(results, pd.DataFrame):
+        frame = results.astype(float)
+        frame.index.name = frame.index.name or "dataset"
+        frame.columns.name = frame.columns.name or "ensemble"
+        return xr.DataArray(frame.to_numpy(), dims=(frame.index.name, frame.columns.name),
+                            coords={frame.index.name: frame.index.to_numpy(),
+                                    frame.columns.name: frame.columns.to_numpy()})
+    if isinstance(results, xr.Dataset):
+        if var not in results:
+            raise ValueError(f"var={var!r} is not a variable of results "
+                             f"({sorted(map(str, results.data_vars))})")
+        return results[var]
+    if isinstance(results, xr.DataArray):
+        return results
+    raise TypeError("results must be an xarray Dataset/DataArray or a pandas DataFrame "
+                    f"(data sets x methods), got {type(results).__name__}")
+
+
+def _significance(da: xr.DataArray, reference: Any, method: Any, test: str, dim_method: str,
+                  dim_dataset: str, significance: float) -> pd.Series:
+    """+1 / -1 per data set where ``method`` is significantly greater / smaller than the
+    reference (in the measure's own direction), 0 otherwise."""
+    from treelab import stats
+
+    if test == "wilcoxon":
+        res = stats.wilcoxon_holm(da, method, reference, dim_method=dim_method,
+                                  significance=significance)
+        diff = res.median_difference
+    else:
+        res = stats.five_by_two_cv_f(da, method, reference, dim_method=dim_method,
+                                     significance=significance)
+        diff = res.mean_difference
+    sign = xr.where(res.significant.astype(bool), np.sign(diff), 0)
+    return sign.transpose(dim_dataset).to_pandas()
+
+
+def table(
+    results: xr.Dataset | xr.DataArray | pd.DataFrame,
+    *,
+    var: str = "ensemble_error",
+    dim_dataset: str = "dataset",
+    dim_method: str = "ensemble",
+    reference: Any = None,
+    test: str = "wilcoxon",
+    significance: float = 0.05,
+    greater_is_better: bool = False,
+    scale: float = 1.0,
+    digits: int = 3,
+    measure: str | None = None,
+) -> ResultTable:
+    """Methods x data sets with mean (and sd), best per row, wins/ties/losses, ranks, Friedman.
+
+    Values are averaged over ``repeat`` and ``fold`` (the sd is over the same resamples,
+    ddof = 1). The best method of a row is the smallest mean (largest with
+    ``greater_is_better``); all tied best cells are marked. Against ``reference`` each method
+    *wins* on a data set when its mean is better, *loses* when worse, *ties* when equal; the
+    *significant* counts keep the data sets where ``test`` rejects equality at
+    ``significance``. Average ranks and the Friedman / Iman-Davenport tests are those of
+    :func:`treelab.stats.friedman` (Demsar 2006): with N data sets, k methods and average
+    ranks R_j, chi2_F = 12 N / (k (k + 1)) [sum_j R_j^2 - k (k + 1)^2 / 4].
+
+    Parameters
+    ----------
+    results : xarray.Dataset, DataArray or pandas.DataFrame
+        An experiment result (:func:`treelab.experiment.run`) or any values with dims
+        ``dim_dataset`` and ``dim_method`` (and optionally ``repeat``/``fold``); a DataFrame is
+        one value per cell, rows data sets and columns methods.
+    var : str, default "ensemble_error"
+        Variable taken from a Dataset.
+    dim_dataset, dim_method : str
+        Dims of the rows and of the columns.
+    reference : coordinate value, optional
+        Method the others are counted against (default: the first method).
+    test : {"wilcoxon", "5x2cv-f", "none"}, default "wilcoxon"
+        Per-data-set significance test over the resamples: Wilcoxon signed-rank with Holm's
+        correction over the data sets, or Alpaydin's 5x2cv F (results of a 5x2 protocol).
+        "none" (forced when there is one value per cell) only counts by the mean.
+    significance : float, default 0.05
+        Level of the test.
+    greater_is_better : bool, default False
+        True for accuracies.
+    scale : float, default 1.0
+        Factor applied to the displayed means and sds (100 for percent).
+    digits : int, default 3
+        Decimals shown.
+    measure : str, optional
+        Label of the measure in the caption (default ``var``).
+
+    Returns
+    -------
+    ResultTable
+        With ``to_markdown()``, ``to_latex()`` and ``to_html()``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> errors = pd.DataFrame({"A": [0.10, 0.30, 0.20], "B": [0.20, 0.25, 0.20]},
+    ...                       index=pd.Index(["x", "y", "z"], name="dataset"))
+    >>> t = table(errors, reference="B", scale=100, digits=1)
+    >>> t.average_rank.tolist()
+    [1.5, 1.5]
+    >>> t.wins_ties_losses.loc["A", ["wins", "ties", "losses"]].tolist()
+    [1, 1, 1]
+    >>> print(t.to_markdown(caption=False))
+    | dataset | A | B |
+    |---|---|---|
+    | x | **10.0** | 20.0 |
+    | y | 30.0 | **25.0** |
+    | z | **20.0** | **20.0** |
+    | average rank | 1.50 | 1.50 |
+    | w/t/l vs B | 1/1/1 |  |
+    """
+    from treelab import stats
+
+    if test not in TESTS:
+        raise ValueError(f"test must be one of {sorted(TESTS)}, got {test!r}")
+    if not isinstance(scale, int | float) or isinstance(scale, bool) or not scale > 0:
+        raise ValueError(f"scale must be a positive number, got {scale!r}")
+    if not isinstance(digits, int) or isinstance(digits, bool) or digits < 0:
+        raise ValueError(f"digits must be a non-negative int, got {digits!r}")
+    da = _as_dataarray(results, var)
+    for dim, arg in ((dim_dataset, "dim_dataset"), (dim_method, "dim_method")):
+        if dim not in da.dims:
+            raise ValueError(f"{arg}={dim!r} is not a dim of results (dims {tuple(da.dims)})")
+    if "alpha" in da.dims and dim_method != "alpha":
+        da = collapse_alpha(da, dim_method)
+    fried = stats.friedman(da, dim_dataset=dim_dataset, dim_method=dim_method, var=var,
+                           greater_is_better=greater_is_better)
+    methods = list(fried[dim_method].values)
+    resample = [d for d in _RESAMPLING if d in da.dims]
+    mean = da.mean(resample) if resample else da
+    n_resamples = int(np.prod([da.sizes[d] for d in resample])) if resample else 1
+    spread = da.std(resample, ddof=1) if n_resamples > 1 else xr.full_like(mean, np.nan)
+
+    def frame(x: xr.DataArray) -> pd.DataFrame:
+        return (x.sel({dim_method: methods}).transpose(dim_dataset, dim_method)
+                .to_pandas().astype(float))
+
+    mean_f, spread_f = frame(mean), frame(spread)
+    values = -mean_f if greater_is_better else mean_f
+    best = values.eq(values.min(axis=1), axis=0)
+    if reference is None:
+        reference = methods[0]
+    elif not any(m == reference for m in methods):
+        raise ValueError(f"reference={reference!r} is not a method of {dim_method!r} "
+                         f"({methods})")
+    if n_resamples < 2:
+        test = "none"
+    rows = {}
+    for m in methods:
+        if m == reference:
+            continue
+        d = values[m] - values[reference]
+        sig = np.zeros(len(d), dtype=int)
+        if test != "none":
+            sub = da.sel({dim_method: [m, reference]})
+            sign = _significance(sub, reference, m, test, dim_method, dim_dataset,
+                                 significance).reindex(values.index).to_numpy()
+            sig = -sign if greater_is_better else sign
+        rows[m] = {"wins": int((d < 0).sum()), "ties": int((d == 0).sum()),
+                   "losses": int((d > 0).sum()), "significant_wins": int((sig < 0).sum()),
+                   "significant_losses": int((sig > 0).sum())}
+    wtl = pd.DataFrame.from_dict(rows, orient="index") if rows else None
+    return ResultTable(
+        mean=mean_f * scale, spread=spread_f * scale, best=best,
+        wins_ties_losses=wtl,
+        average_rank=fried.average_rank.to_pandas().reindex(methods),
+        friedman_chi2=float(fried.chi2), friedman_p=float(fried.chi2_p_value),
+        iman_davenport_f=float(fried.iman_davenport_f),
+        iman_davenport_p=float(fried.f_p_value), reference=reference, test=test,
+        measure=measure or var, digits=digits)

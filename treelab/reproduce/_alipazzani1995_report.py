@@ -1,0 +1,184 @@
+"""Ali & Pazzani (1995): the paper's tables beside treelab's measured ones, and the verdicts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from treelab.report import compare
+from treelab.report._render import fmt, to_markdown
+from treelab.reproduce._papers import paper_table
+from treelab.reproduce._study import Section, Verdict
+from treelab.reproduce.alipazzani1995 import NOT_PROVIDED, TABLE2
+from treelab.stats import fit_error_ratio
+
+__all__ = ["report"]
+
+_COLS = {"single_tree_error_pct": "one tree", "ensemble11_uniform_voting_error_pct": "11 trees"}
+
+
+def _r2_interval(fit) -> tuple[float, float]:
+    """The 95% interval of r^2 from the Fisher-z interval of r (the study's reading)."""
+    lo, hi = float(fit.r_low), float(fit.r_high)
+    if lo * hi > 0:
+        return min(lo * lo, hi * hi), max(lo * lo, hi * hi)
+    return 0.0, max(lo * lo, hi * hi)
+
+
+def _table2(t: pd.DataFrame) -> tuple[Section, dict]:
+    paper = paper_table("alipazzani1995_table2").set_index("data_set")
+    p = paper[list(_COLS)].rename(columns=_COLS)
+    mine = t[["single", "ensemble"]].rename(columns={"single": "one tree",
+                                                     "ensemble": "11 trees"})
+    cmp = compare(p, mine, digits=1, ranks=False)
+    sig = t["p_wilcoxon"] < 0.05
+    reduced = (t["ensemble"] < t["single"]) & sig
+    detail = t.assign(**{"significant reduction": np.where(reduced, "yes", "no")})
+    detail = detail.map(lambda v: fmt(v, 3) if isinstance(v, float) else v)
+    reserved = [r for r in TABLE2 if r not in paper.index]
+    other = [r for r in cmp.gap.index if not r.startswith(("Krk", "Led"))]
+    like = cmp.gap.loc[other].abs().mean()
+    text = [
+        "Error (%) of one ID3 tree (the same learner with beta = 1) and of eleven stochastic "
+        "trees combined by uniform voting, on the study's training sizes.", "",
+        cmp.to_markdown(), "",
+        "KRK: the study learns KRK as a relational domain (its section 4 lists the six KRK "
+        "variants among the relational domains); treelab's generator gives the six board "
+        "coordinates as attribute values, on which an ID3 tree cannot express the illegality "
+        "rule from a few hundred rows, so the KRK rows are not a like-for-like comparison. "
+        "Noise ('a' attribute, 'c' class) is applied to the training rows only; the test rows "
+        "are noise-free, as the study did where it could. Without the KRK and LED rows (whose "
+        "setups are in question) the mean |gap| over the "
+        f"{len(other)} other rows is {like['one tree']:.1f} points (one tree) and "
+        f"{like['11 trees']:.1f} (11 trees).", "",
+        f"Not provided: {'; '.join(f'{k} ({v})' for k, v in NOT_PROVIDED.items())}.",
+        (f"Rows run by treelab whose paper row is held back for independent checks: "
+         f"{', '.join(reserved)}." if reserved else ""), "",
+        "treelab's detail: E_r = E(11 trees) / E(one tree); phi_e, the error correlation of "
+        "the eleven trees (mean over the trials); mean_g, gain ties per decision node; "
+        "p_wilcoxon, two-sided Wilcoxon signed-rank test of the paired trial errors (one tree "
+        "vs eleven; none for leave-one-out).", "",
+        to_markdown(detail)]
+    return Section("Table 2: one tree against eleven", "\n".join(text)), {
+        "cmp": cmp, "reduced": reduced, "t": t}
+
+
+def _figure1(points: pd.DataFrame, t2: pd.DataFrame | None) -> tuple[Section, dict]:
+    paper = paper_table("alipazzani1995_figure1")
+    rows, fits = [], {}
+    for comb, grp in points.groupby(level="ensemble", sort=False):
+        ok = grp[["E_r", "phi_e"]].dropna()
+        fit = fit_error_ratio(ok["phi_e"].to_numpy(), ok["E_r"].to_numpy())
+        lo, hi = _r2_interval(fit)
+        fits[comb] = (float(fit.r_squared), lo, hi, float(fit.slope), int(fit.n))
+    names = {"uniform voting": "Uniform Voting", "Bayesian": "Bayesian Combination",
+             "distribution summation": "Distribution Summation",
+             "likelihood": "Likelihood Combination"}
+    is_meta = paper["data_sets"].str.startswith("meta")
+    meta = paper[is_meta].set_index("combination_function")
+    for comb, (r2, lo, hi, slope, n) in fits.items():
+        label = names.get(comb, comb)
+        pr = meta.loc[label] if label in meta.index else None
+        rows.append({"combination": comb,
+                     "paper r^2": fmt(pr["r_squared"], 2) if pr is not None else "",
+                     "paper 95% interval (%)": (f"{pr['r_squared_ci95_low_pct']:g}-"
+                                                f"{pr['r_squared_ci95_high_pct']:g}"
+                                                if pr is not None else ""),
+                     "treelab r^2": f"{r2:.2f}",
+                     "treelab 95% interval (%)": f"{100 * lo:.0f}-{100 * hi:.0f}",
+                     "treelab slope": f"{slope:.2f}", "points": n})
+    frame = pd.DataFrame(rows).set_index("combination")
+    fractions = sorted(points.index.get_level_values("train_size").unique())
+    n_meta = int(meta["n_data_sets"].iloc[0])
+    text = [f"OLS of E_r on phi_e over the points data set x training fraction "
+            f"({', '.join(f'{f:g}' for f in fractions)} of the 2/3 split); the study's "
+            f"points are its {n_meta} meta-trials (ten training fractions per data set). The "
+            "interval of r^2 squares the Fisher-z 95% interval of r.", "", to_markdown(frame)]
+    first = paper[~paper["data_sets"].str.startswith("meta")].iloc[0]
+    facts = {"fits": fits, "paper_first": first, "meta": meta, "names": names}
+    if t2 is not None:
+        sig = t2[(t2["p_wilcoxon"] < 0.05) & (t2["ensemble"] < t2["single"])].dropna(
+            subset=["E_r", "phi_e"])
+        if len(sig) >= 4:
+            fit = fit_error_ratio(sig["phi_e"].to_numpy(), sig["E_r"].to_numpy())
+            facts["table2_fit"] = (float(fit.r_squared), len(sig))
+            text += ["", f"Over the Table 2 rows with a significant reduction ({len(sig)}): "
+                         f"r^2 = {float(fit.r_squared):.2f} (paper: "
+                         f"{first['r_squared']:.2f} over its {int(first['n_data_sets'])})."]
+    return Section("Figure 1: error ratio against error correlation", "\n".join(text)), facts
+
+
+def _figure2(t2: pd.DataFrame) -> tuple[Section, dict]:
+    paper = paper_table("alipazzani1995_figure2").set_index("data_set")
+    mine = t2["mean_g"].rename("avg gain ties").to_frame()
+    cmp = compare(paper[["avg_gain_ties_g"]].rename(columns={"avg_gain_ties_g":
+                                                                "avg gain ties"}),
+                  mine, digits=2)
+    text = ("Average gain ties: the study counts ties per literal of the model (a tie among n "
+            "literals counts n - 1), treelab's `mean_g` gain ties per decision node, on the "
+            "Table 2 runs.\n\n" + cmp.to_markdown())
+    return Section("Figure 2: gain ties", text), {"cmp": cmp}
+
+
+def report(measured: dict[str, pd.DataFrame], mode: str
+           ) -> tuple[list[Section], list[Verdict]]:
+    """Sections (Table 2, Figures 1 and 2 where measured) and the verdicts."""
+    sections, verdicts = [], []
+    t2 = measured.get("table2")
+    f1 = None
+    if t2 is not None:
+        s, facts = _table2(t2)
+        sections.append(s)
+        n, k = int(facts["reduced"].sum()), len(t2)
+        cmp = facts["cmp"]
+        share = float(paper_table("alipazzani1995_textcounts")["value"].iloc[0])
+        verdicts.append(Verdict(
+            "An 11-tree ensemble significantly reduces error on most Table 2 data sets",
+            "holds" if k and abs(100 * n / k - share) <= 15  # within 15 points of the share
+            else "does not hold",
+            f"paper {share:g}%; treelab: {n} of {k} rows ({100 * n / max(k, 1):.0f}%; "
+            "Wilcoxon over the trials, "
+            f"0.05); mean |gap| one tree {cmp.mean_abs_gap['one tree']:.1f}, 11 trees "
+            f"{cmp.mean_abs_gap['11 trees']:.1f} points over {len(cmp.paper)} rows"))
+        if {"Wine", "Splice"} <= set(t2.index):
+            s2, _ = _figure2(t2)
+            sections.append(s2)
+            p = paper_table("alipazzani1995_figure2").set_index("data_set")["avg_gain_ties_g"]
+            verdicts.append(Verdict(
+                "Some of the largest reductions go with many gain ties (Wine, Splice)",
+                "partly",
+                f"paper Wine {p['Wine']:g}, Splice {p['Splice']:g}; treelab gain ties per node "
+                f"Wine {t2.loc['Wine', 'mean_g']:.2f}, Splice {t2.loc['Splice', 'mean_g']:.2f} "
+                "(another unit: per decision node, not per literal); E_r Wine "
+                f"{t2.loc['Wine', 'E_r']:.2f}, Splice {t2.loc['Splice', 'E_r']:.2f}"))
+    if "figure1_points" in measured:
+        s, f1 = _figure1(measured["figure1_points"], t2)
+        sections.append(s)
+        uv = f1["fits"].get("uniform voting")
+        meta = f1["meta"]
+        if uv:
+            p = meta.loc["Uniform Voting"]
+            verdicts.append(Verdict(
+                "E_r is linear in phi_e over the meta-trials (uniform voting)",
+                "holds" if p["r_squared_ci95_low_pct"] / 100 <= uv[0] else "does not hold",
+                f"paper r^2 {p['r_squared']:.2f} (95% {p['r_squared_ci95_low_pct']:g}-"
+                f"{p['r_squared_ci95_high_pct']:g}%); treelab {uv[0]:.2f} "
+                f"({100 * uv[1]:.0f}-{100 * uv[2]:.0f}%, {uv[4]} points, slope {uv[3]:.2f})"))
+        neg = [c for c, v in f1["fits"].items() if v[3] > 0]
+        verdicts.append(Verdict(
+            "All four combination functions show E_r rising with phi_e",
+            "holds" if len(neg) == len(f1["fits"]) else "partly",
+            "treelab slopes: " + ", ".join(f"{c} {v[3]:.2f} (r^2 {v[0]:.2f})"
+                                           for c, v in f1["fits"].items())))
+        if "table2_fit" in f1:
+            r2, n = f1["table2_fit"]
+            pf = f1["paper_first"]
+            verdicts.append(Verdict(
+                "E_r is linear in phi_e over the Table 2 sets with a significant reduction",
+                # a fit at least as close as the paper's (within 0.15) bears the claim out
+                "holds" if r2 >= pf["r_squared"] - 0.15 else "does not hold",
+                f"paper {pf['r_squared']:.2f} over {int(pf['n_data_sets'])}; treelab "
+                f"{r2:.2f} over {n}"))
+    verdicts.append(Verdict("Negatively correlated errors beat independent ones (section 5.3)",
+                            "not measured", "an analytic argument without numbers"))
+    return sections, verdicts

@@ -1,0 +1,91 @@
+"""Fan et al. (2005): the paper's tables beside treelab's measured ones, and the verdicts."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from treelab.report import compare
+from treelab.report._render import to_markdown
+from treelab.reproduce._papers import paper_table
+from treelab.reproduce._study import Section, Verdict
+from treelab.reproduce.fan2005 import NOT_PROVIDED
+
+__all__ = ["report"]
+
+RANDOMISED, SINGLE = ["RD", "RF+"], ["unpruned tree", "pruned tree"]
+_NAMES = {"Unpruned Tree": "unpruned tree", "Pruned Tree": "pruned tree", "RD": "RD",
+          "RF+": "RF+"}
+
+
+def _figure1(f1: pd.DataFrame) -> tuple[Section, Verdict, Verdict]:
+    paper = paper_table("fan2005_figure1")
+    mse = f1["exact_mse"].unstack("ensemble")
+    err = (100 * f1["ensemble_error"]).unstack("ensemble")
+    tests = len(mse)
+    lower = int(((mse[RANDOMISED].max(axis=1)) < mse[SINGLE].min(axis=1)).sum())
+    rnd = paper[paper["methods"] == "two randomized methods"].iloc[0]
+    sgl = paper[paper["methods"] == "two single decision tree methods"].iloc[0]
+    count = paper[paper["relation"] == "count"].iloc[0]
+    low_err = paper[paper["quantity"] == "lowest classification error"].set_index("methods")
+    text = ("Exact MSE against the true class probabilities (mean over the draws) per number "
+            "of attributes d and training rows; error (%) of each method beside it.\n\n"
+            + to_markdown(mse.map(lambda v: f"{v:.3f}")) + "\n\nError (%):\n\n"
+            + to_markdown(err.map(lambda v: f"{v:.1f}")))
+    v1 = Verdict(
+        "Both randomised methods have lower exact MSE than the single trees in every test",
+        "holds" if lower == tests else "partly",
+        f"paper {int(count['value_low'])} of {int(count['value_high'])} tests, MSE about "
+        f"{rnd['value_low']:g}-{rnd['value_high']:g} vs at least {sgl['value_low']:g}; treelab "
+        f"{lower} of {tests} tests, RD and RF+ MSE {mse[RANDOMISED].min().min():.3f}-"
+        f"{mse[RANDOMISED].max().max():.3f}, single trees {mse[SINGLE].min().min():.3f}-"
+        f"{mse[SINGLE].max().max():.3f}")
+    best_r, best_s = err[RANDOMISED].min().min(), err[SINGLE].min().min()
+    v2 = Verdict(
+        "The randomised methods also reach the lower classification error",
+        "holds" if best_r < best_s else "does not hold",
+        f"paper lowest error: randomised {low_err.loc['randomized methods', 'value_low']:g}%, "
+        f"single trees about {low_err.loc['single decision trees', 'value_low']:g}%; treelab "
+        f"{best_r:.1f}% vs {best_s:.1f}%")
+    return Section("Figure 1: exact MSE on the synthetic data", text), v1, v2
+
+
+def _table1(t1: pd.DataFrame) -> tuple[Section, Verdict]:
+    paper = paper_table("fan2005_table1")
+    paper["method"] = paper["method"].map(_NAMES)
+    p = paper.set_index("method")[["bias", "variance"]]
+    cmp = compare(p, t1[["bias", "variance"]], digits=4, ranks=False)
+    u = t1.loc["unpruned tree"]
+    ok = all(t1.loc[m, "bias"] < u["bias"] and t1.loc[m, "variance"] < u["variance"]
+             and (u["variance"] - t1.loc[m, "variance"]) > (u["bias"] - t1.loc[m, "bias"])
+             for m in RANDOMISED)
+    text = ("Squared-error decomposition of the probability estimates against the true "
+            "probability (treelab.analysis.bias_variance), d = 5.\n\n" + cmp.to_markdown())
+    v = Verdict("RD and RF+ reduce both bias and variance, variance the more (Table 1)",
+                "holds" if ok else "does not hold",
+                "paper variance unpruned {:.4f}, RD {:.4f}, RF+ {:.4f}; treelab {:.4f}, {:.4f}, "
+                "{:.4f}".format(p.loc["unpruned tree", "variance"], p.loc["RD", "variance"],
+                                p.loc["RF+", "variance"], u["variance"],
+                                t1.loc["RD", "variance"], t1.loc["RF+", "variance"]))
+    return Section("Table 1: bias and variance on the synthetic data", text), v
+
+
+def report(measured: dict[str, pd.DataFrame], mode: str
+           ) -> tuple[list[Section], list[Verdict]]:
+    """Sections (Figure 1, Table 1; what cannot be measured) and the verdicts."""
+    sections, verdicts = [], []
+    if "figure1" in measured:
+        s, v1, v2 = _figure1(measured["figure1"])
+        sections.append(s)
+        verdicts += [v1, v2]
+    if "table1" in measured:
+        s, v = _table1(measured["table1"])
+        sections.append(s)
+        verdicts.append(v)
+    sections.append(Section("Tables 2 to 5 and Figures 2, 3", "Not measured: " + "; ".join(
+        f"{k}: {v}" for k, v in NOT_PROVIDED.items()) + "."))
+    for claim in ("Binary data sets: RD and RF+ earn the two highest profits (Table 2)",
+                  "Donation calibration and bias/variance (Figure 2, Table 3)",
+                  "Artificial character: top-k error, MSE, bias/variance (Tables 4, 5)",
+                  "RD's probabilities lie in a narrow range (Figure 3)"):
+        verdicts.append(Verdict(claim, "not measured", "the data are not in the bundle"))
+    return sections, verdicts

@@ -1,0 +1,175 @@
+"""Gashler et al. (2008): the paper's counts beside treelab's, and the verdicts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from treelab.report import table
+from treelab.report._render import to_markdown
+from treelab.reproduce._papers import paper_table
+from treelab.reproduce._study import Section, Verdict
+
+__all__ = ["report"]
+
+
+def _grid(folds: pd.DataFrame, prefer: tuple[str, ...], need: set[str]) -> str | None:
+    for g in prefer:
+        if g in folds.index.get_level_values("grid"):
+            have = set(folds.loc[g].index.get_level_values("ensemble"))
+            if need <= have:
+                return g
+    return None
+
+
+def _means(folds: pd.DataFrame, grid: str) -> pd.DataFrame:
+    return folds.loc[grid, "accuracy"].groupby(["dataset", "ensemble"]).mean().unstack()
+
+
+def _table1(folds: pd.DataFrame, grid: str) -> tuple[Section, list[Verdict]]:
+    acc = _means(folds, grid)
+    three = acc[["RDT", "ERDT", "MMDT"]]
+    top = three.max(axis=1)
+    winners = three.eq(top, axis=0)
+    unique = winners.sum(axis=1) == 1
+    mine = {f"100x{m}": int((winners[m] & unique).sum()) for m in three.columns}
+    mine["no clear winner"] = int((~unique).sum())
+    paper = paper_table("gashler2008_table1_textcounts").set_index("ensemble")
+    frame = pd.DataFrame({"paper": paper["n_data_sets_most_accurate"].astype(int),
+                          "treelab": pd.Series(mine)})
+    n_p, n_t = int(paper["n_data_sets_total"].iloc[0]), len(acc)
+    frame.loc["data sets"] = [n_p, n_t]
+    acc_folds = folds.loc[grid].to_xarray()["accuracy"]
+    five = acc_folds.sizes["repeat"] == 5 and acc_folds.sizes["fold"] == 2
+    built = table(acc_folds, reference="CVDT", test="5x2cv-f" if five else "wilcoxon",
+                  greater_is_better=True, digits=3,
+                  measure=f"accuracy ({acc_folds.sizes['repeat']}x2 CV)")
+    text = (f"Data sets on which each bagged ensemble is the most accurate of the three (by "
+            f"the mean over the folds); treelab over {n_t} sets.\n\n"
+            + to_markdown(frame.astype(str)) + "\n\nAll six ensembles, CVDT as the reference:"
+            "\n\n" + built.to_markdown())
+    best = max(mine, key=lambda k: mine[k] if k != "no clear winner" else -1)
+    v = Verdict("100 x RDT is the most accurate on the most data sets (Table 1)",
+                "holds" if best == "100xRDT" else "does not hold",
+                "paper " + ", ".join(f"{k} {v}" for k, v in frame["paper"].items())
+                + "; treelab " + ", ".join(f"{k} {v}" for k, v in frame["treelab"].items()))
+    return Section("Table 1: the most accurate homogeneous ensemble", text), [v]
+
+
+def _table2(folds: pd.DataFrame, grid: str) -> tuple[Section, list[Verdict]]:
+    acc = _means(folds, grid)
+    big = [c for c in acc.columns if " x " in c]
+    wins = int((acc["CVDT"] > acc[big].max(axis=1)).sum())
+    losses = int((acc["CVDT"] < acc[big].min(axis=1)).sum())
+    paper = paper_table("gashler2008_table2_textcounts")
+    pw, pl = (int(x) for x in paper["n_data_sets"])
+    n_p = int(paper["n_data_sets_total"].iloc[0])
+    frame = pd.DataFrame({"paper": [pw, pl, n_p], "treelab": [wins, losses, len(acc)]},
+                         index=["CVDT beats both", "CVDT loses to both", "data sets"])
+    text = (f"Bagged CVDT against {' and '.join(big)} (means over the folds).\n\n"
+            + to_markdown(frame.astype(str)))
+    v = Verdict("100 x CVDT is at least a match for homogeneous ensembles ten times its size "
+                "(Table 2)", "holds" if wins >= losses else "does not hold",
+                f"paper wins over both {pw} of {n_p}, loses to both {pl}; treelab {wins} and "
+                f"{losses} of {len(acc)}")
+    return Section("Table 2: 100 x CVDT against 1,000-tree ensembles", text), [v]
+
+
+def _density(folds: pd.DataFrame, density: pd.DataFrame, grid: str
+             ) -> tuple[Section, list[Verdict]]:
+    acc = _means(folds, grid)
+    dens = density.loc[acc.index, "log10_density"].sort_values()
+    better = (acc["MMDT"] > acc["ERDT"]).reindex(dens.index)
+    n = len(dens)
+    groups = {"densest half": better.iloc[: n // 2], "densest quarter": better.iloc[: n // 4],
+              "densest eighth": better.iloc[: max(1, n // 8)],
+              "sparsest half": better.iloc[n // 2:]}
+    paper = paper_table("gashler2008_density_textcounts").set_index("group")
+    rows = {}
+    for g, sub in groups.items():
+        p = paper.loc[g]
+        rows[g] = {"paper": f"{int(p['n_data_sets_first_better'])} of "
+                            f"{int(p['n_data_sets_in_group'])}",
+                   "treelab": f"{int(sub.sum())} of {len(sub)}"}
+    erdt = int((acc["ERDT"] > acc["MMDT"]).sum())
+    p_all = paper.loc["all"]
+    rows["ERDT better than MMDT, all sets"] = {
+        "paper": f"{int(p_all['n_data_sets_first_better'])} of "
+                 f"{int(p_all['n_data_sets_in_group'])}", "treelab": f"{erdt} of {n}"}
+    frame = pd.DataFrame(rows).T
+    text = (f"Bagged MMDT against bagged ERDT (means over the folds) on {n} data sets "
+            "ordered by log10 sample density (treelab.analysis.sample_density; densest "
+            "first).\n\n" + to_markdown(frame) + "\n\nPer data set:\n\n"
+            + to_markdown(pd.DataFrame({"log10 density": dens.map(lambda v: f"{v:.1f}"),
+                                        "ERDT": acc.loc[dens.index, "ERDT"].map(
+                                            lambda v: f"{v:.3f}"),
+                                        "MMDT": acc.loc[dens.index, "MMDT"].map(
+                                            lambda v: f"{v:.3f}")})))
+    q = groups["densest quarter"]
+    share_q = q.mean() if len(q) else np.nan
+    share_s = groups["sparsest half"].mean()
+    verdicts = [
+        Verdict("MMDT gains on densely sampled data (densest quarter, section 3)",
+                "holds" if share_q > 0.5 and share_q > share_s else "does not hold",
+                f"paper densest quarter {rows['densest quarter']['paper']}, sparsest half "
+                f"{rows['sparsest half']['paper']}; treelab {rows['densest quarter']['treelab']}"
+                f", {rows['sparsest half']['treelab']}"),
+        Verdict("ERDT is more accurate than MMDT on most data sets (section 3)",
+                "holds" if erdt > n / 2 else "does not hold",
+                f"paper {rows['ERDT better than MMDT, all sets']['paper']}; treelab {erdt} of "
+                f"{n}")]
+    return Section("Sample density: MMDT against ERDT", text), verdicts
+
+
+def _irrelevant(irr: pd.DataFrame) -> tuple[Section, list[Verdict]]:
+    irr = irr.sort_index()
+    ks = irr.index.to_numpy(dtype=float)
+    x = np.log2(ks + 1)
+    lines = {}
+    for m in irr.columns:
+        slope, _ = np.polyfit(x, irr[m].to_numpy(), 1)
+        r = np.corrcoef(x, irr[m].to_numpy())[0, 1]
+        lines[m] = (slope, r * r)
+    text = ("Accuracy on wine with k Gaussian N(0, 1) attributes added (means over the folds); "
+            "the paper gives no numbers, only the trend.\n\n"
+            + to_markdown(irr.map(lambda v: f"{v:.3f}").T)
+            + "\n\nLeast-squares line of accuracy on log2(k + 1): "
+            + "; ".join(f"{m} slope {s:.3f} (r^2 {r2:.2f})" for m, (s, r2) in lines.items()))
+    first, last = irr.iloc[0], irr.iloc[-1]
+    drop = first - last
+    rdt_worst = drop.idxmax() == "RDT"
+    mild = all(drop[m] < drop["RDT"] for m in ("ERDT", "MMDT", "CVDT") if m in drop)
+    v = Verdict("Under irrelevant attributes ERDT, MMDT and CVDT lose accuracy mildly, RDT "
+                "quickly (Figure 5)", "holds" if rdt_worst and mild else "does not hold",
+                f"accuracy from k = {int(ks[0])} to {int(ks[-1])}: " + ", ".join(
+                    f"{m} {first[m]:.3f} to {last[m]:.3f}" for m in irr.columns))
+    return Section("Figure 5: irrelevant attributes", text), [v]
+
+
+def report(measured: dict[str, pd.DataFrame], mode: str
+           ) -> tuple[list[Section], list[Verdict]]:
+    """Sections (Tables 1, 2, density, Figure 5 where measured) and the verdicts."""
+    sections, verdicts = [], []
+    folds = measured.get("accuracy_folds")
+    folds = folds.sort_index() if folds is not None else None
+    if folds is not None:
+        g = _grid(folds, ("bundle", "gashler", "gashler_quick"),
+                  {"RDT", "ERDT", "MMDT", "CVDT"})
+        if g:
+            for part in (_table1, _table2):
+                s, v = part(folds, g)
+                sections.append(s)
+                verdicts += v
+        g = _grid(folds, ("bundle", "density", "gashler", "gashler_quick"), {"ERDT", "MMDT"})
+        if g:
+            s, v = _density(folds, measured["density"], g)
+            sections.append(s)
+            verdicts += v
+    if "irrelevant" in measured:
+        s, v = _irrelevant(measured["irrelevant"])
+        sections.append(s)
+        verdicts += v
+    verdicts.append(Verdict("100 x CVDT costs 500 models against 1,000 (section 4)",
+                            "holds by construction",
+                            "BaggedCVDT fits two candidates per bag and keeps one"))
+    return sections, verdicts
