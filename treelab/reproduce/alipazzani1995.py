@@ -34,7 +34,8 @@ COMBINATIONS = {"uniform voting": "vote", "distribution summation": "sum",
                 "likelihood": "likelihood", "Bayesian": "bayesian"}
 SEED = 0
 ENSEMBLE = {"name": "uniform voting", "estimator": "StochasticID3",
-            "params": {"n_estimators": 11, "beta": 1.25, "combine": "vote"}}
+            "params": {"n_estimators": 11, "beta": 1.25, "combine": "vote",
+                       "tie_break": "random"}}
 
 #: The study's Table 2 row -> (grid, data set name in the grid, transform selection).
 #: Rows the study has and treelab cannot provide are in NOT_PROVIDED.
@@ -121,7 +122,8 @@ def _datasets() -> list[dict]:
 
 def _combinations(n: int) -> list[dict]:
     return [{"name": name, "estimator": "StochasticID3",
-             "params": {"n_estimators": n, "beta": 1.25, "combine": combine}}
+             "params": {"n_estimators": n, "beta": 1.25, "combine": combine,
+                        "tie_break": "random"}}
             for name, combine in COMBINATIONS.items()]
 
 
