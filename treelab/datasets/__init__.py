@@ -16,6 +16,7 @@ from treelab.datasets._geometric import (
     noisy_function_2d,
     noisy_function_label,
 )
+from treelab.datasets._importance import forest_importance, keep_important
 from treelab.datasets._logic import krk, krk_illegal, m_of_n, monks, parity, tictactoe
 from treelab.datasets.generators import GENERATORS, SIZED_GENERATORS, generate
 from treelab.datasets.loaders import (
@@ -43,6 +44,8 @@ __all__ = [
     "NOMINAL",
     "SIZED_GENERATORS",
     "LabeledData",
+    "forest_importance",
+    "keep_important",
     "UCIDataNotFoundError",
     "add_attribute_noise",
     "add_class_noise",

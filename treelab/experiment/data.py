@@ -13,11 +13,13 @@ from treelab.datasets import (
     add_class_noise,
     add_irrelevant,
     generate,
+    keep_important,
     load_builtin,
     load_table,
     load_uci,
     subsample,
 )
+from treelab.datasets._importance import take_columns
 from treelab.engine.sharing import LRU
 from treelab.experiment.seeds import canonical_json, cell_seed
 from treelab.protocols import make_protocol
@@ -132,4 +134,8 @@ def train_test(spec: dict[str, Any]) -> tuple[LabeledData, LabeledData]:
         elif t["kind"] == "subsample":
             train = subsample(train, t["value"], stratify=t.get("stratify", True),
                               random_state=rs)
+        elif t["kind"] == "important_attributes":
+            # ranked on the training rows alone: the test rows only follow the choice
+            cols = keep_important(train, t["value"], random_state=rs)
+            train, test = take_columns(train, cols), take_columns(test, cols)
     return train, test

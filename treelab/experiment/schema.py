@@ -44,12 +44,15 @@ TRANSFORMS: dict[str, dict[str, Any]] = {
     "class_noise": {"dim": _dims.NOISE, "train_only": True},
     "attribute_noise": {"dim": "attribute_noise", "train_only": True},
     "subsample": {"dim": _dims.TRAIN_SIZE, "train_only": True},
+    # columns ranked on the training fold only, then the same columns kept in the test rows
+    "important_attributes": {"dim": "attribute_fraction", "train_only": False},
 }
 _TRANSFORM_OPTIONS = {
     "irrelevant": {"distribution": ("gaussian", "uniform", "bits")},
     "class_noise": {},
     "attribute_noise": {},
     "subsample": {"stratify": (True, False)},
+    "important_attributes": {},
 }
 _SOURCES = ("generator", "uci", "builtin", "path")
 #: Keys of a ``[[datasets]]``, ``[[ensembles]]`` and ``[[transforms]]`` entry.
@@ -272,15 +275,20 @@ class TransformSpec:
 
     Parameters
     ----------
-    kind : {"irrelevant", "class_noise", "attribute_noise", "subsample"}
+    kind : {"irrelevant", "class_noise", "attribute_noise", "subsample", "important_attributes"}
         ``irrelevant``: k added irrelevant attributes (whole data set; option
         ``distribution`` = "gaussian" | "uniform" | "bits"); ``class_noise`` and
         ``attribute_noise``: rate r on the training rows only; ``subsample``: keep a fraction of
-        each training split (option ``stratify``).
+        each training split (option ``stratify``); ``important_attributes``: keep the fraction
+        of the attributes that a 100-tree random forest ranks most important (Breiman's
+        out-of-bag permutation importance, :func:`treelab.datasets.keep_important`), ranked on
+        each training split only and the same columns kept in its test rows (Liu et al. 2008,
+        Table 5: 0.5).
     values : sequence
         Swept values (k, r or fraction).
     dim : str, optional
-        Dim name; defaults ``n_irrelevant``, ``noise``, ``attribute_noise``, ``train_size``.
+        Dim name; defaults ``n_irrelevant``, ``noise``, ``attribute_noise``, ``train_size``,
+        ``attribute_fraction``.
     options : dict, default {}
         The kind's options.
     """
@@ -314,7 +322,7 @@ class TransformSpec:
                 if not isinstance(v, numbers.Integral) or v < 0:
                     raise ValueError(f"{where}.values must be counts >= 0; got {v!r}")
                 checked.append(int(v))
-            elif kind == "subsample":
+            elif kind in ("subsample", "important_attributes"):
                 if not 0 < float(v) <= 1:
                     raise ValueError(f"{where}.values must be fractions in (0, 1]; got {v!r}")
                 checked.append(float(v))

@@ -3,7 +3,9 @@
 Full mode runs notebook 01's four full-mode grids unchanged (``spectrum``, ``compare``,
 ``irrelevant``, ``noise``: the notebook finds the cells stored here) plus ``table3`` (Table 3
 on every data set of the paper the bundle and the generators provide) and ``table4_1024`` /
-``table4_64`` (Table 4's conditions). The tables and verdicts are in
+``table4_64`` (Table 4's conditions) and ``table5`` (Table 5: all attributes vs the more
+important half by a random forest's importance, ranked inside each training fold). The
+tables and verdicts are in
 :mod:`treelab.reproduce._liu2008_report`.
 """
 
@@ -72,6 +74,15 @@ SMALL = ["audiology", "breast-w", "breast-y", "cleveland", "credit-a", "credit-g
 TABLE3 = {"coalescence": "Coalescence", "agg_vrtrees_alpha0": "Max-Diverse",
           "bag_vrtrees_alpha1": "Bagging", "subspace_vrtrees_alpha1": "Random Subspace",
           "random_forests": "Random Forests"}
+#: Table 5's columns: (method, attributes kept) -> the paper table's column.
+TABLE5 = {("Coalescence", 1.0): "coalescence_full_att",
+          ("Coalescence", 0.5): "coalescence_half_att",
+          ("Random Forests", 1.0): "random_forests_full_att",
+          ("Random Forests", 0.5): "random_forests_half_att"}
+#: Table 5's data sets the bundle provides (the paper's 18 less echo, flare, hayes, labor,
+#: pima and others it lacks); quick mode's are those of at most 1,000 rows.
+TABLE5_SETS = ["cleveland", "dna", "hepatitis", "iris", "liver", "satimage", "sonar",
+               "tic-tac-toe", "vote", "wine"]
 TABLE4 = {"vrtrees_alpha0_err_pct": "alpha = 0", "coalescence_err_pct": "Coalescence",
           "vrtrees_alpha05_err_pct": "alpha = 0.5", "random_forests_err_pct": "Random Forests"}
 
@@ -207,10 +218,25 @@ def table4(n: int, k: int, draws: int = N_DRAWS, resolution: int = LATTICE) -> E
         seed=SEED, backend="local")
 
 
+def table5(n: int, names: list[str], n_folds: int = N_FOLDS) -> ExperimentConfig:
+    """Table 5: Coalescence and Random Forests with all attributes and with the half that a
+    random forest ranks most important (Breiman's out-of-bag permutation importance, 100
+    trees, computed on each training fold only), the same CV."""
+    params = {"n_estimators": n}
+    return ExperimentConfig(
+        name="Liu et al. Table 5", datasets=_paper_datasets(names),
+        ensembles=[{"name": "Coalescence", "estimator": "Coalescence", "params": params},
+                   {"name": "Random Forests", "estimator": "RandomForest", "params": params}],
+        transforms=[{"kind": "important_attributes", "values": [1.0, 0.5]}],
+        protocol={"name": "stratified_kfold", "n_splits": n_folds}, seed=SEED,
+        backend="local")
+
+
 def grids(mode: str) -> dict[str, ExperimentConfig]:
     """The study's grids: ``full`` (the paper's protocol and notebook 01's full mode),
     ``quick`` (Table 3 on the 20 sets of at most 1,000 rows and Table 4 with 3 draws, 100
-    trees, 10-fold CV; the spectrum on 6 small sets, 30 trees, 5-fold CV) or ``ci`` (Table 4
+    trees, 10-fold CV; the spectrum on 6 small sets, 30 trees, 5-fold CV; Table 5 on its 7
+    provided sets of at most 1,000 rows, 100 trees, 10-fold CV) or ``ci`` (Table 4
     at k = 64, 2 draws, 20 trees, a 50 x 50 lattice).
 
     Examples
@@ -225,13 +251,15 @@ def grids(mode: str) -> dict[str, ExperimentConfig]:
     if mode == "full":
         return {"spectrum": spectrum(100), "compare": compare(100), "irrelevant": irrelevant(100),
                 "noise": noise(100), "table3": table3(100, list(BUNDLE)),
-                "table4_1024": table4(100, 1024), "table4_64": table4(100, 64)}
+                "table4_1024": table4(100, 1024), "table4_64": table4(100, 64),
+                "table5": table5(100, TABLE5_SETS)}
     if mode == "quick":
         small = ["glass", "iris", "sonar", "wine", "zoo", "liver"]
         return {"table3": table3(100, SMALL), "table4_1024": table4(100, 1024, draws=3),
                 "table4_64": table4(100, 64, draws=3),
                 "spectrum_quick": spectrum(30, _paper_datasets(small),
-                                           {"name": "stratified_kfold", "n_splits": 5})}
+                                           {"name": "stratified_kfold", "n_splits": 5}),
+                "table5": table5(100, [d for d in TABLE5_SETS if d in SMALL])}
     if mode == "ci":
         return {"table4_64": table4(20, 64, draws=2, resolution=50)}
     raise ValueError(f"mode must be 'full', 'quick' or 'ci', got {mode!r}")
@@ -264,7 +292,8 @@ def _table4_frame(results: dict[str, xr.Dataset]) -> pd.DataFrame:
 def measure(results: dict[str, xr.Dataset], mode: str) -> dict[str, pd.DataFrame]:
     """Measured tables: ``table3_folds`` (error % per data set, method and fold),
     ``table4`` (error % per condition), ``spectrum`` (error % per construction, data set and
-    alpha) and ``strength_correlation`` (mean strength and correlation per construction,
+    alpha), ``table5`` (error % per data set, method and fraction of attributes kept) and
+    ``strength_correlation`` (mean strength and correlation per construction,
     data set and alpha)."""
     out: dict[str, pd.DataFrame] = {}
     if "table3" in results:
@@ -272,6 +301,11 @@ def measure(results: dict[str, xr.Dataset], mode: str) -> dict[str, pd.DataFrame
         out["table3_folds"] = (err.to_dataframe("error").reset_index()
                                .set_index(["dataset", "ensemble", "repeat", "fold"])
                                [["error"]])
+    if "table5" in results:
+        err = _pct(results["table5"].ensemble_error.mean(["repeat", "fold", "alpha"],
+                                                          skipna=True))
+        out["table5"] = (err.to_dataframe("error").reset_index()
+                         .set_index(["dataset", "ensemble", "attribute_fraction"])[["error"]])
     if any(g.startswith("table4") for g in results):
         out["table4"] = _table4_frame(results)
     spec = results.get("spectrum", results.get("spectrum_quick"))
