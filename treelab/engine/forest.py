@@ -1,7 +1,8 @@
 """The fitted forest: flat node arrays for all trees, and the Python driver of the kernels.
 
-``prepare_features`` turns an encoded feature matrix into the arrays the growth kernel reads
-(feature-major values, global ranks, distinct values); ``grow_forest`` grows the trees on a pool
+``prepare_features`` (module ``engine.features``, re-exported here) turns an encoded feature
+matrix into the arrays the growth kernel reads (feature-major values, global ranks, distinct
+values); ``grow_forest`` grows the trees on a pool
 of threads (the kernel releases the GIL) and concatenates them. Each tree's randomness comes
 from its own seed, so the forest is identical whatever the number of threads. Where a
 deterministic node's test depends on its rows alone (``rows_decide``), trees that make no random
@@ -11,21 +12,25 @@ nodes may copy their deterministic top from that one tree (``grow_tree``'s refer
 
 from __future__ import annotations
 
-import ctypes
-import functools
-import sys
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 
 from treelab.engine import sharing
+from treelab.engine._resources import release_freed_memory, run_threads
+from treelab.engine.features import (  # noqa: F401 - re-exported: this module was their home
+    FeatureArrays,
+    bin_cuts,
+    bin_feature,
+    check_nominal_codes,
+    concat_values,
+    prepare_features,
+)
 from treelab.engine.kernels import _grow as G
 from treelab.engine.kernels import _predict as P
 from treelab.engine.kernels._criteria import xlogx_table
 from treelab.engine.kernels._grow import grow_tree
-from treelab.engine.kernels._presort import rank_sorted
 
 
 class Forest(NamedTuple):
@@ -81,229 +86,6 @@ class Forest(NamedTuple):
     def tree_of_node(self) -> np.ndarray:
         """Tree index of every node."""
         return np.repeat(np.arange(self.n_trees), np.diff(self.node_offsets))
-
-
-class FeatureArrays(NamedTuple):
-    """What the growth kernel reads about the training features."""
-
-    Xc: np.ndarray  # (feature, row) float64
-    R: np.ndarray  # (feature, row) int32 ranks; missing = n_distinct
-    order: np.ndarray  # (feature, row) int32: rows in increasing rank order (missing last)
-    n_distinct: np.ndarray  # int64: distinct non-missing values (binned: bins), or arity of a
-    #                          nominal feature
-    uniq: np.ndarray  # float64: sorted distinct values of every feature, concatenated (binned
-    #                    continuous features: each bin's upper edge, the last +inf)
-    uniq_off: np.ndarray  # int64 (d + 1,)
-    nominal: np.ndarray  # uint8 (d,)
-    key: str = ""  # digest of the values and bins inside a sharing scope (engine.sharing)
-
-
-@functools.cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim``, looked up on first use (never at import); None elsewhere."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        # the process's own symbols hold libc's: no library search (ctypes.util.find_library
-        # runs ldconfig in a subprocess, 30 ms)
-        trim = ctypes.CDLL(None).malloc_trim  # glibc only; musl and others lack it
-    except (OSError, AttributeError):
-        return None
-    trim.argtypes = [ctypes.c_size_t]
-    trim.restype = ctypes.c_int
-    return trim
-
-
-def release_freed_memory() -> None:
-    """Hand memory the process has freed back to the system (glibc's ``malloc_trim``; a no-op
-    elsewhere).
-
-    A fit frees large temporaries (the sorts of feature preparation, each tree's growth buffers
-    and node arrays once they are joined), but glibc keeps freed blocks below its dynamic mmap
-    threshold (up to 32 MB) inside the process, so the resident memory never falls and the
-    forest's nodes were held twice at the end of a fit (measured at 1,000,000 x 20, 100 binned
-    trees: the fit's own peak fell from 952 MB to 694 MB with the calls in ``prepare_features``
-    and ``grow_forest`` alone; benchmarks/README.md, "Scaling and memory").
-    """
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-def run_threads(fn: Callable, items: Iterable, n_threads: int) -> list:
-    """``[fn(x) for x in items]``, on a pool of ``n_threads`` threads when there is more than one
-    item (the kernels and NumPy's sorts release the GIL); results in the order of ``items``."""
-    items = list(items)
-    if n_threads > 1 and len(items) > 1:
-        with ThreadPoolExecutor(max_workers=n_threads) as pool:
-            return list(pool.map(fn, items))
-    return [fn(x) for x in items]
-
-
-def check_nominal_codes(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray) -> None:
-    """Refuse nominal columns whose values are not integer codes 0..arity-1 (or NaN).
-
-    The kernels use a nominal value as an index (branch counts, children), so a float or
-    out-of-range code would be a stray memory access; one vectorised pass per nominal column
-    checks them before any kernel runs.
-    """
-    nominal = np.asarray(nominal, dtype=bool)
-    if nominal.shape != (X.shape[1],) or np.asarray(arity).shape != (X.shape[1],):
-        raise ValueError(f"nominal and arity must have one entry per feature ({X.shape[1]})")
-    for f in np.flatnonzero(nominal):
-        col = X[:, f]
-        v = col[~np.isnan(col)]
-        m = int(arity[f])
-        if v.size and (v.min() < 0 or v.max() > m - 1 or np.any(v != np.floor(v))):
-            raise ValueError(
-                f"nominal feature {f} must hold integer codes 0..{m - 1} or NaN, got values "
-                f"in [{v.min()}, {v.max()}]"
-            )
-
-
-def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, ranks: bool = True,
-                     n_threads: int = 1, max_bins: int | None = None,
-                     order: bool = True, values: bool = True,
-                     weights: np.ndarray | None = None) -> FeatureArrays:
-    """Ranks and distinct values of every feature, computed once per fit.
-
-    ``X`` is (row, feature) float64 with nominal features coded 0..arity-1 and NaN for missing.
-    One stable sort per continuous feature gives both its order and its ranks; features are
-    sorted on ``n_threads`` threads (numpy's sort releases the GIL). With ``ranks=False`` (forests
-    with no deterministic node) only the values are kept: ranks, orders and distinct values of
-    continuous features are left empty, as nothing reads them. With ``max_bins`` the ranks of
-    continuous features become bin codes (``bin_feature``; the growth kernel then needs
-    ``iparams[P_BINNED] = 1``). With ``order=False`` the sort orders are not kept (only
-    presorted lists read them; ``grow_tree`` sorts at each node without them, growing the same
-    trees), which saves n x d x 4 bytes. With ``values=False`` the feature-major values ``Xc``
-    are left empty (d, 0): trees of exact deterministic tests on continuous features read only
-    ranks (``grow_tree`` refuses any other tree without values), which saves n x d x 8 bytes.
-    ``weights`` (row multiplicities, the sample weights) make the bins quantiles of the weighted
-    rows, so a row of weight k is binned as k copies of it would be.
-    Inside a sharing scope (``engine.sharing``) the arrays made before for the same values,
-    weights and options are returned (not copied: nothing writes into them).
-    """
-    store = sharing.current()
-    if store is None:
-        return _prepare(X, nominal, arity, ranks, n_threads, max_bins, order, values, weights,
-                        "")
-    # the trees grown on them depend on the values and bins, not on which arrays are kept
-    data = sharing.digest(X, np.asarray(nominal, dtype=bool),
-                          np.asarray(arity, dtype=np.int64), max_bins,
-                          None if weights is None else np.asarray(weights))
-    key = sharing.digest(data, bool(ranks), bool(order), bool(values))
-    feats = store.features.peek(key)
-    if feats is None:
-        feats = _prepare(X, nominal, arity, ranks, n_threads, max_bins, order, values, weights,
-                         data)
-        store.features.put(key, feats)
-    else:
-        store.hits["features"] += 1
-    return feats
-
-
-def _prepare(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, ranks: bool,
-             n_threads: int, max_bins: int | None, order: bool, values: bool,
-             weights: np.ndarray | None, key: str) -> FeatureArrays:
-    n, d = X.shape
-    check_nominal_codes(X, nominal, arity)
-    values = values or not ranks or bool(np.any(nominal))
-    Xc = np.ascontiguousarray(X.T) if values else np.empty((d, 0))
-    n_distinct = np.where(nominal, arity, 0).astype(np.int64)
-    cont = [f for f in range(d) if not nominal[f]] if ranks else []
-    R = np.zeros((d, n if ranks else 0), dtype=np.int32)
-    orders = np.zeros((d, n if ranks and order else 0), dtype=np.int32)
-    uniqs = [np.arange(arity[f], dtype=np.float64) if nominal[f] else np.zeros(0)
-             for f in range(d)]
-
-    def rank_one(f: int) -> None:
-        col = Xc[f] if values else np.ascontiguousarray(X[:, f])
-        o = np.argsort(col, kind="stable")
-        if order:
-            orders[f] = o
-        buf = np.empty(n)
-        k = rank_sorted(col, o, R[f], buf)
-        if max_bins is None:
-            uniqs[f] = buf[:k].copy()
-            n_distinct[f] = k
-        else:
-            uniqs[f] = bin_feature(R[f], buf[:k], max_bins, weights)
-            n_distinct[f] = uniqs[f].shape[0]
-
-    run_threads(rank_one, cont, n_threads)
-    uniq, uniq_off = concat_values(uniqs)
-    release_freed_memory()
-    return FeatureArrays(Xc, R, orders, n_distinct, uniq, uniq_off, nominal.astype(np.uint8),
-                         key)
-
-
-def concat_values(per_feature: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """``FeatureArrays.uniq`` and ``uniq_off`` from each feature's sorted values (or bin
-    edges): the values concatenated, and the offset where each feature's values start."""
-    offsets = np.zeros(len(per_feature) + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum([u.shape[0] for u in per_feature])
-    return (np.concatenate(per_feature) if per_feature else np.zeros(0)), offsets
-
-
-def bin_cuts(counts: np.ndarray, max_bins: int) -> np.ndarray:
-    """Where to cut a feature's sorted distinct values into at most ``max_bins`` bins of about
-    equal row counts: cut j separates distinct values j and j + 1.
-
-    ``counts`` holds the rows of each distinct value in increasing order. With at most
-    ``max_bins`` distinct values every value is its own bin; otherwise bin q ends at the first
-    distinct value whose cumulative count reaches q n / max_bins (quantiles of the rows, as
-    LightGBM and scikit-learn's histogram gradient boosting bin), so a value holding many rows
-    is never split and may make some bins coincide: fewer bins, never more.
-    """
-    k = counts.shape[0]
-    if k <= max_bins:
-        return np.arange(k - 1, dtype=np.int64)
-    cum = np.cumsum(counts)
-    targets = cum[-1] * np.arange(1, max_bins, dtype=np.float64) / max_bins
-    cuts = np.unique(np.searchsorted(cum, targets, side="left"))
-    return cuts[cuts < k - 1]
-
-
-def bin_feature(R_f: np.ndarray, u: np.ndarray, max_bins: int,
-                weights: np.ndarray | None = None) -> np.ndarray:
-    """Turn one continuous feature's ranks into bin codes, in place; returns the bins' upper
-    edges (the binned split search, ``max_bins``).
-
-    ``R_f`` holds each row's rank among the sorted distinct values ``u`` (missing rows: the
-    number of distinct values). The feature is cut into at most ``max_bins`` bins
-    (``bin_cuts``); a row's rank becomes its bin (missing rows: the number of bins), and each
-    bin's upper edge is the midpoint between its last value and the next bin's first (+inf for
-    the last bin). With ``weights`` a distinct value holds the summed weights of its rows, and
-    values of rows of weight 0 only are passed over (cut and edge as without those rows). A node
-    then counts at most ``max_bins`` values of the feature and its
-    thresholds are bin edges: x <= edge_b exactly for the rows of bins 0..b. A feature with no
-    value (every row missing) is left as it is.
-    """
-    k = u.shape[0]
-    if k == 0:
-        return u.copy()
-    counts = np.bincount(R_f, weights=weights, minlength=k + 1)[:k]
-    # cut j lies between distinct values at[j] and at[j] + 1; with weights, only values that
-    # hold weight are cut between (rows of weight 0 never reach a node), so a row of weight 0
-    # moves no bin and no edge
-    held = np.arange(k) if weights is None else np.flatnonzero(counts > 0)
-    if held.shape[0] == 0:
-        return u.copy()
-    sub = bin_cuts(counts[held], max_bins)
-    cuts, after = held[sub], held[sub + 1]
-    nb = cuts.shape[0] + 1
-    # rank r -> bin: how many cuts lie below r; the missing rank k -> nb
-    code = np.empty(k + 1, dtype=np.int32)
-    code[:k] = np.searchsorted(cuts, np.arange(k), side="left")
-    code[k] = nb
-    R_f[:] = code[R_f]
-    # the kernels' exact midpoint (_split.midpoint), so a bin of one value each side gives the
-    # exact search's threshold
-    lo, hi = u[cuts], u[after]
-    mid = lo + (hi - lo) * 0.5
-    edges = np.full(nb, np.inf)
-    edges[:-1] = np.where(mid >= hi, lo, mid)
-    return edges
 
 
 def rows_decide(iparams: np.ndarray, row_mode: int, n_sub: int, d: int) -> bool:

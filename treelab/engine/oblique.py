@@ -24,14 +24,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from treelab.engine.forest import (
-    FeatureArrays,
-    Forest,
-    bin_feature,
-    concat_values,
-    grow_forest,
-    run_threads,
-)
+from treelab.engine._resources import run_threads
+from treelab.engine.features import FeatureArrays, bin_feature, concat_values
+from treelab.engine.forest import Forest, grow_forest
 from treelab.engine.kernels import _grow as G
 from treelab.engine.kernels import _oblique as O
 from treelab.engine.kernels import _predict as P

@@ -20,7 +20,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from treelab import _dims
-from treelab.engine.forest import grow_forest, prepare_features
+from treelab.engine.features import prepare_features
+from treelab.engine.forest import grow_forest
 from treelab.engine.kernels import _grow as G
 from treelab.engine.kernels import _predict as P
 from treelab.engine.kernels._params import RS_PAIR_DISTINCT

@@ -24,7 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from treelab import _dims
-from treelab.engine.forest import prepare_features
+from treelab.engine.features import prepare_features
 from treelab.engine.kernels import _grow as G
 from treelab.engine.oblique import (
     CVContext,
