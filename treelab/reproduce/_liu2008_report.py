@@ -338,20 +338,10 @@ def report(measured: dict[str, pd.DataFrame], mode: str
            ) -> tuple[list[Section], list[Verdict]]:
     """Sections (Tables 3, 4, 2 and Figures 1, 2 where measured) and the verdicts."""
     sections: list[Section] = []
-    f3 = f4 = ff = f2 = f5 = None
-    if "table3_folds" in measured:
-        s, f3 = _table3(measured)
+    found = []  # what each part's verdicts read, None where the part was not measured
+    for part, build in (("table3_folds", _table3), ("table4", _table4), ("spectrum", _figures),
+                        ("strength_correlation", _table2), ("table5", _table5)):
+        s, frame = build(measured) if part in measured else ([], None)
         sections += s
-    if "table4" in measured:
-        s, f4 = _table4(measured)
-        sections += s
-    if "spectrum" in measured:
-        s, ff = _figures(measured)
-        sections += s
-    if "strength_correlation" in measured:
-        s, f2 = _table2(measured)
-        sections += s
-    if "table5" in measured:
-        s, f5 = _table5(measured)
-        sections += s
-    return sections, _verdicts(f3, f4, ff, f2, f5)
+        found.append(frame)
+    return sections, _verdicts(*found)
