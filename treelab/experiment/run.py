@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import logging
 import math
@@ -19,6 +18,7 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.engine.sharing import release as release_shared_work
+from treelab.experiment._files import ExperimentError, output_error, replace_file, replace_text
 from treelab.experiment._progress import Eta as _Eta
 from treelab.experiment._progress import shared_notices as _shared_notices
 from treelab.experiment.backends import default_workers, execute
@@ -38,11 +38,6 @@ from treelab.experiment.store import CellStore, assemble
 __all__ = ["ExperimentError", "result_attrs", "run", "status", "summary"]
 
 log = logging.getLogger("treelab.experiment")
-
-
-class ExperimentError(RuntimeError):
-    """A cell failed, every cell failed, or the output folder cannot be written (the message
-    says which, with the errors; finished cells stay on disk)."""
 
 
 def _out(config: ExperimentConfig, out: str | os.PathLike[str] | None) -> Path:
@@ -312,11 +307,11 @@ def _open_store(folder: Path, config: ExperimentConfig) -> CellStore:
     store = CellStore(folder)
     try:
         store.open()
-        _replace_text(folder / "config.json",
+        replace_text(folder / "config.json",
                       json.dumps(config.to_dict(), indent=2, sort_keys=True))
     except OSError as exc:
         store.close()
-        raise _output_error(exc, folder, "cannot write to the output folder") from exc
+        raise output_error(exc, folder, "cannot write to the output folder") from exc
     return store
 
 
@@ -328,7 +323,7 @@ def _append(write: Any, record: Any, outcomes: Any, folder: Path) -> None:
     except OSError as exc:
         if outcomes is not None:
             outcomes.close()
-        raise _output_error(exc, folder, "cannot append a cell to the files in") from exc
+        raise output_error(exc, folder, "cannot append a cell to the files in") from exc
 
 
 def _finished(store: CellStore, groups: list[Group], folder: Path, say: Any
@@ -439,15 +434,6 @@ def _all_failed(failures: list[tuple[Any, str]], total: int, folder: Path) -> st
     return "\n".join(lines)
 
 
-def _output_error(exc: OSError, folder: Path, what: str) -> ExperimentError:
-    reason = exc.strerror or str(exc)
-    if exc.errno == errno.ENOSPC:
-        reason += " (the disk is full: free space and run again; finished cells are kept)"
-    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        reason += " (the folder is read-only: pass another --out/out)"
-    return ExperimentError(f"{what} {folder}: {reason}")
-
-
 def _plain(coords: dict[str, Any]) -> dict[str, Any]:
     return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in coords.items()}
 
@@ -461,30 +447,9 @@ def _write(ds: xr.Dataset, folder: Path) -> None:
     place, so a failed write (full disk, read-only folder) leaves neither a partial file nor a
     ``.tmp`` behind. Without ``ensemble_error`` (measures that leave out ``diagnose``) there is
     no summary to write."""
-    _replace_file(folder / "result.nc", ds.to_netcdf, folder)
+    replace_file(folder / "result.nc", ds.to_netcdf, folder)
     if "ensemble_error" in ds:
-        _replace_file(folder / "summary.csv", summary(ds).to_csv, folder)
-
-
-def _replace_text(path: Path, text: str) -> None:
-    _replace_file(path, lambda tmp: tmp.write_text(text), None)
-
-
-def _replace_file(path: Path, write: Any, folder: Path | None) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
-        if folder is None:
-            raise
-        raise _output_error(exc, folder, f"cannot write {path.name} to") from exc
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
-        raise
+        replace_file(folder / "summary.csv", summary(ds).to_csv, folder)
 
 
 def summary(ds: xr.Dataset, var: str = "ensemble_error") -> pd.DataFrame:
