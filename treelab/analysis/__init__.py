@@ -8,12 +8,13 @@ scikit-learn forests, bagging and voting, a list of fitted classifiers), and the
 measures and :func:`diagnose` take such a model directly.
 """
 
+from treelab.analysis.arrangement import error_arrangement
 from treelab.analysis.bias_variance import bias_variance
 from treelab.analysis.characteristics import sample_density
 from treelab.analysis.costs import cost_sensitive_profit, cost_thresholds
 from treelab.analysis.decomposition import bias_variance_01, bias_variance_diversity
 from treelab.analysis.diagnose import diagnose
-from treelab.analysis.diversity import error_arrangement, error_correlation, error_ratio, errors
+from treelab.analysis.diversity import error_correlation, error_ratio, errors
 from treelab.analysis.kuncheva import nonpairwise_diversity, pairwise_diversity
 from treelab.analysis.margins import margin_cdf, margins
 from treelab.analysis.members import member_outputs

@@ -26,7 +26,8 @@ from treelab.analysis._diagnose_inputs import (
     read,
     unknown_tree_vars,
 )
-from treelab.analysis.diversity import arrangement_vars, correlation_vars, errors_vars
+from treelab.analysis.arrangement import arrangement_vars
+from treelab.analysis.diversity import correlation_vars, errors_vars
 from treelab.analysis.probability import _check_k, _thresholds, exact_var, thresholded_var, topk_var
 from treelab.analysis.strength import strength_vars
 from treelab.analysis.ties import forest_ties, ties_vars
