@@ -380,30 +380,35 @@ def _combine_block(X, lo, hi, node_offsets, first, feat, thr, n_children, nan_ch
                     votes[i, v] += 1
 
 
+def leaf_answers(n_children, anchor, counts, laplace, mode):
+    """Every leaf's answer (``_node_answer`` of its answering node; rows of other nodes are
+    left unset) and, in mode vote, its vote (else an empty array): the table
+    ``combine_forest`` reads instead of computing each answer per lookup."""
+    N, C = counts.shape
+    answer = np.empty((N, C))
+    vote = np.zeros(N if mode == MODE_VOTE else 0, dtype=np.int64)
+    _leaf_answers(n_children, anchor, counts, laplace, mode, answer, vote)
+    return answer, vote
+
+
 def combine_forest(X, node_offsets, first, feat, thr, n_children, nan_child, proj, codes, anchor,
-                   counts, laplace, mode, n_threads):
+                   counts, laplace, mode, answer, vote, n_threads):
     """Combine the trees' answers for every row without storing member outputs.
 
     Returns (acc, votes): ``acc`` holds summed leaf probabilities (modes average and vote; with
     the Laplace correction when ``laplace``) or summed class counts (mode sum); ``votes`` holds
     each class's number of tree votes (mode vote; a tree votes the first class of highest
     probability; empty in the other modes). The answer of a leaf comes from its answering node
-    (``anchor``, see ``answering_nodes``).
+    (``anchor``, see ``answering_nodes``): read from ``answer`` and ``vote`` (``leaf_answers``
+    for the same ``anchor``, ``laplace`` and ``mode``) when ``answer`` is not empty, else
+    computed for each lookup with the same arithmetic, so the sums are the same either way.
     """
     n = X.shape[0]
-    T = node_offsets.shape[0] - 1
-    N, C = counts.shape
+    C = counts.shape[1]
     acc = np.zeros((n, C))
     voting = mode == MODE_VOTE
     votes = np.zeros((n if voting else 0, C), dtype=np.int64)
-    # with more (row, tree) lookups than nodes, every leaf's answer is computed once into a
-    # table; with fewer (a test fold through a large forest, many classes), each lookup
-    # computes its own: the same arithmetic, so the same sums either way
-    table = n * T >= N
-    answer = np.empty((N if table else 0, C))
-    vote = np.zeros(N if table and voting else 0, dtype=np.int64)
-    if table:
-        _leaf_answers(n_children, anchor, counts, laplace, mode, answer, vote)
+    table = answer.shape[0] > 0
     _on_threads(lambda lo, hi: _combine_block(X, lo, hi, node_offsets, first, feat, thr,
                                               n_children, nan_child, proj, codes, anchor,
                                               counts, laplace, mode, table, answer, vote, acc,
