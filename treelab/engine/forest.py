@@ -72,7 +72,7 @@ class Forest(NamedTuple):
         (``engine._walk_cache``)."""
         empty = np.empty(0, dtype=np.int64)
         keys = self._node_arrays()
-        codes = empty
+        codes = np.empty(0, dtype=np.uint64)
         if lanes and not P.has_nan(X):
             codes = cached(keys, "lanes", lambda: P.lane_codes(
                 self.node_offsets, self.kind, self.feature, self.child_start, self.threshold))

@@ -135,29 +135,30 @@ def answering_nodes(node_offsets, kind, child_start, n_children, counts, min_n):
     return anchor
 
 
-_LANE_SHIFT = 16
-_LANE_LEAF = np.int64(1) << 15
-_LANE_FEATURE = _LANE_LEAF - 1
+_LANE_SHIFT = np.uint64(16)
+_LANE_LEAF = np.uint64(1 << 15)
+_LANE_FEATURE = np.uint64((1 << 15) - 1)
+_U = np.uint64
 
 
 @njit(**NUMBA_FLAGS)
 def lane_codes(node_offsets, kind, feature, child_start, threshold):
-    """``first << 16 | feature`` per node for ``_leaves_lanes``; a leaf's code is its own
-    index with the leaf bit (1 << 15). Empty when some split is not an axis threshold, a feature
-    index needs 15 bits or more, or a leaf's threshold is not NaN (the lanes rely on
+    """``first << 16 | feature`` per node for ``_leaves_lanes``, unsigned; a leaf's code is
+    its own index with the leaf bit (1 << 15). Empty when some split is not an axis threshold,
+    a feature index needs 15 bits or more, or a leaf's threshold is not NaN (the lanes rely on
     ``x > NaN`` being false to stay at a leaf)."""
     N = kind.shape[0]
-    codes = np.empty(N, dtype=np.int64)
+    codes = np.empty(N, dtype=np.uint64)
     for t in range(node_offsets.shape[0] - 1):
         base = node_offsets[t]
         for i in range(base, node_offsets[t + 1]):
             k = kind[i]
             if k == 0 and threshold[i] != threshold[i]:
-                codes[i] = (np.int64(i) << _LANE_SHIFT) | _LANE_LEAF
-            elif k == 1 and 0 <= feature[i] < _LANE_LEAF:
-                codes[i] = ((base + np.int64(child_start[i])) << _LANE_SHIFT) | feature[i]
+                codes[i] = (_U(i) << _LANE_SHIFT) | _LANE_LEAF
+            elif k == 1 and 0 <= feature[i] < (1 << 15):
+                codes[i] = (_U(base + child_start[i]) << _LANE_SHIFT) | _U(feature[i])
             else:
-                return np.empty(0, dtype=np.int64)
+                return np.empty(0, dtype=np.uint64)
     return codes
 
 
@@ -174,10 +175,14 @@ def has_nan(X):
 @njit(**NUMBA_FLAGS)
 def _leaves_lanes(X, lo, hi, root, codes, thr, out):
     """``_leaves`` for threshold-only forests and rows without missing values, eight rows at a
-    time (see the module notes)."""
-    i = lo
-    while i + 8 <= hi:
-        a = b = c = d = e = f = g = h = root
+    time (see the module notes). Every index is unsigned: numba then skips the wraparound of
+    negative indices, two instructions per array read (measured: the walk of the W1 forest
+    in 0.8 of the time)."""
+    i = _U(lo)
+    end = _U(hi)
+    r = _U(root)
+    while i + _U(8) <= end:
+        a = b = c = d = e = f = g = h = r
         while True:
             ma = codes[a]
             mb = codes[b]
@@ -189,29 +194,30 @@ def _leaves_lanes(X, lo, hi, root, codes, thr, out):
             mh = codes[h]
             if ma & mb & mc & md & me & mf & mg & mh & _LANE_LEAF:
                 break
-            a = (ma >> _LANE_SHIFT) + np.int64(X[i, ma & _LANE_FEATURE] > thr[a])
-            b = (mb >> _LANE_SHIFT) + np.int64(X[i + 1, mb & _LANE_FEATURE] > thr[b])
-            c = (mc >> _LANE_SHIFT) + np.int64(X[i + 2, mc & _LANE_FEATURE] > thr[c])
-            d = (md >> _LANE_SHIFT) + np.int64(X[i + 3, md & _LANE_FEATURE] > thr[d])
-            e = (me >> _LANE_SHIFT) + np.int64(X[i + 4, me & _LANE_FEATURE] > thr[e])
-            f = (mf >> _LANE_SHIFT) + np.int64(X[i + 5, mf & _LANE_FEATURE] > thr[f])
-            g = (mg >> _LANE_SHIFT) + np.int64(X[i + 6, mg & _LANE_FEATURE] > thr[g])
-            h = (mh >> _LANE_SHIFT) + np.int64(X[i + 7, mh & _LANE_FEATURE] > thr[h])
-        out[i - lo] = a
-        out[i + 1 - lo] = b
-        out[i + 2 - lo] = c
-        out[i + 3 - lo] = d
-        out[i + 4 - lo] = e
-        out[i + 5 - lo] = f
-        out[i + 6 - lo] = g
-        out[i + 7 - lo] = h
-        i += 8
-    while i < hi:
-        a = root
+            a = (ma >> _LANE_SHIFT) + _U(X[i, ma & _LANE_FEATURE] > thr[a])
+            b = (mb >> _LANE_SHIFT) + _U(X[i + _U(1), mb & _LANE_FEATURE] > thr[b])
+            c = (mc >> _LANE_SHIFT) + _U(X[i + _U(2), mc & _LANE_FEATURE] > thr[c])
+            d = (md >> _LANE_SHIFT) + _U(X[i + _U(3), md & _LANE_FEATURE] > thr[d])
+            e = (me >> _LANE_SHIFT) + _U(X[i + _U(4), me & _LANE_FEATURE] > thr[e])
+            f = (mf >> _LANE_SHIFT) + _U(X[i + _U(5), mf & _LANE_FEATURE] > thr[f])
+            g = (mg >> _LANE_SHIFT) + _U(X[i + _U(6), mg & _LANE_FEATURE] > thr[g])
+            h = (mh >> _LANE_SHIFT) + _U(X[i + _U(7), mh & _LANE_FEATURE] > thr[h])
+        k = i - _U(lo)
+        out[k] = a
+        out[k + _U(1)] = b
+        out[k + _U(2)] = c
+        out[k + _U(3)] = d
+        out[k + _U(4)] = e
+        out[k + _U(5)] = f
+        out[k + _U(6)] = g
+        out[k + _U(7)] = h
+        i += _U(8)
+    while i < end:
+        a = r
         while not codes[a] & _LANE_LEAF:
-            a = (codes[a] >> _LANE_SHIFT) + np.int64(X[i, codes[a] & _LANE_FEATURE] > thr[a])
-        out[i - lo] = a
-        i += 1
+            a = (codes[a] >> _LANE_SHIFT) + _U(X[i, codes[a] & _LANE_FEATURE] > thr[a])
+        out[i - _U(lo)] = a
+        i += _U(1)
 
 
 @njit(**NUMBA_FLAGS)
