@@ -1,6 +1,7 @@
 """Prediction over many trees: leaf lookup, member outputs and combined probabilities.
 
-The general walk reads two arrays laid out per call (``pack_nodes``): the global index of each
+The general walk reads two arrays laid out once per forest (``pack_nodes``; the estimators keep
+them with the forest, ``engine._walk_cache``): the global index of each
 node's first child (-1 at leaves) and its split feature (negative for nominal and oblique
 splits), beside the forest's own thresholds. The hot step is then
 ``node = first + (x > threshold)``; missing values and nominal and oblique splits take a rarely
@@ -374,10 +375,13 @@ def _combine_block(X, lo, hi, node_offsets, first, feat, thr, n_children, nan_ch
         for i in range(lo, hi):
             leaf = leaves[i - lo]
             if table:
+                # unsigned indices: no negative-index wraparound (3% of the W1 call)
+                ui = _U(i)
+                ul = _U(leaf)
                 for c in range(C):
-                    acc[i, c] += answer[leaf, c]
+                    acc[ui, _U(c)] += answer[ul, _U(c)]
                 if voting:
-                    votes[i, vote[leaf]] += 1
+                    votes[ui, _U(vote[ul])] += 1
             else:
                 v = _node_answer(counts, _answering(anchor, leaf), laplace, mode, own)
                 for c in range(C):
