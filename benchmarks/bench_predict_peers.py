@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_peers import peers, workload  # noqa: E402
 
 
-def _timed(fn):
+def _timed(fn, *args):
     w, c = time.perf_counter(), time.process_time()
-    out = fn()
+    out = fn(*args)
     return out, time.perf_counter() - w, time.process_time() - c
 
 
@@ -51,7 +51,7 @@ def run(name: str, learners, rounds: int) -> None:
         for r in range(rounds):
             order = learners[r % len(learners):] + learners[:r % len(learners)]
             for p in order:
-                _, w, c = _timed(lambda: f(p))
+                _, w, c = _timed(f, p)
                 wall[p.name].append(w)
                 cpu[p.name].append(c)
             load.append(os.getloadavg()[0])

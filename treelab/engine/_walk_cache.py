@@ -38,7 +38,7 @@ def store_of(arrays: tuple) -> dict:
     with _LOCK:
         hit = _STORES.get(key)
         if hit is not None and len(hit[0]) == len(arrays) and all(
-                r() is a for r, a in zip(hit[0], arrays)):
+                r() is a for r, a in zip(hit[0], arrays, strict=True)):
             return hit[1]
         refs = tuple(weakref.ref(a) for a in arrays)
         store: dict = {}
