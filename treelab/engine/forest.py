@@ -88,8 +88,14 @@ class Forest(NamedTuple):
         """The node answering for each leaf under curtailment at ``min_n`` training rows;
         empty when every leaf answers itself (``_predict.answering_nodes``; kept with the
         forest)."""
-        return cached(self._node_arrays(), ("answering", min_n), lambda: P.answering_nodes(
-            self.node_offsets, self.kind, self.child_start, self.n_children, self.counts, min_n))
+        store = store_of(self._node_arrays())
+        hit = store.get("answering")  # one slot: a sweep over curtail_min keeps one array
+        if hit is not None and hit[0] == min_n:
+            return hit[1]
+        anchor = P.answering_nodes(self.node_offsets, self.kind, self.child_start,
+                                   self.n_children, self.counts, min_n)
+        store["answering"] = (min_n, anchor)
+        return anchor
 
     def leaf_answers(self, min_n: int, laplace: bool, mode: int,
                      lookups: int) -> tuple[np.ndarray, np.ndarray]:
@@ -98,17 +104,17 @@ class Forest(NamedTuple):
         calls have made, with this one's ``lookups`` (rows x trees), as many lookups as it has
         nodes, so a single small call through a large forest does not pay for the table."""
         store = store_of(self._node_arrays())
-        name = ("answers", min_n, bool(laplace), mode)
-        hit = store.get(name)
-        if hit is not None:
-            return hit
+        name = (min_n, bool(laplace), mode)
+        hit = store.get("answers")  # one slot, the last settings' table
+        if hit is not None and hit[0] == name:
+            return hit[1]
         seen = store.get("lookups", 0) + lookups
         store["lookups"] = seen
         if seen < self.kind.shape[0]:
             return np.empty((0, 0)), np.empty(0, dtype=np.int64)
         table = P.leaf_answers(self.n_children, self.answering_nodes(min_n), self.counts,
                                laplace, mode)
-        store[name] = table
+        store["answers"] = (name, table)
         return table
 
     def tree_of_node(self) -> np.ndarray:
