@@ -19,6 +19,7 @@ import numpy as np
 
 from treelab.engine import sharing
 from treelab.engine._resources import release_freed_memory, run_threads
+from treelab.engine._walk_cache import cached, store_of
 from treelab.engine.features import (  # noqa: F401 - re-exported: this module was their home
     FeatureArrays,
     bin_cuts,
@@ -59,29 +60,62 @@ class Forest(NamedTuple):
     def n_trees(self) -> int:
         return self.node_offsets.shape[0] - 1
 
+    def _node_arrays(self) -> tuple:
+        """The arrays every cached prediction array derives from (``engine._walk_cache``)."""
+        return (self.kind, self.node_offsets, self.feature, self.threshold, self.child_start,
+                self.n_children, self.nan_child, self.counts)
+
     def walk_arrays(self, X: np.ndarray, lanes: bool = True) -> tuple:
         """The prediction kernels' node arguments for rows ``X`` (``_predict.apply_forest``):
         the lockstep walk's codes when the forest and ``X`` allow it (and ``lanes``), else the
-        general walk's arrays. Built per call, an O(nodes) pass: cheaper than keeping a second
-        copy of every forest."""
+        general walk's arrays. Laid out on the forest's first prediction and kept with it
+        (``engine._walk_cache``)."""
         empty = np.empty(0, dtype=np.int64)
-        codes = empty
+        keys = self._node_arrays()
+        codes = np.empty(0, dtype=np.uint64)
         if lanes and not P.has_nan(X):
-            codes = P.lane_codes(self.node_offsets, self.kind, self.feature, self.child_start,
-                                 self.threshold)
+            codes = cached(keys, "lanes", lambda: P.lane_codes(
+                self.node_offsets, self.kind, self.feature, self.child_start, self.threshold))
         if codes.shape[0] > 0:
             first, feat = empty, empty
         else:
-            first, feat = P.pack_nodes(self.node_offsets, self.kind, self.feature,
-                                       self.child_start)
+            first, feat = cached(keys, "general", lambda: P.pack_nodes(
+                self.node_offsets, self.kind, self.feature, self.child_start))
         return (self.node_offsets, first, feat, self.threshold, self.n_children, self.nan_child,
                 self.projections, codes)
 
     def answering_nodes(self, min_n: int) -> np.ndarray:
         """The node answering for each leaf under curtailment at ``min_n`` training rows;
-        empty when every leaf answers itself (``_predict.answering_nodes``)."""
-        return P.answering_nodes(self.node_offsets, self.kind, self.child_start,
-                                 self.n_children, self.counts, min_n)
+        empty when every leaf answers itself (``_predict.answering_nodes``; kept with the
+        forest)."""
+        store = store_of(self._node_arrays())
+        hit = store.get("answering")  # one slot: a sweep over curtail_min keeps one array
+        if hit is not None and hit[0] == min_n:
+            return hit[1]
+        anchor = P.answering_nodes(self.node_offsets, self.kind, self.child_start,
+                                   self.n_children, self.counts, min_n)
+        store["answering"] = (min_n, anchor)
+        return anchor
+
+    def leaf_answers(self, min_n: int, laplace: bool, mode: int,
+                     lookups: int) -> tuple[np.ndarray, np.ndarray]:
+        """Every leaf's answer and vote for ``_predict.combine_forest`` (``leaf_answers``),
+        kept with the forest; empty (each lookup computes its answer) until the forest's
+        calls have made, with this one's ``lookups`` (rows x trees), as many lookups as it has
+        nodes, so a single small call through a large forest does not pay for the table."""
+        store = store_of(self._node_arrays())
+        name = (min_n, bool(laplace), mode)
+        hit = store.get("answers")  # one slot, the last settings' table
+        if hit is not None and hit[0] == name:
+            return hit[1]
+        seen = store.get("lookups", 0) + lookups
+        store["lookups"] = seen
+        if seen < self.kind.shape[0]:
+            return np.empty((0, 0)), np.empty(0, dtype=np.int64)
+        table = P.leaf_answers(self.n_children, self.answering_nodes(min_n), self.counts,
+                               laplace, mode)
+        store["answers"] = (name, table)
+        return table
 
     def tree_of_node(self) -> np.ndarray:
         """Tree index of every node."""
