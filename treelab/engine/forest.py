@@ -31,6 +31,8 @@ from treelab.engine.kernels import _grow as G
 from treelab.engine.kernels import _predict as P
 from treelab.engine.kernels._criteria import xlogx_table
 from treelab.engine.kernels._grow import grow_tree
+from treelab.engine.kernels._random_grow import RULES as RANDOM_RULES
+from treelab.engine.kernels._random_grow import grow_random_tree
 
 
 class Forest(NamedTuple):
@@ -227,11 +229,19 @@ def grow_forest(
     # None: grow_tree's version without stochastic ID3's selection (compiled on its own)
     stochastic = True if iparams[G.P_STOCHASTIC] > 0 else None
 
+    # complete-random trees on continuous features have their own routine (the same trees)
+    random_routine = (int(iparams[G.P_RANDOM_SPLIT]) in RANDOM_RULES
+                      and not np.any(feats.nominal) and feats.Xc.shape[1] == n)
+
     def one(t: int, alpha: float | None = None, ref=G.NO_REFERENCE, ip=iparams):
+        a = float(alphas[t]) if alpha is None else alpha
+        if a == 0.0 and random_routine:
+            return grow_random_tree(feats.Xc, y32, n_classes, ip, np.uint64(seeds[t]),
+                                    row_mode, part, t, n_sub, ones if sw is None else sw)
         return grow_tree(
             feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq,
             feats.uniq_off, feats.nominal, y32, n_classes, ip,
-            float(alphas[t]) if alpha is None else alpha, table, np.uint64(seeds[t]), row_mode,
+            a, table, np.uint64(seeds[t]), row_mode,
             part, t, n_sub, *ref, stochastic, ones if sw is None else sw,
         )
 
