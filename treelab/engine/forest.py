@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from treelab.engine import sharing
-from treelab.engine._resources import release_freed_memory, run_threads
+from treelab.engine._resources import empty_small_pages, release_freed_memory, run_threads
 from treelab.engine.features import (  # noqa: F401 - re-exported: this module was their home
     FeatureArrays,
     bin_cuts,
@@ -265,7 +265,7 @@ def grow_forest(
 
     def join(i: int) -> np.ndarray:
         first = parts[i][0]
-        joined = np.empty((int(offsets[-1]),) + first.shape[1:], dtype=first.dtype)
+        joined = empty_small_pages((int(offsets[-1]),) + first.shape[1:], first.dtype)
         for t in range(T):
             joined[offsets[t]:offsets[t + 1]] = parts[i][t]
             parts[i][t] = None
