@@ -232,11 +232,14 @@ def grow_forest(
     # complete-random trees on continuous features have their own routine (the same trees)
     random_routine = (int(iparams[G.P_RANDOM_SPLIT]) in RANDOM_RULES
                       and not np.any(feats.nominal) and feats.Xc.shape[1] == n)
+    # its subtrees copy their rows' values from a row-major copy (n x d x 8 bytes, one per fit)
+    Xr = (np.ascontiguousarray(feats.Xc.T) if random_routine and np.any(np.asarray(alphas) == 0.0)
+          else np.zeros((0, 0)))
 
     def one(t: int, alpha: float | None = None, ref=G.NO_REFERENCE, ip=iparams):
         a = float(alphas[t]) if alpha is None else alpha
         if a == 0.0 and random_routine:
-            return grow_random_tree(feats.Xc, y32, n_classes, ip, np.uint64(seeds[t]),
+            return grow_random_tree(feats.Xc, Xr, y32, n_classes, ip, np.uint64(seeds[t]),
                                     row_mode, part, t, n_sub, ones if sw is None else sw)
         return grow_tree(
             feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq,
