@@ -79,13 +79,13 @@ def localize_rows(ent, s, e, vis, nv, Xr, Xl):
         # the rows' lines first, in loads that do not wait on each other: the copy below
         # then hits the cache (one row per miss in turn left the copy waiting on memory)
         for j in range(j0, j1):
-            r = ent[s + j] >> 32
+            r = np.uint64(ent[s + j] >> 32)
             for k in range(0, last, 8):
                 touched += Xr[r, k]
             touched += Xr[r, last]
         for j in range(j0, j1):
             p = ent[s + j]
-            r = p >> 32
+            r = np.uint64(p >> 32)
             ent[s + j] = (np.int64(j) << 32) | (p & 0xFFFFFFFF)
             for q in range(nv):
                 f = vis[q]
@@ -286,23 +286,25 @@ def grow_random_tree(Xc, Xr, y, n_classes, iparams, seed, row_mode, part, tree_i
             nl = 0
             nr = 0
             n_miss = 0
+            lo_at = obase + s
+            hi_at = obase + e - 1
             if loc:
-                for jj in range(s, e):
-                    p = ent[base + jj]
-                    v = Xl[f, p >> 32]
+                for jj in range(base + s, base + e):
+                    p = ent[jj]
+                    v = Xl[f, np.uint64(p >> 32)]
                     g = np.int64(v <= t)
-                    ent[obase + s + nl] = p
-                    ent[obase + e - 1 - nr] = p
+                    ent[np.uint64(lo_at + nl)] = p
+                    ent[np.uint64(hi_at - nr)] = p
                     nl += g
                     nr += 1 - g
                     n_miss += np.int64(v != v)
             else:
-                for jj in range(s, e):
-                    p = ent[base + jj]
-                    v = Xc[f, p >> 32]
+                for jj in range(base + s, base + e):
+                    p = ent[jj]
+                    v = Xc[f, np.uint64(p >> 32)]
                     g = np.int64(v <= t)
-                    ent[obase + s + nl] = p
-                    ent[obase + e - 1 - nr] = p
+                    ent[np.uint64(lo_at + nl)] = p
+                    ent[np.uint64(hi_at - nr)] = p
                     nl += g
                     nr += 1 - g
                     n_miss += np.int64(v != v)
