@@ -232,9 +232,12 @@ def grow_forest(
     # complete-random trees on continuous features have their own routine (the same trees)
     random_routine = (int(iparams[G.P_RANDOM_SPLIT]) in RANDOM_RULES
                       and not np.any(feats.nominal) and feats.Xc.shape[1] == n)
-    # its subtrees copy their rows' values from a row-major copy (n x d x 8 bytes, one per fit)
-    Xr = (np.ascontiguousarray(feats.Xc.T) if random_routine and np.any(np.asarray(alphas) == 0.0)
-          else np.zeros((0, 0)))
+    # its localized subtrees copy their rows' values from a row-major copy (n x d x 8 bytes,
+    # one per fit; _random_grow.localize_rows says why)
+    Xr = np.zeros((0, 0))
+    if (random_routine and np.any(np.asarray(alphas) == 0.0) and iparams[G.P_LOCAL] != 0
+            and feats.Xc.shape[0] <= G.LOCAL_MAX_FEATURES_RANDOM):
+        Xr = np.ascontiguousarray(feats.Xc.T)
 
     def one(t: int, alpha: float | None = None, ref=G.NO_REFERENCE, ip=iparams):
         a = float(alphas[t]) if alpha is None else alpha

@@ -99,7 +99,8 @@ def grow_random_tree(Xc, Xr, y, n_classes, iparams, seed, row_mode, part, tree_i
     """Grow one complete-random tree; returns what ``grow_tree`` returns for it.
 
     ``Xc`` (feature, row) float64 values (missing = NaN, no nominal feature), ``Xr`` the same
-    values row-major (row, feature), read to localize subtrees, ``y`` int32
+    values row-major (row, feature), read to localize subtrees (empty: no subtree is
+    localized), ``y`` int32
     class codes, ``iparams`` the integer parameters (``P_*``; read: minimum split and leaf
     sizes, maximum depth, the random threshold rule, localized subtrees), ``seed`` the tree's
     generator seed, ``row_mode``/``part``/``tree_id``/``n_sub`` its construction, ``sw`` int32
@@ -148,7 +149,8 @@ def grow_random_tree(Xc, Xr, y, n_classes, iparams, seed, row_mode, part, tree_i
             perm[q] = f
             q += 1
     local_cap = np.int64(0)
-    if iparams[P_LOCAL] != 0 and d <= LOCAL_MAX_FEATURES_RANDOM:
+    if (iparams[P_LOCAL] != 0 and d <= LOCAL_MAX_FEATURES_RANDOM and Xr.shape[0] == n
+            and Xr.shape[1] == d):
         local_cap = min(n_in, max(LOCAL_MIN_ROWS, LOCAL_BYTES // (8 * d)))
     Xl = np.empty((d, local_cap))
     sink = np.zeros(1)  # keeps localize_rows's fetching loads
