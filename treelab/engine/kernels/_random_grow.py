@@ -100,9 +100,9 @@ def grow_random_tree(Xc, Xr, y, n_classes, iparams, seed, row_mode, part, tree_i
 
     ``Xc`` (feature, row) float64 values (missing = NaN, no nominal feature), ``Xr`` the same
     values row-major (row, feature), read to localize subtrees (empty: no subtree is
-    localized), ``y`` int32
-    class codes, ``iparams`` the integer parameters (``P_*``; read: minimum split and leaf
-    sizes, maximum depth, the random threshold rule, localized subtrees), ``seed`` the tree's
+    localized), ``y`` int32 class codes, ``iparams`` the integer parameters (``P_*``; read:
+    minimum split and leaf sizes, maximum depth, the random threshold rule, localized
+    subtrees), ``seed`` the tree's
     generator seed, ``row_mode``/``part``/``tree_id``/``n_sub`` its construction, ``sw`` int32
     row weights (ones when none). As in ``grow_tree``: entries pack ``row << 32 | weight << 16
     | class``; a split writes its children's entries into the other half of ``ent`` (left
@@ -357,6 +357,8 @@ def grow_random_tree(Xc, Xr, y, n_classes, iparams, seed, row_mode, part, tree_i
             if wl < min_leaf or wr < min_leaf:
                 continue
             a = n_nodes
+            if a + 2 > cap:  # (cannot happen: both children hold rows)
+                raise RuntimeError("complete-random tree outgrew its node bound")
             for c in range(C):
                 lc = left_counts[c] + (nan_part[c] if nanc == 0 else 0)
                 counts[a, c] = np.int32(lc)
