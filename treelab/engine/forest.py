@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from treelab.engine import sharing
-from treelab.engine._resources import release_freed_memory, run_threads
+from treelab.engine._resources import empty_small_pages, release_freed_memory, run_threads
 from treelab.engine._walk_cache import cached, store_of
 from treelab.engine.features import (  # noqa: F401 - re-exported: this module was their home
     FeatureArrays,
@@ -32,6 +32,8 @@ from treelab.engine.kernels import _grow as G
 from treelab.engine.kernels import _predict as P
 from treelab.engine.kernels._criteria import xlogx_table
 from treelab.engine.kernels._grow import grow_tree
+from treelab.engine.kernels._random_grow import RULES as RANDOM_RULES
+from treelab.engine.kernels._random_grow import grow_random_tree
 
 
 class Forest(NamedTuple):
@@ -261,11 +263,25 @@ def grow_forest(
     # None: grow_tree's version without stochastic ID3's selection (compiled on its own)
     stochastic = True if iparams[G.P_STOCHASTIC] > 0 else None
 
+    # complete-random trees on continuous features have their own routine (the same trees)
+    random_routine = (int(iparams[G.P_RANDOM_SPLIT]) in RANDOM_RULES
+                      and not np.any(feats.nominal) and feats.Xc.shape[1] == n)
+    # its localized subtrees copy their rows' values from a row-major copy (n x d x 8 bytes,
+    # one per fit; _random_grow.localize_rows says why)
+    Xr = np.zeros((0, 0))
+    if (random_routine and np.any(np.asarray(alphas) == 0.0) and iparams[G.P_LOCAL] != 0
+            and feats.Xc.shape[0] <= G.LOCAL_MAX_FEATURES_RANDOM):
+        Xr = np.ascontiguousarray(feats.Xc.T)
+
     def one(t: int, alpha: float | None = None, ref=G.NO_REFERENCE, ip=iparams):
+        a = float(alphas[t]) if alpha is None else alpha
+        if a == 0.0 and random_routine:
+            return grow_random_tree(feats.Xc, Xr, y32, n_classes, ip, np.uint64(seeds[t]),
+                                    row_mode, part, t, n_sub, ones if sw is None else sw)
         return grow_tree(
             feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq,
             feats.uniq_off, feats.nominal, y32, n_classes, ip,
-            float(alphas[t]) if alpha is None else alpha, table, np.uint64(seeds[t]), row_mode,
+            a, table, np.uint64(seeds[t]), row_mode,
             part, t, n_sub, *ref, stochastic, ones if sw is None else sw,
         )
 
@@ -289,7 +305,7 @@ def grow_forest(
 
     def join(i: int) -> np.ndarray:
         first = parts[i][0]
-        joined = np.empty((int(offsets[-1]),) + first.shape[1:], dtype=first.dtype)
+        joined = empty_small_pages((int(offsets[-1]),) + first.shape[1:], first.dtype)
         for t in range(T):
             joined[offsets[t]:offsets[t + 1]] = parts[i][t]
             parts[i][t] = None
