@@ -291,7 +291,8 @@ def _table4_frame(results: dict[str, xr.Dataset]) -> pd.DataFrame:
 
 def measure(results: dict[str, xr.Dataset], mode: str) -> dict[str, pd.DataFrame]:
     """Measured tables: ``table3_folds`` (error % per data set, method and fold),
-    ``table4`` (error % per condition), ``spectrum`` (error % per construction, data set and
+    ``table4`` (error % per condition), ``compare`` (full mode: error % per data set and
+    method on the spectrum's data sets), ``spectrum`` (error % per construction, data set and
     alpha), ``table5`` (error % per data set, method and fraction of attributes kept) and
     ``strength_correlation`` (mean strength and correlation per construction,
     data set and alpha)."""
@@ -308,6 +309,11 @@ def measure(results: dict[str, xr.Dataset], mode: str) -> dict[str, pd.DataFrame
                          .set_index(["dataset", "ensemble", "attribute_fraction"])[["error"]])
     if any(g.startswith("table4") for g in results):
         out["table4"] = _table4_frame(results)
+    if "compare" in results:  # notebook 01's Coalescence grid, on the spectrum's data sets
+        err = _pct(results["compare"].ensemble_error.mean("alpha", skipna=True)
+                   .mean(["repeat", "fold"]))
+        out["compare"] = (err.to_dataframe("error").reset_index()
+                          .set_index(["dataset", "ensemble"])[["error"]])
     spec = results.get("spectrum", results.get("spectrum_quick"))
     if spec is not None:
         mean = spec.mean(["repeat", "fold"])
