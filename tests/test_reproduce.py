@@ -69,6 +69,8 @@ def test_list_names_the_five_studies(capsys):
     (["reproduce"], "name a study"),
     (["reproduce", "liu"], "study must be one of"),
     (["reproduce", "liu2008", "--workers", "0"], "--workers must be at least 1"),
+    (["reproduce", "liu2008", "--parts", "table9"], "--parts must name grids of liu2008"),
+    (["reproduce", "liu2008", "--quick", "--parts", ","], "--parts must name grids"),
 ])
 def test_bad_arguments_stop_before_any_work(argv, message, capsys, tmp_path):
     assert main(argv + ["--out", str(tmp_path)]) == 2
