@@ -220,7 +220,7 @@ def _coalescence(measured: dict[str, pd.DataFrame]) -> tuple[list[Section], dict
 
     first, p_first = ranks["first half"]
     table = to_markdown(pd.DataFrame({"average rank": first.map(lambda v: f"{v:.2f}")}))
-    text = (f"Over the spectrum's {len(sets)} data sets (100 trees, 10-fold CV): Coalescence "
+    text = (f"Over the spectrum's {len(sets)} data sets (its trees and folds): Coalescence "
             f"errs {float(coal.mean()):.1f}% on average, an oracle that picks Aggregating's best "
             f"alpha per data set {oracle:.1f}%, and the best single alpha "
             f"({float(means.idxmin()):g}) {float(means.min()):.1f}%. The paper: Coalescence "

@@ -151,6 +151,17 @@ def _compare_ensembles(n: int) -> list[dict]:
     ]
 
 
+def coalescence_beside_spectrum(n: int, datasets: list[dict], protocol: dict
+                                ) -> ExperimentConfig:
+    """Coalescence alone on a spectrum grid's data sets, protocol and seed (the same folds),
+    for section 5.3: quick mode's counterpart of the full mode's ``compare`` grid."""
+    return ExperimentConfig(
+        name="coalescence beside the spectrum", datasets=datasets,
+        ensembles=[{"name": "Coalescence", "estimator": "Coalescence",
+                    "params": {"n_estimators": n}}],
+        protocol=protocol, seed=SEED, backend="local")
+
+
 def compare(n: int) -> ExperimentConfig:
     """Notebook 01's Coalescence comparison."""
     return ExperimentConfig(
@@ -254,11 +265,12 @@ def grids(mode: str) -> dict[str, ExperimentConfig]:
                 "table4_1024": table4(100, 1024), "table4_64": table4(100, 64),
                 "table5": table5(100, TABLE5_SETS)}
     if mode == "quick":
-        small = ["glass", "iris", "sonar", "wine", "zoo", "liver"]
+        small = _paper_datasets(["glass", "iris", "sonar", "wine", "zoo", "liver"])
+        five = {"name": "stratified_kfold", "n_splits": 5}
         return {"table3": table3(100, SMALL), "table4_1024": table4(100, 1024, draws=3),
                 "table4_64": table4(100, 64, draws=3),
-                "spectrum_quick": spectrum(30, _paper_datasets(small),
-                                           {"name": "stratified_kfold", "n_splits": 5}),
+                "spectrum_quick": spectrum(30, small, five),
+                "compare_quick": coalescence_beside_spectrum(30, small, five),
                 "table5": table5(100, [d for d in TABLE5_SETS if d in SMALL])}
     if mode == "ci":
         return {"table4_64": table4(20, 64, draws=2, resolution=50)}
@@ -291,8 +303,8 @@ def _table4_frame(results: dict[str, xr.Dataset]) -> pd.DataFrame:
 
 def measure(results: dict[str, xr.Dataset], mode: str) -> dict[str, pd.DataFrame]:
     """Measured tables: ``table3_folds`` (error % per data set, method and fold),
-    ``table4`` (error % per condition), ``compare`` (full mode: error % per data set and
-    method on the spectrum's data sets), ``spectrum`` (error % per construction, data set and
+    ``table4`` (error % per condition), ``compare`` (error % per data set and method
+    on the spectrum's data sets and folds: Coalescence, and in full mode the other methods), ``spectrum`` (error % per construction, data set and
     alpha), ``table5`` (error % per data set, method and fraction of attributes kept) and
     ``strength_correlation`` (mean strength and correlation per construction,
     data set and alpha)."""
@@ -309,9 +321,9 @@ def measure(results: dict[str, xr.Dataset], mode: str) -> dict[str, pd.DataFrame
                          .set_index(["dataset", "ensemble", "attribute_fraction"])[["error"]])
     if any(g.startswith("table4") for g in results):
         out["table4"] = _table4_frame(results)
-    if "compare" in results:  # notebook 01's Coalescence grid, on the spectrum's data sets
-        err = _pct(results["compare"].ensemble_error.mean("alpha", skipna=True)
-                   .mean(["repeat", "fold"]))
+    beside = results.get("compare", results.get("compare_quick"))
+    if beside is not None:  # Coalescence on the spectrum's data sets and folds
+        err = _pct(beside.ensemble_error.mean("alpha", skipna=True).mean(["repeat", "fold"]))
         out["compare"] = (err.to_dataframe("error").reset_index()
                           .set_index(["dataset", "ensemble"])[["error"]])
     spec = results.get("spectrum", results.get("spectrum_quick"))
