@@ -132,3 +132,23 @@ def test_liu_coalescence_against_single_alphas_and_the_oracle_by_hand():
     # gap 1.0 against the paper's 15.6 - 14.6 = 1.0: at most the paper's, so it holds
     assert verdicts[0].verdict == "holds"
     assert verdicts[1].verdict == "holds"
+
+
+def test_liu_figure9_ranges_by_hand():
+    rows = [("s", "RF", 1.0, 0.7, 0.30), ("s", "RF", 2.0, 0.8, 0.35), ("s", "RF", 3.0, 0.9, 0.40),
+            ("s", "Aggregating", 0.0, 0.6, 0.10), ("s", "Aggregating", 1.0, 0.9, 1.00),
+            ("w", "RF", 1.0, 0.4, 0.2), ("w", "RF", 2.0, 0.5, 0.6),
+            ("w", "Aggregating", 0.0, 0.3, 0.3), ("w", "Aggregating", 1.0, 0.4, 0.5)]
+    frame = pd.DataFrame(rows, columns=["dataset", "method", "setting", "strength",
+                                        "correlation"]).set_index(["dataset", "method",
+                                                                   "setting"])
+    _, facts = liu._figure9({"rf_features": frame})
+    fr = facts["frame"]
+    assert np.isclose(fr.loc[("s", "RF"), "correlation range"], 0.10)
+    assert np.isclose(fr.loc[("s", "Aggregating"), "correlation range"], 0.90)
+    assert np.isclose(fr.loc[("s", "RF"), "strength range"], 0.2)
+    assert fr.loc[("s", "RF"), "settings"] == 3
+    # on w RF's range (0.4) is wider than Aggregating's (0.2): the claim fails there
+    verdict = liu._verdicts(None, None, None, None, f9=facts)[-1]
+    assert verdict.verdict == "does not hold"
+    assert "s 0.100 against 0.900; w 0.400 against 0.200" in verdict.numbers

@@ -261,6 +261,30 @@ def _coalescence_verdicts(fc: dict) -> list[Verdict]:
     return out
 
 
+def _figure9(measured: dict[str, pd.DataFrame]) -> tuple[list[Section], dict]:
+    """Figure 9: the reach in strength and correlation of RF's F against Aggregating's alpha."""
+    t = measured["rf_features"]
+    rows = {}
+    for (dataset, method), g in t.groupby(level=["dataset", "method"]):
+        rows[(dataset, method)] = {
+            "settings": len(g),
+            "correlation range": float(g["correlation"].max() - g["correlation"].min()),
+            "strength range": float(g["strength"].max() - g["strength"].min()),
+            "correlation": f"{g['correlation'].min():.3f}-{g['correlation'].max():.3f}",
+            "strength": f"{g['strength'].min():.3f}-{g['strength'].max():.3f}"}
+    frame = pd.DataFrame(rows).T.rename_axis(["dataset", "method"])
+    from treelab.report._render import to_markdown
+
+    shown = frame.copy()
+    for c in ("correlation range", "strength range"):
+        shown[c] = shown[c].map(lambda v: f"{v:.3f}")
+    text = ("Strength and correlation (Breiman 2001, on the test folds) of Random Forests at "
+            "every F from 1 to the attribute count and of Aggregating VR-Trees at the eleven "
+            "alphas, on Figure 9's two data sets; ranges are max - min over the settings.\n\n"
+            + to_markdown(shown))
+    return [Section("Figure 9: RF's F against Aggregating's alpha", text)], {"frame": frame}
+
+
 def _best_name(derived: str) -> str:
     """The method name of a derived_row_best entry (tied columns joined by ';')."""
     names = [TABLE4.get(f"{d.strip()}_err_pct", d.strip()) for d in str(derived).split(";")]
@@ -268,7 +292,8 @@ def _best_name(derived: str) -> str:
 
 
 def _verdicts(f3: dict | None, f4: dict | None, ff: dict | None, f2: dict | None,
-              f5: dict | None = None, fc: dict | None = None) -> list[Verdict]:
+              f5: dict | None = None, fc: dict | None = None, f9: dict | None = None
+              ) -> list[Verdict]:
     out = []
     if f3:
         pr, tr = f3["paper_rank"], f3["mine_rank"]
@@ -397,14 +422,27 @@ def _verdicts(f3: dict | None, f4: dict | None, ff: dict | None, f2: dict | None
                            "alpha in the first half of the spectrum", "not measured",
                            "needs Coalescence on the spectrum's data sets (full mode's compare "
                            "grid)"))
-    out += [Verdict("RF's parameter F spans a narrow correlation range (Fig 9)", "not measured",
-                    "not part of this run")]
+    if f9:
+        fr = f9["frame"]
+        sets = sorted({d for d, _ in fr.index})
+        wider = all(fr.loc[(d, "Aggregating"), "correlation range"]
+                    > fr.loc[(d, "RF"), "correlation range"] for d in sets)
+        out.append(Verdict(
+            "RF's parameter F spans a narrower correlation range than Aggregating's alpha "
+            "(Figure 9)", "holds" if wider else "does not hold",
+            "paper: qualitative (segment, waveform21); treelab correlation range, RF over every "
+            "F against Aggregating over eleven alphas: " + "; ".join(
+                f"{d} {fr.loc[(d, 'RF'), 'correlation range']:.3f} against "
+                f"{fr.loc[(d, 'Aggregating'), 'correlation range']:.3f}" for d in sets)))
+    else:
+        out.append(Verdict("RF's parameter F spans a narrow correlation range (Fig 9)",
+                           "not measured", "not part of this run"))
     return out
 
 
 def report(measured: dict[str, pd.DataFrame], mode: str
            ) -> tuple[list[Section], list[Verdict]]:
-    """Sections (Tables 3, 4, 2, 5, Figures 1, 2 and section 5.3 where measured) and the
+    """Sections (Tables 3, 4, 2, 5, Figures 1, 2, 9 and section 5.3 where measured) and the
     verdicts."""
     sections: list[Section] = []
     found = []  # what each part's verdicts read, None where the part was not measured
@@ -415,4 +453,5 @@ def report(measured: dict[str, pd.DataFrame], mode: str
         found.append(frame)
     s, frame = (_coalescence(measured) if {"compare", "spectrum"} <= set(measured)
                 else ([], None))
-    return sections + s, _verdicts(*found, frame)
+    s9, frame9 = _figure9(measured) if "rf_features" in measured else ([], None)
+    return sections + s + s9, _verdicts(*found, frame, frame9)
