@@ -84,9 +84,11 @@ def index(docs: bool) -> str:
             measured = "not run yet"
         rows.append(f"| {link.format(name)}: {row['title']} | `treelab reproduce {name}` | "
                     f"`treelab reproduce {name} --quick` | {measured} |")
-    note = ("Full mode has not been run with these commands yet (the project machine's two "
-            "cores are shared); each page says which of its tables need it. Quick mode's "
-            "numbers are a subset of each study, as each page says.")
+    note = ("Where a study lists several runs, its tables come from different runs: the "
+            "paper tables that full mode finished on the project machine's two cores (Liu's "
+            "Tables 3-5, Ali & Pazzani's Table 2, Fan's adult row) and quick mode for the rest, "
+            "which is a subset of the study. Each page says which table comes from which run "
+            "and what `treelab reproduce STUDY` adds.")
     return "\n".join(rows) + "\n\n" + note
 
 
