@@ -11,6 +11,7 @@ Usage::
 
     python scripts/make_reproduction_pages.py                      # every study with results
     python scripts/make_reproduction_pages.py --store OUT          # first copy OUT/*/tables
+    python scripts/make_reproduction_pages.py --store OUT --merge  # ... only the tables OUT has
     python scripts/make_reproduction_pages.py --check              # fail if a page is stale
 """
 
@@ -21,23 +22,28 @@ import shutil
 import sys
 from pathlib import Path
 
-from treelab.reproduce import list_studies, render_study_page
+from treelab.reproduce import list_studies, merge_measured, render_study_page
 
 ROOT = Path(__file__).resolve().parents[1]
 STORED = ROOT / "data" / "reproductions"
 DOCS = ROOT / "docs" / "reproductions"
 
 
-def store(out: Path) -> list[str]:
-    """Copy the measured tables of every study found under ``out`` into data/reproductions."""
+def store(out: Path, merge: bool = False) -> list[str]:
+    """Copy the measured tables of every study found under ``out`` into data/reproductions
+    (``merge``: replace only the tables ``out`` has and keep the others, see
+    :func:`treelab.reproduce.merge_measured`)."""
     copied = []
     for name in list_studies().index:
         src = out / name / "tables"
         if (src / "run.json").is_file():
             dst = STORED / name
-            if dst.exists():
-                shutil.rmtree(dst)
-            shutil.copytree(src, dst)
+            if merge:
+                merge_measured(dst, src)
+            else:
+                if dst.exists():
+                    shutil.rmtree(dst)
+                shutil.copytree(src, dst)
             copied.append(name)
     return copied
 
@@ -67,16 +73,22 @@ def index(docs: bool) -> str:
         meta_path = STORED / name / "run.json"
         if meta_path.is_file():
             meta = json.loads(meta_path.read_text())
-            cpu = f", {_duration(meta['cpu_seconds'])} CPU" if meta.get("cpu_seconds") else ""
-            measured = (f"{meta['mode']}, {_duration(meta['seconds'])} wall{cpu} "
-                        f"({meta.get('where', 'the project machine')}, {meta['date']})")
+            runs = meta.get("parts") or [meta]
+            measured = "; ".join(
+                f"{m['mode']}"
+                + (f" ({', '.join(m['tables'])})" if meta.get("parts") else "")
+                + f", {_duration(m['seconds'])} wall"
+                + (f", {_duration(m['cpu_seconds'])} CPU" if m.get("cpu_seconds") else "")
+                + f" ({m.get('where', 'the project machine')}, {m['date']})" for m in runs)
         else:
             measured = "not run yet"
         rows.append(f"| {link.format(name)}: {row['title']} | `treelab reproduce {name}` | "
                     f"`treelab reproduce {name} --quick` | {measured} |")
-    note = ("Full mode has not been run with these commands yet (the project machine's two "
-            "cores are shared); each page says which of its tables need it. Quick mode's "
-            "numbers are a subset of each study, as each page says.")
+    note = ("Where a study lists several runs, its tables come from different runs: the "
+            "paper tables that full mode finished on the project machine's two cores (Liu's "
+            "Tables 3-5, Ali & Pazzani's Table 2, Fan's adult row) and quick mode for the rest, "
+            "which is a subset of the study. Each page says which table comes from which run "
+            "and what `treelab reproduce STUDY` adds.")
     return "\n".join(rows) + "\n\n" + note
 
 
@@ -98,11 +110,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--store", type=Path, metavar="OUT",
                     help="first copy OUT/STUDY/tables (written by treelab reproduce) into "
                          "data/reproductions/STUDY")
+    ap.add_argument("--merge", action="store_true",
+                    help="with --store: replace only the tables OUT has, keep the others, and "
+                         "record which run each table comes from")
     ap.add_argument("--check", action="store_true",
                     help="write nothing; exit 1 when a page differs from its regeneration")
     args = ap.parse_args(argv)
     if args.store:
-        print("stored:", ", ".join(store(args.store)) or "nothing")
+        print("stored:", ", ".join(store(args.store, args.merge)) or "nothing")
     stale = []
     for name in list_studies().index:
         if not (STORED / name / "run.json").is_file():

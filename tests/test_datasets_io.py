@@ -231,6 +231,25 @@ def test_add_attribute_noise():
         D.add_attribute_noise(X, 0.1, feature_types=["continuous"])
 
 
+def test_attribute_noise_that_may_draw_the_same_value():
+    # Quinlan's reading: a hit binary value is redrawn from {0, 1}, so it changes half the time
+    data = D.led(20000, n_irrelevant=0, noise=0.0, random_state=0)
+    noisy = D.add_attribute_noise(data, 0.4, random_state=1, draw="any")
+    assert (noisy.X != data.X).mean() == pytest.approx(0.2, abs=0.01)
+    # four nominal values: a hit keeps its value a quarter of the time -> 0.5 * 3/4 change
+    X = np.tile([0.0, 1.0, 2.0, 5.0], 5000)[:, None]
+    out = D.add_attribute_noise(X, 0.5, feature_types=["nominal"], random_state=2, draw="any")
+    assert (out != X).mean() == pytest.approx(0.375, abs=0.015)
+    assert set(np.unique(out)) == {0.0, 1.0, 2.0, 5.0}
+    # the default is unchanged by the new option
+    assert np.array_equal(D.add_attribute_noise(X, 0.5, feature_types=["nominal"],
+                                                random_state=2),
+                          D.add_attribute_noise(X, 0.5, feature_types=["nominal"],
+                                                random_state=2, draw="other"))
+    with pytest.raises(ValueError, match="draw must be"):
+        D.add_attribute_noise(X, 0.5, draw="some")
+
+
 def test_subsample():
     y = np.repeat([0, 1, 2], [500, 300, 200])
     idx = D.subsample_indices(y, 0.1, stratify=True, random_state=0)

@@ -69,6 +69,8 @@ def test_list_names_the_five_studies(capsys):
     (["reproduce"], "name a study"),
     (["reproduce", "liu"], "study must be one of"),
     (["reproduce", "liu2008", "--workers", "0"], "--workers must be at least 1"),
+    (["reproduce", "liu2008", "--parts", "table9"], "--parts must name grids of liu2008"),
+    (["reproduce", "liu2008", "--quick", "--parts", ","], "--parts must name grids"),
 ])
 def test_bad_arguments_stop_before_any_work(argv, message, capsys, tmp_path):
     assert main(argv + ["--out", str(tmp_path)]) == 2
@@ -148,3 +150,39 @@ def test_docs_pages_are_generated_from_the_stored_results():
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_reproduction_pages.py"),
                            "--check"], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_merging_a_run_keeps_the_other_tables_and_says_where_each_comes_from(tmp_path):
+    import json
+
+    from treelab.reproduce import merge_measured, render_study_page
+    from treelab.reproduce._study import run_meta, save_measured
+
+    def table4(value):
+        return pd.DataFrame({"alpha = 0": [value], "Coalescence": [7.5], "alpha = 0.5": [8.5],
+                             "Random Forests": [8.3]},
+                            index=pd.Index(["A, k = 64"], name="condition"))
+
+    other = pd.DataFrame({"error": [1.0]}, index=pd.Index(["x"], name="dataset"))
+    stored, new = tmp_path / "stored", tmp_path / "new"
+    old = {"table4": table4(9.0), "other": other}
+    save_measured(old, stored, run_meta("quick", 60.0, old, where="here"))
+    save_measured({"table4": table4(7.0)}, new,
+                  run_meta("full", 600.0, {"table4": table4(7.0)}, where="there"))
+    meta = merge_measured(stored, new)
+    assert meta["mode"] == "mixed"
+    assert [(p["mode"], p["tables"]) for p in meta["parts"]] == [("full", ["table4"]),
+                                                                  ("quick", ["other"])]
+    assert json.loads((stored / "run.json").read_text()) == meta
+    assert pd.read_csv(stored / "table4.csv")["alpha = 0"].tolist() == [7.0]  # the new run's
+    assert pd.read_csv(stored / "other.csv")["error"].tolist() == [1.0]  # kept
+    page = render_study_page("liu2008", stored)
+    assert "more than one run" in page
+    assert "- full mode (the paper's protocol) on" in page and "(there): `table4`" in page
+    assert "- quick mode, a subset of the study on" in page and "(here): `other`" in page
+    assert "| A, k = 64 | 6.7 | 7.0 | +0.3 |" in page
+    # a later run that makes every table replaces the list
+    save_measured({**old, "table4": table4(7.0)}, new,
+                  run_meta("full", 900.0, {**old, "table4": table4(7.0)}))
+    assert "parts" not in merge_measured(stored, new)
+    assert "more than one run" not in render_study_page("liu2008", stored)

@@ -103,3 +103,52 @@ def test_liu_table5_counts_and_gaps_by_hand():
     assert "liver" in sections[0].text
     verdict = [v for v in liu._verdicts(None, None, None, None, facts) if "Table 5" in v.claim]
     assert verdict[0].verdict == "holds"  # 2 > 1
+
+
+def test_liu_coalescence_against_single_alphas_and_the_oracle_by_hand():
+    # Aggregating's error per data set at alphas 0, 0.5, 1; Coalescence beside it
+    agg = {"x": [10.0, 6.0, 8.0], "y": [4.0, 7.0, 9.0], "z": [12.0, 11.0, 5.0]}
+    coal = {"x": 7.0, "y": 5.0, "z": 6.0}
+    rows = [("Aggregating", d, a, e) for d, errs in agg.items()
+            for a, e in zip((0.0, 0.5, 1.0), errs, strict=True)]
+    spectrum = pd.DataFrame(rows, columns=["ensemble", "dataset", "alpha", "error"])
+    compare = pd.DataFrame([(d, "Coalescence", e) for d, e in coal.items()]
+                           + [(d, "Random Forests", 0.0) for d in coal],
+                           columns=["dataset", "ensemble", "error"])
+    measured = {"spectrum": spectrum.set_index(["ensemble", "dataset", "alpha"]),
+                "compare": compare.set_index(["dataset", "ensemble"])}
+    _, facts = liu._coalescence(measured)
+    assert np.isclose(facts["oracle"], (6 + 4 + 5) / 3)  # the best alpha per data set
+    assert np.isclose(facts["coal"], 6.0)
+    # single alphas' means: 26/3, 8, 22/3; the best is alpha = 1
+    assert np.isclose(facts["means"].min(), 22 / 3)
+    # first half (alphas 0, 0.5) with Coalescence: ranks x (3, 1, 2), y (1, 3, 2),
+    # z (3, 2, 1) -> alpha 0: 7/3, alpha 0.5: 2, Coalescence: 5/3
+    first, _ = facts["ranks"]["first half"]
+    assert np.isclose(first["Coalescence"], 5 / 3)
+    assert np.isclose(first["alpha = 0"], 7 / 3)
+    assert np.isclose(first["alpha = 0.5"], 2.0)
+    verdicts = liu._coalescence_verdicts(facts)
+    # gap 1.0 against the paper's 15.6 - 14.6 = 1.0: at most the paper's, so it holds
+    assert verdicts[0].verdict == "holds"
+    assert verdicts[1].verdict == "holds"
+
+
+def test_liu_figure9_ranges_by_hand():
+    rows = [("s", "RF", 1.0, 0.7, 0.30), ("s", "RF", 2.0, 0.8, 0.35), ("s", "RF", 3.0, 0.9, 0.40),
+            ("s", "Aggregating", 0.0, 0.6, 0.10), ("s", "Aggregating", 1.0, 0.9, 1.00),
+            ("w", "RF", 1.0, 0.4, 0.2), ("w", "RF", 2.0, 0.5, 0.6),
+            ("w", "Aggregating", 0.0, 0.3, 0.3), ("w", "Aggregating", 1.0, 0.4, 0.5)]
+    frame = pd.DataFrame(rows, columns=["dataset", "method", "setting", "strength",
+                                        "correlation"]).set_index(["dataset", "method",
+                                                                   "setting"])
+    _, facts = liu._figure9({"rf_features": frame})
+    fr = facts["frame"]
+    assert np.isclose(fr.loc[("s", "RF"), "correlation range"], 0.10)
+    assert np.isclose(fr.loc[("s", "Aggregating"), "correlation range"], 0.90)
+    assert np.isclose(fr.loc[("s", "RF"), "strength range"], 0.2)
+    assert fr.loc[("s", "RF"), "settings"] == 3
+    # on w RF's range (0.4) is wider than Aggregating's (0.2): the claim fails there
+    verdict = liu._verdicts(None, None, None, None, f9=facts)[-1]
+    assert verdict.verdict == "does not hold"
+    assert "s 0.100 against 0.900; w 0.400 against 0.200" in verdict.numbers

@@ -86,6 +86,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="local worker processes (default 2; 1 runs in this process)")
     group.add_argument("--scheduler", default=None, metavar="ADDRESS",
                        help="address of a running dask scheduler")
+    p_rep.add_argument("--parts", default=None, metavar="GRIDS",
+                       help="comma-separated grids of the mode to run (default: all; the page "
+                            "then shows the tables those grids give)")
     p_rep.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     return parser
 
@@ -234,9 +237,17 @@ def _reproduce(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
     mode = "quick" if args.quick else "full"
+    parts = None
+    if args.parts is not None:
+        parts = [g.strip() for g in args.parts.split(",") if g.strip()]
+        grids = get_study(args.study).grids(mode)
+        unknown = [g for g in parts if g not in grids]
+        if unknown or not parts:
+            raise ValueError(f"--parts must name grids of {args.study}'s {mode} mode "
+                             f"({', '.join(grids)}), got {args.parts!r}")
     print(f"treelab reproduce {args.study}: {mode} mode; out {args.out}", flush=True)
     report = run_study(args.study, mode=mode, out=args.out, workers=args.workers,
-                       scheduler=args.scheduler, progress=not args.no_progress)
+                       scheduler=args.scheduler, progress=not args.no_progress, parts=parts)
     print()
     print(report.markdown)
     print()

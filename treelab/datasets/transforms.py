@@ -151,13 +151,18 @@ def add_attribute_noise(
     *,
     feature_types: Any = None,
     random_state: RandomState = None,
+    draw: str = "other",
 ) -> T:
     """Corrupt each attribute value with probability ``rate``.
 
-    A hit value of a nominal attribute with two observed values is flipped to the other one;
-    of a nominal attribute with more values it becomes a different observed value, drawn
-    uniformly; of a continuous attribute it is replaced by a value drawn from the column's
-    observed (non-missing) values. Missing values stay missing.
+    With ``draw="other"`` a hit value of a nominal attribute with two observed values is
+    flipped to the other one; of a nominal attribute with more values it becomes a different
+    observed value, drawn uniformly (the LED noise of Breiman et al. 1984: a segment is
+    inverted with probability ``rate``). With ``draw="any"`` a hit nominal value is replaced by
+    one of the column's observed values drawn uniformly, which may be the same one (Quinlan
+    1986, "Induction of decision trees": a binary value then changes with probability
+    ``rate / 2``). A hit value of a continuous attribute is replaced by a value drawn from the
+    column's observed (non-missing) values either way. Missing values stay missing.
 
     Parameters
     ----------
@@ -169,6 +174,8 @@ def add_attribute_noise(
         ``"continuous"``/``"nominal"`` per column; taken from a LabeledData, else all continuous.
     random_state : int, numpy Generator or None, default None
         Seed of the noise.
+    draw : {"other", "any"}, default "other"
+        What a hit nominal value becomes: another observed value, or any observed value.
 
     Returns
     -------
@@ -176,6 +183,8 @@ def add_attribute_noise(
         Same kind as ``X``; a LabeledData loses its true probabilities (no longer known).
     """
     rate = check_rate("rate", rate)
+    if draw not in ("other", "any"):
+        raise ValueError(f"draw must be 'other' or 'any', got {draw!r}")
     M = _as_matrix(X)
     if feature_types is None:
         feature_types = (
@@ -197,6 +206,9 @@ def add_attribute_noise(
         if feature_types[j] == NOMINAL:
             values = np.unique(observed)
             if values.size < 2:
+                continue
+            if draw == "any":
+                out[rows, j] = values[rng.integers(0, values.size, size=rows.size)]
                 continue
             pos = np.searchsorted(values, col[rows])
             shift = rng.integers(1, values.size, size=rows.size)

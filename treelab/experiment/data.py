@@ -130,7 +130,8 @@ def train_test(spec: dict[str, Any]) -> tuple[LabeledData, LabeledData]:
         if t["kind"] == "class_noise":
             train = add_class_noise(train, t["value"], random_state=rs)
         elif t["kind"] == "attribute_noise":
-            train = add_attribute_noise(train, t["value"], random_state=rs)
+            train = add_attribute_noise(train, t["value"], random_state=rs,
+                                        draw=t.get("draw", "other"))
         elif t["kind"] == "subsample":
             train = subsample(train, t["value"], stratify=t.get("stratify", True),
                               random_state=rs)

@@ -50,7 +50,7 @@ TRANSFORMS: dict[str, dict[str, Any]] = {
 _TRANSFORM_OPTIONS = {
     "irrelevant": {"distribution": ("gaussian", "uniform", "bits")},
     "class_noise": {},
-    "attribute_noise": {},
+    "attribute_noise": {"draw": ("other", "any")},
     "subsample": {"stratify": (True, False)},
     "important_attributes": {},
 }

@@ -26,6 +26,7 @@ from treelab.reproduce._study import (
     Study,
     Verdict,
     load_measured,
+    merge_measured,
     render_page,
     run_grids,
     run_meta,
@@ -33,7 +34,8 @@ from treelab.reproduce._study import (
 )
 
 __all__ = ["MODES", "Report", "Section", "Study", "Verdict", "get_study", "list_studies",
-           "paper_sources", "paper_table", "papers_root", "render_study_page", "run_study"]
+           "merge_measured", "paper_sources", "paper_table", "papers_root", "render_study_page",
+           "run_study"]
 
 
 def _studies() -> dict[str, Study]:

@@ -47,7 +47,11 @@ def _table2(t: pd.DataFrame) -> tuple[Section, dict]:
         "coordinates as attribute values, on which an ID3 tree cannot express the illegality "
         "rule from a few hundred rows, so the KRK rows are not a like-for-like comparison. "
         "Noise ('a' attribute, 'c' class) is applied to the training rows only; the test rows "
-        "are noise-free, as the study did where it could. Without the KRK and LED rows (whose "
+        "are noise-free, as the study did where it could. Attribute noise of level p replaces "
+        "a value, with probability p, by a value of the attribute drawn at random (Quinlan "
+        "1986; an LED segment is then inverted with probability p / 2): the study does not "
+        "define it, and this reading comes closer to its LED rows than inverting with "
+        "probability p. Without the KRK and LED rows (whose "
         "setups are in question) the mean |gap| over the "
         f"{len(other)} other rows is {like['one tree']:.1f} points (one tree) and "
         f"{like['11 trees']:.1f} (11 trees).", "",

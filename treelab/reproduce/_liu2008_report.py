@@ -197,6 +197,94 @@ def _table2(measured: dict[str, pd.DataFrame]) -> tuple[list[Section], dict]:
                     f"{sc.sizes['dataset']} data sets.\n\n" + cmp.to_markdown())], {"t": mine}
 
 
+def _coalescence(measured: dict[str, pd.DataFrame]) -> tuple[list[Section], dict]:
+    """Section 5.3: Coalescence against each single alpha of Aggregating (Figure 5's Friedman
+    ranks) and against an oracle that picks the best alpha per data set."""
+    agg = _spectrum_table(measured).sel(ensemble="Aggregating").to_pandas()  # dataset x alpha
+    coal = measured["compare"]["error"].xs("Coalescence", level="ensemble")
+    sets = [d for d in agg.index if d in coal.index]
+    agg, coal = agg.loc[sets], coal.loc[sets]
+    oracle = float(agg.min(axis=1).mean())
+    means = agg.mean()
+    paper = paper_table("liu2008_section53").set_index("method")["avg_error_rate_pct"]
+    ranks = {}
+    for label, alphas in (("first half", [a for a in agg.columns if a <= 0.5]),
+                          ("whole spectrum", list(agg.columns))):
+        frame = agg[alphas].rename(columns=lambda a: f"alpha = {a:g}")
+        frame.insert(0, "Coalescence", coal)
+        da = xr.DataArray(frame.to_numpy(), dims=("dataset", "method"),
+                          coords={"dataset": sets, "method": list(frame.columns)})
+        fr = stats.friedman(da, dim_method="method")
+        ranks[label] = (fr.average_rank.to_pandas().sort_values(), float(fr.chi2_p_value))
+    from treelab.report._render import to_markdown
+
+    first, p_first = ranks["first half"]
+    table = to_markdown(pd.DataFrame({"average rank": first.map(lambda v: f"{v:.2f}")}))
+    text = (f"Over the spectrum's {len(sets)} data sets (its trees and folds): Coalescence "
+            f"errs {float(coal.mean()):.1f}% on average, an oracle that picks Aggregating's best "
+            f"alpha per data set {oracle:.1f}%, and the best single alpha "
+            f"({float(means.idxmin()):g}) {float(means.min()):.1f}%. The paper: Coalescence "
+            f"{paper['Coalescence']:g}%, oracle {paper['oracle alpha']:g}% over its 45 sets."
+            f"\n\nFriedman average ranks of Coalescence and Aggregating at each alpha of the "
+            f"first half of the spectrum (Figure 5; Friedman p {p_first:.3g}):\n\n{table}")
+    return ([Section("Section 5.3 and Figure 5: Coalescence against single alphas and the "
+                     "oracle", text)],
+            {"coal": float(coal.mean()), "oracle": oracle, "means": means, "paper": paper,
+             "ranks": ranks, "n": len(sets)})
+
+
+def _coalescence_verdicts(fc: dict) -> list[Verdict]:
+    gap, paper_gap = fc["coal"] - fc["oracle"], fc["paper"]["Coalescence"] - fc["paper"][
+        "oracle alpha"]
+    beats_fixed = fc["coal"] <= float(fc["means"].min())
+    # at the paper's printed precision
+    verdict = ("holds" if round(gap, 1) <= round(paper_gap, 1) else "partly" if beats_fixed
+               else "does not hold")
+    out = [Verdict(
+        "Coalescence comes close to the oracle alpha (section 5.3)", verdict,
+        f"paper: Coalescence {fc['paper']['Coalescence']:g}, oracle "
+        f"{fc['paper']['oracle alpha']:g} (gap {paper_gap:.1f}); treelab over {fc['n']} sets: "
+        f"Coalescence {fc['coal']:.1f}, oracle {fc['oracle']:.1f} (gap {gap:.1f}), best single "
+        f"alpha {float(fc['means'].min()):.1f}. Rule: holds when treelab's gap is at most the "
+        "paper's; partly when Coalescence at least beats every single alpha on average")]
+    for label, claim in (("first half", "Coalescence ranks above every single alpha in the "
+                                        "first half of the spectrum (Figure 5)"),
+                         ("whole spectrum", "... and above every single alpha of the whole "
+                                            "spectrum (section 7)")):
+        r, p = fc["ranks"][label]
+        others = r.drop("Coalescence")
+        holds = r["Coalescence"] < others.min()
+        out.append(Verdict(claim, "holds" if holds else "does not hold",
+                           f"treelab average ranks over {fc['n']} sets: Coalescence "
+                           f"{r['Coalescence']:.2f}; best single alpha {others.idxmin()} "
+                           f"{others.min():.2f}; Friedman p {p:.3g}"))
+    return out
+
+
+def _figure9(measured: dict[str, pd.DataFrame]) -> tuple[list[Section], dict]:
+    """Figure 9: the reach in strength and correlation of RF's F against Aggregating's alpha."""
+    t = measured["rf_features"]
+    rows = {}
+    for (dataset, method), g in t.groupby(level=["dataset", "method"]):
+        rows[(dataset, method)] = {
+            "settings": len(g),
+            "correlation range": float(g["correlation"].max() - g["correlation"].min()),
+            "strength range": float(g["strength"].max() - g["strength"].min()),
+            "correlation": f"{g['correlation'].min():.3f}-{g['correlation'].max():.3f}",
+            "strength": f"{g['strength'].min():.3f}-{g['strength'].max():.3f}"}
+    frame = pd.DataFrame(rows).T.rename_axis(["dataset", "method"])
+    from treelab.report._render import to_markdown
+
+    shown = frame.copy()
+    for c in ("correlation range", "strength range"):
+        shown[c] = shown[c].map(lambda v: f"{v:.3f}")
+    text = ("Strength and correlation (Breiman 2001, on the test folds) of Random Forests at "
+            "every F from 1 to the attribute count and of Aggregating VR-Trees at the eleven "
+            "alphas, on Figure 9's two data sets; ranges are max - min over the settings.\n\n"
+            + to_markdown(shown))
+    return [Section("Figure 9: RF's F against Aggregating's alpha", text)], {"frame": frame}
+
+
 def _best_name(derived: str) -> str:
     """The method name of a derived_row_best entry (tied columns joined by ';')."""
     names = [TABLE4.get(f"{d.strip()}_err_pct", d.strip()) for d in str(derived).split(";")]
@@ -204,7 +292,8 @@ def _best_name(derived: str) -> str:
 
 
 def _verdicts(f3: dict | None, f4: dict | None, ff: dict | None, f2: dict | None,
-              f5: dict | None = None) -> list[Verdict]:
+              f5: dict | None = None, fc: dict | None = None, f9: dict | None = None
+              ) -> list[Verdict]:
     out = []
     if f3:
         pr, tr = f3["paper_rank"], f3["mine_rank"]
@@ -326,17 +415,35 @@ def _verdicts(f3: dict | None, f4: dict | None, ff: dict | None, f2: dict | None
     else:
         out.append(Verdict("Halving the attributes helps Coalescence more often than RF "
                            "(Table 5)", "not measured", f"{paper5}; not part of this run"))
-    out += [Verdict("Coalescence comes close to the oracle alpha; beats every single alpha in "
-                    "the first half of the spectrum", "not measured",
-                    "needs Coalescence on the spectrum's data sets (full mode's compare grid)"),
-            Verdict("RF's parameter F spans a narrow correlation range (Fig 9)", "not measured",
-                    "not part of this run")]
+    if fc:
+        out += _coalescence_verdicts(fc)
+    else:
+        out.append(Verdict("Coalescence comes close to the oracle alpha; beats every single "
+                           "alpha in the first half of the spectrum", "not measured",
+                           "needs Coalescence on the spectrum's data sets (full mode's compare "
+                           "grid)"))
+    if f9:
+        fr = f9["frame"]
+        sets = sorted({d for d, _ in fr.index})
+        wider = all(fr.loc[(d, "Aggregating"), "correlation range"]
+                    > fr.loc[(d, "RF"), "correlation range"] for d in sets)
+        out.append(Verdict(
+            "RF's parameter F spans a narrower correlation range than Aggregating's alpha "
+            "(Figure 9)", "holds" if wider else "does not hold",
+            "paper: qualitative (segment, waveform21); treelab correlation range, RF over every "
+            "F against Aggregating over eleven alphas: " + "; ".join(
+                f"{d} {fr.loc[(d, 'RF'), 'correlation range']:.3f} against "
+                f"{fr.loc[(d, 'Aggregating'), 'correlation range']:.3f}" for d in sets)))
+    else:
+        out.append(Verdict("RF's parameter F spans a narrow correlation range (Fig 9)",
+                           "not measured", "not part of this run"))
     return out
 
 
 def report(measured: dict[str, pd.DataFrame], mode: str
            ) -> tuple[list[Section], list[Verdict]]:
-    """Sections (Tables 3, 4, 2 and Figures 1, 2 where measured) and the verdicts."""
+    """Sections (Tables 3, 4, 2, 5, Figures 1, 2, 9 and section 5.3 where measured) and the
+    verdicts."""
     sections: list[Section] = []
     found = []  # what each part's verdicts read, None where the part was not measured
     for part, build in (("table3_folds", _table3), ("table4", _table4), ("spectrum", _figures),
@@ -344,4 +451,7 @@ def report(measured: dict[str, pd.DataFrame], mode: str
         s, frame = build(measured) if part in measured else ([], None)
         sections += s
         found.append(frame)
-    return sections, _verdicts(*found)
+    s, frame = (_coalescence(measured) if {"compare", "spectrum"} <= set(measured)
+                else ([], None))
+    s9, frame9 = _figure9(measured) if "rf_features" in measured else ([], None)
+    return sections + s + s9, _verdicts(*found, frame, frame9)

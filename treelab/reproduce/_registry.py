@@ -32,15 +32,16 @@ _add(Study(
                    "and notebook 01's full mode; 100 trees, 10-fold CV",
            "quick": "Table 3 on the 20 provided sets of at most 1,000 rows and Table 4 with 3 "
                     "draws (100 trees, 10-fold CV); the alpha spectrum (Figures 1, 2, Table 2) "
-                    "on glass, iris, sonar, wine, zoo and liver with 30 trees and 5-fold CV; "
+                    "and Coalescence beside it (section 5.3, Figure 5) on glass, iris, sonar, "
+                    "wine, zoo and liver with 30 trees and 5-fold CV; "
                     "Table 5 on its 7 provided sets of at most 1,000 rows (100 trees, "
                     "10-fold CV)",
            "ci": "Table 4 at k = 64 only, 2 draws, 20 trees, a 50 x 50 lattice",
            "full adds": "Table 3 on the nine provided sets of more than 1,000 rows (chess, dna, "
                         "hypo, led24, led7, satimage, segment, waveform21, waveform40); Table 4 "
-                        "with the paper's 10 draws; Table 5 on dna and satimage; Figures 1, 2 and "
-                        "Table 2 from notebook 01's "
-                        "spectrum (14 data sets, 100 trees, 10-fold CV)"}))
+                        "with the paper's 10 draws; Table 5 on dna and satimage; Figures 1, 2, "
+                        "Table 2 and section 5.3 from notebook 01's "
+                        "spectrum and comparison grids (14 data sets, 100 trees, 10-fold CV)"}))
 
 _add(Study(
     name="alipazzani1995",

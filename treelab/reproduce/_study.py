@@ -23,7 +23,8 @@ import xarray as xr
 
 from treelab.reproduce._papers import paper_sources
 
-__all__ = ["MODES", "Report", "Section", "Study", "Verdict", "render_page", "run_grids"]
+__all__ = ["MODES", "Report", "Section", "Study", "Verdict", "merge_measured", "render_page",
+           "run_grids"]
 
 MODES = ("full", "quick", "ci")
 #: Grids of fewer cells run in the calling process: a pool's start costs more than they do.
@@ -173,12 +174,10 @@ def render_page(study: Study, measured: dict[str, pd.DataFrame], meta: Mapping[s
              f"**Command.** `treelab reproduce {study.name}` (the paper's protocol, "
              f"{study.modes['full']}) or `treelab reproduce {study.name} --quick` "
              f"({study.modes['quick']}).", ""]
-    when = f" on {meta['date']}" if meta.get("date") else ""
-    took = f", {_duration(meta['seconds'])} wall time" if meta.get("seconds") else ""
-    if meta.get("cpu_seconds"):
-        took += f" ({_duration(meta['cpu_seconds'])} CPU"
-        took += f"; {meta['where']})" if meta.get("where") else ")"
-    if mode == "full":
+    when, took = _when_took(meta)
+    if meta.get("parts"):
+        lines += _parts_lines(study, meta["parts"])
+    elif mode == "full":
         lines += [f"**treelab's numbers below: full mode**{when}{took}.", ""]
     else:
         lines += [f"**treelab's numbers below: {mode} mode, a subset of the study**{when}"
@@ -201,6 +200,87 @@ def render_page(study: Study, measured: dict[str, pd.DataFrame], meta: Mapping[s
     else:
         lines += ["No investigation yet.", ""]
     return "\n".join(lines)
+
+
+def _when_took(meta: Mapping[str, Any]) -> tuple[str, str]:
+    """" on DATE" and ", T wall time (C CPU; where)" of a run's metadata."""
+    when = f" on {meta['date']}" if meta.get("date") else ""
+    took = f", {_duration(meta['seconds'])} wall time" if meta.get("seconds") else ""
+    if meta.get("cpu_seconds"):
+        took += f" ({_duration(meta['cpu_seconds'])} CPU"
+        took += f"; {meta['where']})" if meta.get("where") else ")"
+    elif meta.get("where"):
+        took += f" ({meta['where']})"
+    return when, took
+
+
+def _parts_lines(study: Study, parts: list[Mapping[str, Any]]) -> list[str]:
+    """The page's lines saying which run each measured table comes from."""
+    lines = ["**treelab's numbers below come from more than one run** (each table from the "
+             "newest run that made it):", ""]
+    for part in parts:
+        when, took = _when_took(part)
+        what = ("full mode (the paper's protocol)" if part["mode"] == "full"
+                else f"{part['mode']} mode, a subset of the study")
+        lines.append(f"- {what}{when}{took}: " + ", ".join(f"`{t}`" for t in part["tables"]))
+        if part.get("note"):
+            lines[-1] += f". {part['note']}"
+    lines.append("")
+    subset = sorted({p["mode"] for p in parts} - {"full"})
+    for mode in subset:
+        lines += [f"What {mode} mode runs: {study.modes[mode]}. Its tables are not the full "
+                  f"protocol; `treelab reproduce {study.name}` runs it (full mode adds: "
+                  f"{study.modes['full adds']}).", ""]
+    return lines
+
+
+def _parts_of(meta: Mapping[str, Any], tables: list[str]) -> list[dict[str, Any]]:
+    """A run.json's list of runs (``parts``), or its one run covering ``tables``."""
+    if meta.get("parts"):
+        return [dict(p) for p in meta["parts"]]
+    keys = ("mode", "seconds", "cpu_seconds", "date", "where", "note", "treelab")
+    return [{**{k: meta[k] for k in keys if meta.get(k) is not None}, "tables": sorted(tables)}]
+
+
+def merge_measured(stored: Path, new: Path) -> dict[str, Any]:
+    """Copy the measured tables of the run in ``new`` into ``stored`` (a table of the same
+    name is replaced, the others are kept) and rewrite ``stored/run.json`` so that it lists
+    which run each table comes from (``parts``, the newest first). Returns the new run.json.
+
+    A study's tables can so come from several runs (its paper tables in full mode, its notebook
+    grids in quick mode, say), and its page says which table comes from which.
+    """
+    import shutil
+
+    stored, new = Path(stored), Path(new)
+    new_meta = json.loads((new / "run.json").read_text())
+    new_tables = sorted(p.stem for p in new.glob("*.csv"))
+    if not (stored / "run.json").is_file():
+        old_meta, old_tables = {}, []
+    else:
+        old_meta = json.loads((stored / "run.json").read_text())
+        old_tables = sorted(p.stem for p in stored.glob("*.csv"))
+    kept = []
+    for part in _parts_of(old_meta, old_tables) if old_meta else []:
+        part["tables"] = [t for t in part["tables"] if t not in new_tables]
+        if part["tables"]:
+            kept.append(part)
+    stored.mkdir(parents=True, exist_ok=True)
+    for t in new_tables:
+        shutil.copy2(new / f"{t}.csv", stored / f"{t}.csv")
+    if not kept:
+        meta = dict(new_meta)
+    else:
+        parts = _parts_of(new_meta, new_tables) + kept
+        modes = {p["mode"] for p in parts}
+        meta = {"mode": modes.pop() if len(modes) == 1 else "mixed",
+                "date": max(str(p.get("date", "")) for p in parts),
+                "seconds": round(sum(float(p.get("seconds") or 0) for p in parts), 1),
+                "treelab": new_meta.get("treelab", ""),
+                "index": {**old_meta.get("index", {}), **new_meta.get("index", {})},
+                "parts": parts}
+    (stored / "run.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+    return meta
 
 
 def run_meta(mode: str, seconds: float, measured: Mapping[str, pd.DataFrame],

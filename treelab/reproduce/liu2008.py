@@ -151,6 +151,35 @@ def _compare_ensembles(n: int) -> list[dict]:
     ]
 
 
+def coalescence_beside_spectrum(n: int, datasets: list[dict], protocol: dict
+                                ) -> ExperimentConfig:
+    """Coalescence alone on a spectrum grid's data sets, protocol and seed (the same folds),
+    for section 5.3: quick mode's counterpart of the full mode's ``compare`` grid."""
+    return ExperimentConfig(
+        name="coalescence beside the spectrum", datasets=datasets,
+        ensembles=[{"name": "Coalescence", "estimator": "Coalescence",
+                    "params": {"n_estimators": n}}],
+        protocol=protocol, seed=SEED, backend="local")
+
+
+#: Figure 9's data sets (the paper's names) and their attribute counts: every F of RF.
+FIG9 = {"segment": 19, "waveform21": 21}
+
+
+def rf_features(n: int, name: str, protocol: dict) -> ExperimentConfig:
+    """Figure 9: Random Forests at every F (1 to the attribute count) beside Aggregating
+    VR-Trees at the eleven alphas, on one of Figure 9's data sets, for strength and
+    correlation."""
+    params = {"n_estimators": n}
+    rf = [{"name": f"RF F = {f}", "estimator": "RandomForest",
+           "params": {**params, "max_features": f}} for f in range(1, FIG9[name] + 1)]
+    agg = {"name": "Aggregating", "estimator": "VRTrees", "alphas": ALPHAS,
+           "params": {**params, "sampling": "none"}}
+    return ExperimentConfig(
+        name=f"Liu et al. Figure 9, {name}", datasets=_paper_datasets([name]),
+        ensembles=[*rf, agg], protocol=protocol, seed=SEED, backend="local")
+
+
 def compare(n: int) -> ExperimentConfig:
     """Notebook 01's Coalescence comparison."""
     return ExperimentConfig(
@@ -252,13 +281,17 @@ def grids(mode: str) -> dict[str, ExperimentConfig]:
         return {"spectrum": spectrum(100), "compare": compare(100), "irrelevant": irrelevant(100),
                 "noise": noise(100), "table3": table3(100, list(BUNDLE)),
                 "table4_1024": table4(100, 1024), "table4_64": table4(100, 64),
-                "table5": table5(100, TABLE5_SETS)}
+                "table5": table5(100, TABLE5_SETS),
+                **{f"figure9_{d}": rf_features(100, d, {"name": "stratified_kfold",
+                                                         "n_splits": N_FOLDS}) for d in FIG9}}
     if mode == "quick":
-        small = ["glass", "iris", "sonar", "wine", "zoo", "liver"]
+        small = _paper_datasets(["glass", "iris", "sonar", "wine", "zoo", "liver"])
+        five = {"name": "stratified_kfold", "n_splits": 5}
         return {"table3": table3(100, SMALL), "table4_1024": table4(100, 1024, draws=3),
                 "table4_64": table4(100, 64, draws=3),
-                "spectrum_quick": spectrum(30, _paper_datasets(small),
-                                           {"name": "stratified_kfold", "n_splits": 5}),
+                "spectrum_quick": spectrum(30, small, five),
+                "compare_quick": coalescence_beside_spectrum(30, small, five),
+                **{f"figure9_{d}": rf_features(30, d, five) for d in FIG9},
                 "table5": table5(100, [d for d in TABLE5_SETS if d in SMALL])}
     if mode == "ci":
         return {"table4_64": table4(20, 64, draws=2, resolution=50)}
@@ -291,7 +324,10 @@ def _table4_frame(results: dict[str, xr.Dataset]) -> pd.DataFrame:
 
 def measure(results: dict[str, xr.Dataset], mode: str) -> dict[str, pd.DataFrame]:
     """Measured tables: ``table3_folds`` (error % per data set, method and fold),
-    ``table4`` (error % per condition), ``spectrum`` (error % per construction, data set and
+    ``table4`` (error % per condition), ``compare`` (error % per data set and method
+    on the spectrum's data sets and folds: Coalescence, and in full mode the other methods),
+    ``rf_features`` (Figure 9: strength, correlation and error of RF per F and of Aggregating
+    per alpha on segment and waveform21), ``spectrum`` (error % per construction, data set and
     alpha), ``table5`` (error % per data set, method and fraction of attributes kept) and
     ``strength_correlation`` (mean strength and correlation per construction,
     data set and alpha)."""
@@ -308,6 +344,29 @@ def measure(results: dict[str, xr.Dataset], mode: str) -> dict[str, pd.DataFrame
                          .set_index(["dataset", "ensemble", "attribute_fraction"])[["error"]])
     if any(g.startswith("table4") for g in results):
         out["table4"] = _table4_frame(results)
+    fig9 = [results[g] for g in results if g.startswith("figure9_")]
+    if fig9:  # strength and correlation of RF at each F and Aggregating at each alpha
+        rows = []
+        for ds in fig9:
+            mean = ds.mean(["repeat", "fold"])
+            for e in mean.ensemble.values:
+                one = mean.sel(ensemble=e).dropna("alpha", how="all", subset=["strength"])
+                for a in one.alpha.values:
+                    cell = one.sel(alpha=a)
+                    name = str(e)
+                    rows.append({"dataset": str(ds.dataset.values[0]),
+                                 "method": "RF" if name.startswith("RF") else name,
+                                 "setting": float(name.split("= ")[1]) if name.startswith("RF")
+                                 else float(a),
+                                 "strength": float(cell.strength.squeeze()),
+                                 "correlation": float(cell.correlation.squeeze()),
+                                 "error": 100 * float(cell.ensemble_error.squeeze())})
+        out["rf_features"] = pd.DataFrame(rows).set_index(["dataset", "method", "setting"])
+    beside = results.get("compare", results.get("compare_quick"))
+    if beside is not None:  # Coalescence on the spectrum's data sets and folds
+        err = _pct(beside.ensemble_error.mean("alpha", skipna=True).mean(["repeat", "fold"]))
+        out["compare"] = (err.to_dataframe("error").reset_index()
+                          .set_index(["dataset", "ensemble"])[["error"]])
     spec = results.get("spectrum", results.get("spectrum_quick"))
     if spec is not None:
         mean = spec.mean(["repeat", "fold"])
