@@ -55,14 +55,16 @@ def binned_histogram(f, rows, s, e, R, nd_f, hist, B, occ, lst, cmap, C, nan_cou
     A node with at least as many rows as bins finds its occupied bins by walking the bins
     afterwards; a smaller one marks them in ``occ`` as they are first hit and lists them."""
     if e - s >= nd_f:
+        # unsigned indices: numba then skips the negative-index wraparound on each access
+        fu = np.uint64(f)
         for j in range(e - s):
             p = rows[s + j]
-            r = np.int64(R[f, row_of(p)])
-            c = cmap[cls_of(p)]
+            r = np.int64(R[fu, np.uint64(row_of(p))])
+            c = cmap[np.uint64(cls_of(p))]
             if r == nd_f:
                 nan_counts[c] += wt_of(p)
                 continue
-            hist[c * B + r] += wt_of(p)
+            hist[np.uint64(c * B + r)] += wt_of(p)
         k = 0
         for r in range(nd_f):
             tot = np.int64(0)
