@@ -5,6 +5,7 @@
 import numpy as np
 from numba import njit
 
+from treelab.engine.kernels._binned import binned_candidate
 from treelab.engine.kernels._config import NUMBA_FLAGS
 from treelab.engine.kernels._criteria import GAIN_RATIO, GINI, parent_mass
 from treelab.engine.kernels._params import (
@@ -23,7 +24,6 @@ from treelab.engine.kernels._params import (
     RS_PAIR_DISTINCT,
     RS_PERT,
 )
-from treelab.engine.kernels._binned import binned_candidate
 from treelab.engine.kernels._presort import summarize_sorted
 from treelab.engine.kernels._rng import rand_int
 from treelab.engine.kernels._split import (
