@@ -131,3 +131,29 @@ def test_binned_candidate_no_cut_when_one_bin_or_all_missing():
     # two bins, but min_side leaves no cut
     k, g, b = run_kernel(np.array([0, 0, 0, 0, 5]), cls, w, 8, 2, GINI, 2)[:3]
     assert (k, b) == (2, -1)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("missing", [0.0, 0.03])
+def test_two_class_binned_forest_is_the_exact_forest_on_the_bin_codes(criterion, missing):
+    """Two classes and 256 bins (the scalar scan, the bin walk of large nodes and the sorted
+    occupied list of small ones): the same trees, node counts and gain ties as the exact
+    search on the bin codes (test_engine_binning's reference, computed from the rule)."""
+    from sklearn.datasets import make_classification
+    from test_engine_binning import exact_on_codes
+
+    import treelab
+
+    X, y = make_classification(2500, 6, n_informative=4, random_state=7)
+    X = np.round(X, 2)
+    if missing:
+        X[np.random.default_rng(3).random(X.shape) < missing] = np.nan
+    make = lambda mb: treelab.RandomForest(n_estimators=3, criterion=criterion,  # noqa: E731
+                                          random_state=5, max_bins=mb)
+    binned = make(256).fit(X, y)
+    codes, _ = exact_on_codes(binned, X, 256)
+    reference = make(None).fit(codes, y)
+    for name in ("node_offsets", "kind", "feature", "child_start", "nan_child", "counts",
+                 "ties_feature", "ties_test"):
+        np.testing.assert_array_equal(getattr(binned.forest_, name),
+                                      getattr(reference.forest_, name), err_msg=name)
