@@ -268,6 +268,11 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
         n_key = max(n_det, 1)  # (kept whole for stochastic ID3, whose summaries it serves)
     keys = np.empty(n_key, dtype=np.int64)
     keys2 = np.empty(n_key, dtype=np.int64)
+    # the binned search's class-major integer histogram and its occupied bins (_binned)
+    n_bins = max_nd + 1 if iparams[P_BINNED] != 0 and alpha > 0.0 else 0
+    bhist = np.zeros(C * n_bins, dtype=np.int64)
+    bocc = np.zeros(n_bins, dtype=np.uint8)
+    blst = np.empty(n_bins, dtype=np.int64)
     span_cap = min(2 * n_det + 16, max_nd + 16)
     hist = np.zeros(span_cap * C)
     occ = np.zeros(span_cap, dtype=np.uint8)
@@ -472,7 +477,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     e, Xv, Rv, node_counts, n_node, table, state, keys, keys2, hist, occ,
                     dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g, cand_si, cand_t,
                     cand_nan, cand_kind, cand_nt, use_sorted, lists, slot_of, yw, cmap,
-                    present)
+                    present, bhist, bocc, blst)
             else:
                 found, f, sk, t = random_select(rule, nominal, used, nv, perm, rows, s, e, Xv,
                                                  state)

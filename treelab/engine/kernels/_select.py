@@ -5,6 +5,7 @@
 import numpy as np
 from numba import njit
 
+from treelab.engine.kernels._binned import binned_candidate
 from treelab.engine.kernels._config import NUMBA_FLAGS
 from treelab.engine.kernels._criteria import GAIN_RATIO, GINI, parent_mass
 from treelab.engine.kernels._params import (
@@ -63,11 +64,14 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
                          rows, s, e, Xc, R, node_counts, n_node, table, state, keys, keys2,
                          hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,
                          cand_si, cand_t, cand_nan, cand_kind, cand_nt, use_sorted, lists,
-                         slot_of, yw, cmap, present):
+                         slot_of, yw, cmap, present, bhist, bocc, blst):
     """C4.5/ID3/CART-style choice among up to ``max_features`` available features.
 
     Returns (found, feature, kind, threshold, nan_child, feature ties, test ties). Candidates
     are counted and scored over the classes present at the node only (``class_map``).
+    Binned features (``iparams[P_BINNED]``) are searched by ``_binned.binned_candidate`` in
+    the class-major integer histogram ``bhist`` (``bocc``, ``blst``: its occupied bins), with
+    the same result as the general search.
     """
     criterion = iparams[P_CRITERION]
     c45 = iparams[P_C45] != 0
@@ -156,6 +160,27 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
             if nn == 0:
                 cand_nan[nc] = 0 if nl >= n_node - nl else 1
             cand_nt[nc] = 1
+        elif binned and not (use_sorted and slot_of[f] >= 0):
+            k, g, rb, nan_left, nt, si, nl, nn = binned_candidate(
+                criterion, f, rows, s, e, R, n_distinct[f], bhist, bocc.shape[0], bocc, blst,
+                cmap, C, nan_counts, node_counts, n_node, pmass, table, min_side, left, left_n,
+                right_n)
+            if k < 2:
+                continue
+            n_avail += 1
+            if rb < 0:
+                continue
+            if c45 and criterion != GINI:
+                g -= np.log2(k - 1.0) / (n_node / 2.0 ** iparams[P_COUNT_SHIFT])
+            if not g > GAIN_EPS:
+                continue
+            cand_kind[nc] = 1
+            cand_t[nc] = split_threshold(uniq, uniq_off[f], rb, rb, binned)
+            if nn > 0:
+                cand_nan[nc] = 0 if nan_left else 1
+            else:
+                cand_nan[nc] = 0 if nl >= n_node - nl else 1
+            cand_nt[nc] = nt
         else:
             if use_sorted and slot_of[f] >= 0:
                 k = summarize_sorted(lists[slot_of[f]], s, e, yw, n_distinct[f], dist_rank,
