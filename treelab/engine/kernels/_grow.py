@@ -43,7 +43,7 @@ from treelab.engine.kernels._params import (  # noqa: F401 (callers read the lay
 )
 from treelab.engine.kernels._presort import build_lists, partition_lists
 from treelab.engine.kernels._rng import new_state, rand_float, rand_int
-from treelab.engine.kernels._select import deterministic_select, random_select
+from treelab.engine.kernels._select import LEAN_REFUSES, deterministic_select, random_select
 from treelab.engine.kernels._split import (
     cls_of,
     partition_nominal,
@@ -160,7 +160,7 @@ def localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob):
 @njit(**NUMBA_FLAGS)
 def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
               alpha, table, seed, row_mode, part, tree_id, n_sub, ref_i, ref_t, stochastic,
-              sw=None):
+              general, sw=None):
     """Grow one tree into flat node arrays.
 
     Parameters are plain arrays: ``Xc`` (feature, row) float64 values (nominal features hold
@@ -186,6 +186,12 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     (``iparams[P_STOCHASTIC] == 0``), else ``True``. numba compiles one version of this routine
     for each: with ``None`` it drops the stochastic ID3 branch before type inference, so the
     families that never use it do not compile that selection (docs/first_minute.md).
+
+    ``general``: ``True`` for the routine that grows every tree, ``None`` for its lean version,
+    compiled without nominal tests, presorted lists, Extra-Trees thresholds and random rules
+    other than ``pair_midpoint`` (numba drops those branches as for ``stochastic``), about a
+    third less to compile on a first fit that needs none of them (iris-like data;
+    ``engine.forest.lean_suffices`` says when, and the lean version refuses the rest).
 
     Localized subtrees (``iparams[P_LOCAL]``): once a node has few enough rows, its rows'
     values (when the tree reads values) and ranks (when it has deterministic nodes) are copied
@@ -323,6 +329,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 slots[q2] = vis[q]
                 slot_of[vis[q]] = q2
                 q2 += 1
+        if general is None:
+            raise ValueError(LEAN_REFUSES)
         lists = build_lists(order, R, w, slots, n_in)
         # partitioning every list beats sorting the candidates once K log2(m) > n_cont
         sorted_min = max(2.0 ** (n_cont / max(iparams[P_MAX_FEATURES], 1)), 16.0)
@@ -472,10 +480,10 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     e, Xv, Rv, node_counts, n_node, table, state, keys, keys2, hist, occ,
                     dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g, cand_si, cand_t,
                     cand_nan, cand_kind, cand_nt, use_sorted, lists, slot_of, yw, cmap,
-                    present)
+                    present, general)
             else:
                 found, f, sk, t = random_select(rule, nominal, used, nv, perm, rows, s, e, Xv,
-                                                 state)
+                                                 state, general)
             if not found:
                 break
             n_need = 2 if sk == KIND_THRESHOLD else n_distinct[f]
@@ -541,6 +549,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 nend[a + 1] = e
                 n_kids = 2
             else:
+                if general is None:
+                    raise ValueError(LEAN_REFUSES)
                 arity = n_distinct[f]
                 summarize_nominal(f, arity, rows, s, e, Xv, dist_counts, nan_counts, all_classes)
                 nn = 0.0
@@ -592,6 +602,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 node_tf[node] = tf
                 node_tt[node] = tt
         if use_sorted:
+            if general is None:
+                raise ValueError(LEAN_REFUSES)
             for b in range(n_kids):
                 ch = n_nodes + b
                 fill[b] = nstart[ch]
