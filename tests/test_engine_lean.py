@@ -125,3 +125,48 @@ def test_lean_routine_refuses_what_it_was_compiled_without():
     assert G.grow_tree(*args, True, np.ones(60, np.int32))[0].shape[0] > 1
     with pytest.raises(ValueError, match="lean growth routine"):
         G.grow_tree(*args, None, np.ones(60, np.int32))
+
+
+def test_rank_threshold_matches_numpy_searchsorted():
+    from treelab.engine.kernels._split import rank_threshold
+
+    rng = np.random.default_rng(1)
+    vals = [np.unique(rng.normal(size=k)) for k in (1, 2, 7, 64)]
+    vals.append(np.array([-np.inf, -1.0, 0.0, 2.5, np.inf]))
+    uniq = np.concatenate(vals)
+    uniq_off = np.concatenate([[0], np.cumsum([len(v) for v in vals])]).astype(np.int64)
+    for f, v in enumerate(vals):
+        probes = np.concatenate([v, v - 1e-9, v + 1e-9, [-np.inf, np.inf, np.nan, 0.0]])
+        for t in probes:
+            expected = np.searchsorted(v, t, side="right") - 1
+            assert rank_threshold(f, t, uniq, uniq_off) == expected, (f, t)
+
+
+@pytest.mark.parametrize("mode", ["average", "vote", "sum"])
+def test_lockstep_only_prediction_kernels_answer_as_the_general_ones(mode):
+    """``Forest.walk_arrays`` hands the prediction kernels None for the general walk's arrays
+    when the lockstep walk serves (their version without the general walk); the same
+    combination, member counts and leaves as through the version that has both walks."""
+    from treelab.engine.kernels import _predict as P
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(1001, 5))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int) + (X[:, 3] > 1)
+    fr = treelab.VRTrees(n_estimators=5, random_state=0).fit(X, y).forest_
+    Xt = rng.normal(size=(1001, 5))
+    lean = fr.walk_arrays(Xt)
+    assert lean[1] is None and lean[2] is None and lean[-1].shape[0] > 0
+    empty = np.empty(0, dtype=np.int64)
+    both = lean[:1] + (empty, empty) + lean[3:]  # the same codes; the kernel with both walks
+    anchor = fr.answering_nodes(3)
+    m = {"average": P.MODE_AVERAGE, "vote": P.MODE_VOTE, "sum": P.MODE_SUM}[mode]
+    for threads in (1, 2):
+        for a, b in zip(P.combine_forest(Xt, *lean, anchor, fr.counts, False, m, threads),
+                        P.combine_forest(Xt, *both, anchor, fr.counts, False, m, threads),
+                        strict=True):
+            assert a.tobytes() == b.tobytes()
+        np.testing.assert_array_equal(
+            P.member_counts(Xt, *lean, anchor, fr.counts, False, threads),
+            P.member_counts(Xt, *both, anchor, fr.counts, False, threads))
+        np.testing.assert_array_equal(P.apply_forest(Xt, *lean, threads),
+                                      P.apply_forest(Xt, *both, threads))

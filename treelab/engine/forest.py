@@ -62,15 +62,16 @@ class Forest(NamedTuple):
     def walk_arrays(self, X: np.ndarray, lanes: bool = True) -> tuple:
         """The prediction kernels' node arguments for rows ``X`` (``_predict.apply_forest``):
         the lockstep walk's codes when the forest and ``X`` allow it (and ``lanes``), else the
-        general walk's arrays. Built per call, an O(nodes) pass: cheaper than keeping a second
-        copy of every forest."""
+        general walk's arrays (``first`` and ``feat`` None with the codes). Built per call, an
+        O(nodes) pass: cheaper than keeping a second copy of every forest."""
         empty = np.empty(0, dtype=np.int64)
         codes = empty
         if lanes and not P.has_nan(X):
             codes = P.lane_codes(self.node_offsets, self.kind, self.feature, self.child_start,
                                  self.threshold)
         if codes.shape[0] > 0:
-            first, feat = empty, empty
+            # None: the kernels' version with the lockstep walk alone (_predict._walk)
+            first, feat = None, None
         else:
             first, feat = P.pack_nodes(self.node_offsets, self.kind, self.feature,
                                        self.child_start)

@@ -98,9 +98,14 @@ def draw_construction(n, d, row_mode, part, tree_id, n_sub, state):
             w[i] = part[i]
     else:
         w[:] = 1
-    mask = np.ones(d, dtype=np.uint8)
+    # np.empty and a fill rather than np.ones / np.arange / np.full here and in grow_tree:
+    # each of those is one more numba function to compile on a first fit
+    mask = np.empty(d, dtype=np.uint8)
+    mask[:] = 1
     if 0 < n_sub < d:
-        perm = np.arange(d)
+        perm = np.empty(d, dtype=np.int64)
+        for i in range(d):
+            perm[i] = i
         for i in range(n_sub):
             j = i + rand_int(state, d - i)
             tmp = perm[i]
@@ -285,7 +290,9 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     node_counts = np.zeros(C)
     cmap = np.empty(C, dtype=np.int64)  # class_map of the node being split
     present = np.empty(C)
-    all_classes = np.arange(C)
+    all_classes = np.empty(C, dtype=np.int64)
+    for c in range(C):
+        all_classes[c] = c
     left_counts = np.zeros(C, dtype=np.int64)  # partition_threshold's class counts
     nan_part = np.zeros(C, dtype=np.int64)
     perm = np.empty(nv, dtype=np.int64)
@@ -311,7 +318,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                and n_cont > 0
                and iparams[P_STOCHASTIC] == 0
                and (2 * iparams[P_MAX_FEATURES] >= n_cont or iparams[P_PRESORT] == 2))
-    slot_of = np.full(d, -1, dtype=np.int64)
+    slot_of = np.empty(d, dtype=np.int64)
+    slot_of[:] = -1
     # lists only for features with many distinct values: a node counts the others in a dense
     # histogram over their few ranks, cheaper than partitioning a list at every split
     list_min = 0 if iparams[P_PRESORT] == 2 else LIST_MIN_DISTINCT
@@ -371,15 +379,18 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     zero = np.int64(0)
     minus_one = np.int64(-1)
     kind = np.zeros(cap, dtype=np.int8)
-    feature = np.full(cap, -1, dtype=np.int32)
-    threshold = np.full(cap, np.nan)
+    feature = np.empty(cap, dtype=np.int32)
+    feature[:] = -1
+    threshold = np.empty(cap)
+    threshold[:] = np.nan
     child_start = np.zeros(cap, dtype=np.int32)
     n_children = np.zeros(cap, dtype=np.int32)
     nan_child = np.zeros(cap, dtype=np.int32)
     rnd = np.zeros(cap, dtype=np.int8)
     depth = np.zeros(cap, dtype=np.int32)
     counts = np.zeros((cap, C), dtype=np.int32)
-    parent = np.full(cap, -1, dtype=np.int64)
+    parent = np.empty(cap, dtype=np.int64)
+    parent[:] = -1
     nstart = np.zeros(cap, dtype=np.int64)
     nend = np.zeros(cap, dtype=np.int64)
     stack = np.zeros(cap, dtype=np.int64)
@@ -390,7 +401,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     # node that a forest does not keep)
     has_ref = ref_i.shape[0] > 0
     keep_ties = alpha >= 1.0 and iparams[P_KEEP_TIES] != 0
-    ref_of = np.full(cap if has_ref else 0, -1, dtype=np.int64)
+    ref_of = np.empty(cap if has_ref else 0, dtype=np.int64)
+    ref_of[:] = -1
     node_tf = np.zeros(cap if keep_ties else 0, dtype=np.int32)
     node_tt = np.zeros(cap if keep_ties else 0, dtype=np.int32)
     if has_ref:

@@ -216,7 +216,12 @@ def _leaves_lanes(X, lo, hi, root, codes, thr, out):
 
 @njit(**NUMBA_FLAGS)
 def _walk(X, lo, hi, root, first, feat, thr, n_children, nan_child, proj, codes, out):
-    if codes.shape[0] > 0:
+    if first is None:
+        # lockstep walk only (``Forest.walk_arrays`` passes None then): numba drops the general
+        # walk from this version, which a first prediction on rows without missing values
+        # compiles alone
+        _leaves_lanes(X, lo, hi, root, codes, thr, out)
+    elif codes.shape[0] > 0:
         _leaves_lanes(X, lo, hi, root, codes, thr, out)
     else:
         _leaves(X, lo, hi, root, first, feat, thr, n_children, nan_child, proj, out)

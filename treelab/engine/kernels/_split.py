@@ -572,8 +572,19 @@ def uniform_threshold(lo, hi, state):
 @njit(**NUMBA_FLAGS)
 def rank_threshold(f, t, uniq, uniq_off):
     """Largest global rank whose value is <= t, so that x <= t  <=>  rank(x) <= it."""
+    # np.searchsorted(uniq[base:end], t, side="right") - 1 by hand, the same steps and
+    # comparison (a NaN t counts as above every value): numba's is four more functions to
+    # compile on a first fit
     base = uniq_off[f]
-    return np.searchsorted(uniq[base:uniq_off[f + 1]], t, side="right") - 1
+    lo = base
+    hi = uniq_off[f + 1]
+    while lo < hi:
+        mid = lo + ((hi - lo) >> 1)
+        if t != t or uniq[mid] <= t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - base - 1
 
 
 @njit(**NUMBA_FLAGS)
