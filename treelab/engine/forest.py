@@ -310,10 +310,15 @@ def lean_suffices(feats: FeatureArrays, iparams: np.ndarray, alphas: np.ndarray)
     return bool(iparams[G.P_RANDOM_SPLIT] == G.RS_PAIR or np.all(alphas >= 1.0))
 
 
+# (kernel, signature) pairs whose cache was read without finding them: read once a process
+_NOT_CACHED: set = set()
+
+
 def compiled_or_cached(kernel, args: list) -> bool:
     """Whether numba has ``kernel``'s version for ``args`` without compiling: in this process,
-    or in its cache (then loaded now, as a call would). Any failure of numba's internals
-    answers False (the caller then only compiles more than it needed)."""
+    or in its cache (then loaded now, as a call would; the cache is read once a process). Any
+    failure of numba's internals answers False (the caller then only compiles more than it
+    needed)."""
     try:
         from numba.core.compiler_lock import global_compiler_lock
 
@@ -323,8 +328,11 @@ def compiled_or_cached(kernel, args: list) -> bool:
         with global_compiler_lock:
             if sig in kernel.overloads:
                 return True
+            if (id(kernel), sig) in _NOT_CACHED:
+                return False
             cres = kernel._cache.load_overload(sig, kernel.targetctx)
-            if cres is None:
+            if cres is None or tuple(cres.signature.args) != sig:
+                _NOT_CACHED.add((id(kernel), sig))
                 return False
             # as numba's Dispatcher.compile does with what it loads from the cache
             kernel.targetctx.insert_user_function(cres.entry_point, cres.fndesc,
