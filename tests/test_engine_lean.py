@@ -45,11 +45,22 @@ FACTORIES = [
 def test_lean_and_general_routines_grow_identical_forests(make, dataset, monkeypatch):
     X, y = load_iris(return_X_y=True) if dataset == "iris" else small_data()
     w = np.arange(len(y)) % 3  # integer sample weights, zeros included
-    general = [make().fit(X, y), make().fit(X, y, sample_weight=w)]
+    seen = []
+    real = F.grow_tree
+
+    def spy(*args):
+        seen.append(args[general_at()])
+        return real(*args)
+
+    monkeypatch.setattr(F, "grow_tree", spy)
+    with monkeypatch.context() as m:
+        m.setattr(F, "lean_suffices", lambda *args: False)
+        general = [make().fit(X, y), make().fit(X, y, sample_weight=w)]
+    assert seen and set(seen) == {True}
+    seen.clear()
     monkeypatch.setattr(F, "compiled_or_cached", lambda kernel, args: False)
     lean = [make().fit(X, y), make().fit(X, y, sample_weight=w)]
-    at = general_at()
-    assert "none" in {str(sig[at]) for sig in G.grow_tree.signatures}
+    assert seen and set(seen) == {None}
     for a, b in zip(general, lean, strict=True):
         assert a.forest_.kind.shape[0] > 10
         for name in F.Forest._fields:
@@ -63,12 +74,11 @@ def test_lean_routine_is_chosen_only_where_it_suffices(monkeypatch):
     seen = []
     real = F.grow_tree
 
-    class Spy:
-        def __call__(self, *args):
-            seen.append(args[general_at()])
-            return real(*args)
+    def spy(*args):
+        seen.append(args[general_at()])
+        return real(*args)
 
-    monkeypatch.setattr(F, "grow_tree", Spy())
+    monkeypatch.setattr(F, "grow_tree", spy)
     monkeypatch.setattr(F, "compiled_or_cached", lambda kernel, args: False)
     X, y = load_iris(return_X_y=True)
     treelab.VRTrees(n_estimators=2, random_state=0).fit(X, y)
