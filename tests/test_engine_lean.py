@@ -180,3 +180,15 @@ def test_lockstep_only_prediction_kernels_answer_as_the_general_ones(mode):
             P.member_counts(Xt, *both, anchor, fr.counts, False, threads))
         np.testing.assert_array_equal(P.apply_forest(Xt, *lean, threads),
                                       P.apply_forest(Xt, *both, threads))
+
+
+def test_warmup_compiles_the_lockstep_only_prediction_kernels():
+    """``treelab warmup`` predicts on rows without missing values as well, so a user's first
+    prediction on such rows (iris) loads the kernels' lockstep-only version instead of
+    compiling it."""
+    from treelab import _warmup
+    from treelab.engine.kernels import _predict as P
+
+    _warmup.warmup(["VRTrees"], progress=False)
+    for kernel in (P._combine_block, P._member_block):
+        assert "none" in {str(sig[4]) for sig in kernel.signatures}, kernel
