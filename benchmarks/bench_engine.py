@@ -91,13 +91,13 @@ def main(argv=None):
         lambda: ExtraTreesClassifier(n_estimators=100, max_features=1, n_jobs=2,
                                      random_state=0),
         Xtr, ytr, args.repeats)
-    rows.append(("VRTrees(alpha=0) fit vs ExtraTrees(max_features=1)", t_vr, t_et, "<= 0.25"))
+    rows.append(("VRTrees(alpha=0) fit vs ExtraTrees(max_features=1)", t_vr, t_et, "<= 0.45"))
     t_vr4, t_et4, _, _ = pair(
         lambda: treelab.VRTrees(n_estimators=100, alpha=0.0, n_jobs=2, random_state=0),
         lambda: ExtraTreesClassifier(n_estimators=100, max_features=1, min_samples_split=4,
                                      n_jobs=2, random_state=0),
         Xtr, ytr, args.repeats)
-    rows.append(("  same, both with min_samples_split=4", t_vr4, t_et4, "(context)"))
+    rows.append(("  same, both with min_samples_split=4", t_vr4, t_et4, "<= 0.45"))
 
     # a call takes well under a second: more repeats steady the median
     t_p, t_skp = predict_pair(rf, skrf, X, max(7, args.repeats))

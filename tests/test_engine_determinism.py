@@ -210,17 +210,20 @@ DRAW_FREE = [
 
 
 def count_grown(monkeypatch):
-    """Patch the forest driver to count the trees it grows; returns the list it appends to."""
+    """Patch the forest driver to count the trees it grows (by either growth routine);
+    returns the list it appends to."""
     import treelab.engine.forest as F
 
     calls = []
-    real = F.grow_tree
 
-    def counting(*args):
-        calls.append(1)
-        return real(*args)
+    def counter(real):
+        def counting(*args):
+            calls.append(1)
+            return real(*args)
+        return counting
 
-    monkeypatch.setattr(F, "grow_tree", counting)
+    for name in ("grow_tree", "grow_random_tree"):
+        monkeypatch.setattr(F, name, counter(getattr(F, name)))
     return calls
 
 

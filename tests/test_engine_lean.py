@@ -30,7 +30,7 @@ def small_data():
 
 FACTORIES = [
     lambda: treelab.VRTrees(n_estimators=6, random_state=0),
-    lambda: treelab.VRTrees(n_estimators=6, alpha=0.0, random_state=1),
+    lambda: treelab.VRTrees(n_estimators=6, alpha=0.2, random_state=1),
     lambda: treelab.VRTrees(n_estimators=6, alpha=0.5, sampling="bootstrap+subspace",
                             random_state=2),
     lambda: treelab.VRTrees(n_estimators=4, alpha=1.0, random_split="pert", random_state=3),
@@ -40,7 +40,7 @@ FACTORIES = [
 
 
 @pytest.mark.parametrize("make", FACTORIES,
-                         ids=["vr", "vr0", "vr05-bag-sub", "pert-alpha1", "rf", "coalescence"])
+                         ids=["vr", "vr02", "vr05-bag-sub", "pert-alpha1", "rf", "coalescence"])
 @pytest.mark.parametrize("dataset", ["iris", "small"])
 def test_lean_and_general_routines_grow_identical_forests(make, dataset, monkeypatch):
     X, y = load_iris(return_X_y=True) if dataset == "iris" else small_data()
@@ -88,7 +88,7 @@ def test_lean_routine_is_chosen_only_where_it_suffices(monkeypatch):
     fitted = [
         lambda: treelab.VRTrees(n_estimators=2, random_state=0).fit(frame, y),  # nominal
         lambda: treelab.ExtraTrees(n_estimators=2, random_state=0).fit(X, y),  # ET thresholds
-        lambda: treelab.VRTrees(n_estimators=2, alpha=0.0, random_split="uniform",
+        lambda: treelab.VRTrees(n_estimators=2, alpha=0.3, random_split="uniform",
                                 random_state=0).fit(X, y),
         lambda: treelab.VRTrees(n_estimators=2, random_state=0).fit(  # more than 256 values
             np.random.default_rng(0).normal(size=(400, 3)), np.arange(400) % 2),
@@ -170,11 +170,15 @@ def test_lockstep_only_prediction_kernels_answer_as_the_general_ones(mode):
     both = lean[:1] + (empty, empty) + lean[3:]  # the same codes; the kernel with both walks
     anchor = fr.answering_nodes(3)
     m = {"average": P.MODE_AVERAGE, "vote": P.MODE_VOTE, "sum": P.MODE_SUM}[mode]
+    table = P.leaf_answers(fr.n_children, anchor, fr.counts, False, m)
+    no_table = (np.empty((0, 0)), np.empty(0, dtype=np.int64))
     for threads in (1, 2):
-        for a, b in zip(P.combine_forest(Xt, *lean, anchor, fr.counts, False, m, threads),
-                        P.combine_forest(Xt, *both, anchor, fr.counts, False, m, threads),
-                        strict=True):
-            assert a.tobytes() == b.tobytes()
+        for answers in (table, no_table):
+            for a, b in zip(
+                    P.combine_forest(Xt, *lean, anchor, fr.counts, False, m, *answers, threads),
+                    P.combine_forest(Xt, *both, anchor, fr.counts, False, m, *answers, threads),
+                    strict=True):
+                assert a.tobytes() == b.tobytes()
         np.testing.assert_array_equal(
             P.member_counts(Xt, *lean, anchor, fr.counts, False, threads),
             P.member_counts(Xt, *both, anchor, fr.counts, False, threads))

@@ -14,6 +14,9 @@ What the engine promises:
 One growth routine, :func:`treelab.engine.kernels._grow.grow_tree`, grows every axis-aligned tree
 (deterministic, variable-random, complete-random, random-forest, Extra, stochastic ID3 and
 PERT nodes are parameters of it); :func:`treelab.engine.forest.grow_forest` drives it over trees.
+Complete-random trees on continuous features take a shortcut,
+:func:`treelab.engine.kernels._random_grow.grow_random_tree`: the same trees bit for bit, about
+three times faster (no per-node reference counting of arrays).
 
 Modules:
 

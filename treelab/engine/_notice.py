@@ -39,6 +39,7 @@ log = logging.getLogger("treelab")
 # kernel module -> group; a group is announced once, when its first kernel compiles
 GROUPS = {
     "_grow": "tree growth",
+    "_random_grow": "tree growth",
     "_presort": "tree growth",
     "_predict": "prediction",
     "_oblique": "oblique trees",

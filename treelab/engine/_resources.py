@@ -1,15 +1,22 @@
-"""Threads and memory for the engine's Python drivers: a pool that maps over items, and the
-hand-back of freed memory to the system after large temporaries."""
+"""Threads and memory for the engine's Python drivers: a pool that maps over items, the
+hand-back of freed memory to the system after large temporaries, and large output arrays
+allocated without NumPy's huge-page advice."""
 
 from __future__ import annotations
 
 import ctypes
 import functools
+import mmap
 import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["release_freed_memory", "run_threads"]
+import numpy as np
+
+__all__ = ["empty_small_pages", "release_freed_memory", "run_threads"]
+
+# NumPy advises huge pages (madvise) for allocations of at least 4 MiB
+HUGE_PAGE_ADVICE_BYTES = 1 << 22
 
 
 @functools.cache
@@ -52,3 +59,22 @@ def run_threads(fn: Callable, items: Iterable, n_threads: int) -> list:
         with ThreadPoolExecutor(max_workers=n_threads) as pool:
             return list(pool.map(fn, items))
     return [fn(x) for x in items]
+
+
+def empty_small_pages(shape: tuple, dtype) -> np.ndarray:
+    """``np.empty(shape, dtype)`` in ordinary pages: at 4 MiB and more, an anonymous mapping
+    of its own instead of NumPy's allocation (Linux only; elsewhere, and below that size,
+    ``np.empty``).
+
+    NumPy advises transparent huge pages for arrays from 4 MiB on. Where the kernel answers
+    that advice by compacting memory on the spot (``defrag`` set to ``madvise``, the usual
+    default), the first write to each 2 MiB page stalls: joining the nodes of 100
+    complete-random trees on W1 (about 200 MB) took 0.42-0.46 s of system time with the
+    advice and 0.08-0.11 s without it (benchmarks/README.md). The mapping is unmapped when
+    the last array using it goes.
+    """
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if nbytes < HUGE_PAGE_ADVICE_BYTES or not sys.platform.startswith("linux"):
+        return np.empty(shape, dtype)
+    return np.frombuffer(mmap.mmap(-1, nbytes), dtype=dtype).reshape(shape)

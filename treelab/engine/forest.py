@@ -18,7 +18,8 @@ from typing import NamedTuple
 import numpy as np
 
 from treelab.engine import sharing
-from treelab.engine._resources import release_freed_memory, run_threads
+from treelab.engine._resources import empty_small_pages, release_freed_memory, run_threads
+from treelab.engine._walk_cache import cached, store_of
 from treelab.engine.features import (  # noqa: F401 - re-exported: this module was their home
     FeatureArrays,
     bin_cuts,
@@ -31,6 +32,8 @@ from treelab.engine.kernels import _grow as G
 from treelab.engine.kernels import _predict as P
 from treelab.engine.kernels._criteria import xlogx_table
 from treelab.engine.kernels._grow import grow_tree
+from treelab.engine.kernels._random_grow import RULES as RANDOM_RULES
+from treelab.engine.kernels._random_grow import grow_random_tree
 
 
 class Forest(NamedTuple):
@@ -59,30 +62,62 @@ class Forest(NamedTuple):
     def n_trees(self) -> int:
         return self.node_offsets.shape[0] - 1
 
+    def _node_arrays(self) -> tuple:
+        """The arrays every cached prediction array derives from (``engine._walk_cache``)."""
+        return (self.kind, self.node_offsets, self.feature, self.threshold, self.child_start,
+                self.n_children, self.nan_child, self.counts)
+
     def walk_arrays(self, X: np.ndarray, lanes: bool = True) -> tuple:
         """The prediction kernels' node arguments for rows ``X`` (``_predict.apply_forest``):
         the lockstep walk's codes when the forest and ``X`` allow it (and ``lanes``), else the
-        general walk's arrays (``first`` and ``feat`` None with the codes). Built per call, an
-        O(nodes) pass: cheaper than keeping a second copy of every forest."""
-        empty = np.empty(0, dtype=np.int64)
-        codes = empty
+        general walk's arrays (``first`` and ``feat`` None with the codes). Laid out on the
+        forest's first prediction and kept with it (``engine._walk_cache``)."""
+        keys = self._node_arrays()
+        codes = np.empty(0, dtype=np.uint64)
         if lanes and not P.has_nan(X):
-            codes = P.lane_codes(self.node_offsets, self.kind, self.feature, self.child_start,
-                                 self.threshold)
+            codes = cached(keys, "lanes", lambda: P.lane_codes(
+                self.node_offsets, self.kind, self.feature, self.child_start, self.threshold))
         if codes.shape[0] > 0:
             # None: the kernels' version with the lockstep walk alone (_predict._walk)
             first, feat = None, None
         else:
-            first, feat = P.pack_nodes(self.node_offsets, self.kind, self.feature,
-                                       self.child_start)
+            first, feat = cached(keys, "general", lambda: P.pack_nodes(
+                self.node_offsets, self.kind, self.feature, self.child_start))
         return (self.node_offsets, first, feat, self.threshold, self.n_children, self.nan_child,
                 self.projections, codes)
 
     def answering_nodes(self, min_n: int) -> np.ndarray:
         """The node answering for each leaf under curtailment at ``min_n`` training rows;
-        empty when every leaf answers itself (``_predict.answering_nodes``)."""
-        return P.answering_nodes(self.node_offsets, self.kind, self.child_start,
-                                 self.n_children, self.counts, min_n)
+        empty when every leaf answers itself (``_predict.answering_nodes``; kept with the
+        forest)."""
+        store = store_of(self._node_arrays())
+        hit = store.get("answering")  # one slot: a sweep over curtail_min keeps one array
+        if hit is not None and hit[0] == min_n:
+            return hit[1]
+        anchor = P.answering_nodes(self.node_offsets, self.kind, self.child_start,
+                                   self.n_children, self.counts, min_n)
+        store["answering"] = (min_n, anchor)
+        return anchor
+
+    def leaf_answers(self, min_n: int, laplace: bool, mode: int,
+                     lookups: int) -> tuple[np.ndarray, np.ndarray]:
+        """Every leaf's answer and vote for ``_predict.combine_forest`` (``leaf_answers``),
+        kept with the forest; empty (each lookup computes its answer) until the forest's
+        calls have made, with this one's ``lookups`` (rows x trees), as many lookups as it has
+        nodes, so a single small call through a large forest does not pay for the table."""
+        store = store_of(self._node_arrays())
+        name = (min_n, bool(laplace), mode)
+        hit = store.get("answers")  # one slot, the last settings' table
+        if hit is not None and hit[0] == name:
+            return hit[1]
+        seen = store.get("lookups", 0) + lookups
+        store["lookups"] = seen
+        if seen < self.kind.shape[0]:
+            return np.empty((0, 0)), np.empty(0, dtype=np.int64)
+        table = P.leaf_answers(self.n_children, self.answering_nodes(min_n), self.counts,
+                               laplace, mode)
+        store["answers"] = (name, table)
+        return table
 
     def tree_of_node(self) -> np.ndarray:
         """Tree index of every node."""
@@ -229,11 +264,25 @@ def grow_forest(
     stochastic = True if iparams[G.P_STOCHASTIC] > 0 else None
     general = True
 
+    # complete-random trees on continuous features have their own routine (the same trees)
+    random_routine = (int(iparams[G.P_RANDOM_SPLIT]) in RANDOM_RULES
+                      and not np.any(feats.nominal) and feats.Xc.shape[1] == n)
+    # its localized subtrees copy their rows' values from a row-major copy (n x d x 8 bytes,
+    # one per fit; _random_grow.localize_rows says why)
+    Xr = np.zeros((0, 0))
+    if (random_routine and np.any(np.asarray(alphas) == 0.0) and iparams[G.P_LOCAL] != 0
+            and feats.Xc.shape[0] <= G.LOCAL_MAX_FEATURES_RANDOM):
+        Xr = np.ascontiguousarray(feats.Xc.T)
+
     def one(t: int, alpha: float | None = None, ref=G.NO_REFERENCE, ip=iparams):
+        a = float(alphas[t]) if alpha is None else alpha
+        if a == 0.0 and random_routine:
+            return grow_random_tree(feats.Xc, Xr, y32, n_classes, ip, np.uint64(seeds[t]),
+                                    row_mode, part, t, n_sub, ones if sw is None else sw)
         return grow_tree(
             feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq,
             feats.uniq_off, feats.nominal, y32, n_classes, ip,
-            float(alphas[t]) if alpha is None else alpha, table, np.uint64(seeds[t]), row_mode,
+            a, table, np.uint64(seeds[t]), row_mode,
             part, t, n_sub, *ref, stochastic, general, ones if sw is None else sw,
         )
 
@@ -266,7 +315,7 @@ def grow_forest(
 
     def join(i: int) -> np.ndarray:
         first = parts[i][0]
-        joined = np.empty((int(offsets[-1]),) + first.shape[1:], dtype=first.dtype)
+        joined = empty_small_pages((int(offsets[-1]),) + first.shape[1:], first.dtype)
         for t in range(T):
             joined[offsets[t]:offsets[t + 1]] = parts[i][t]
             parts[i][t] = None

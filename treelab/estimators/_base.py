@@ -348,9 +348,12 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
     def _combined(self, Xv):
         fr = self.forest_
         mode = {"average": P.MODE_AVERAGE, "vote": P.MODE_VOTE, "sum": P.MODE_SUM}
+        min_n, laplace, how = self._min_n(), bool(getattr(self, "laplace", False)), \
+            mode[self._combination()]
+        answer, vote = fr.leaf_answers(min_n, laplace, how, Xv.shape[0] * fr.n_trees)
         acc, votes = self._with_threads(
-            P.combine_forest, Xv, *fr.walk_arrays(Xv), fr.answering_nodes(self._min_n()),
-            fr.counts, bool(getattr(self, "laplace", False)), mode[self._combination()],
+            P.combine_forest, Xv, *fr.walk_arrays(Xv), fr.answering_nodes(min_n), fr.counts,
+            laplace, how, answer, vote,
         )
         return acc, votes
 
