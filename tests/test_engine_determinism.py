@@ -102,7 +102,8 @@ def test_presorted_and_per_node_sorting_grow_identical_trees(criterion, alpha, m
                                  feats.n_distinct, feats.uniq, feats.uniq_off, feats.nominal,
                                  y, 2, ip, alpha,
                                  xlogx_table(3000), np.uint64(3), G.ROWS_BOOTSTRAP,
-                                 np.zeros(3000, np.int32), 0, 0, *G.NO_REFERENCE, None))
+                                 np.zeros(3000, np.int32), 0, 0, *G.NO_REFERENCE, None,
+                                 True))
     assert trees[0][0].shape[0] > 100
     for a, b in zip(trees[0], trees[1], strict=True):
         np.testing.assert_array_equal(a, b)

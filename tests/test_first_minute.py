@@ -207,9 +207,9 @@ def test_only_the_stochastic_family_gets_the_stochastic_growth_routine():
     args = (feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq,
             feats.uniq_off, feats.nominal, yn, 2, ip, 1.0, xlogx_table(40), np.uint64(1),
             G.ROWS_ALL, np.zeros(40, np.int32), 0, 0, *G.NO_REFERENCE)
-    assert G.grow_tree(*args, True)[0].shape[0] > 1
+    assert G.grow_tree(*args, True, True)[0].shape[0] > 1
     with pytest.raises(ValueError, match="stochastic selection needs"):
-        G.grow_tree(*args, None)
+        G.grow_tree(*args, None, True)
 
 
 def test_warmup_covers_every_estimator_and_diagnose():

@@ -1,10 +1,11 @@
 """Compile the engine ahead of use: ``treelab warmup`` (and ``python -m treelab warmup``).
 
 Each step fits one estimator on a small generated data set (continuous and nominal features,
-a few missing values) and calls ``predict_proba``, which compiles the kernels its family
-needs and writes them to numba's cache (:mod:`treelab._cache`); later processes load them in
-well under a second. For container images and CI, where the first user fit should not pay
-the compilation.
+a few missing values) and calls ``predict_proba``, then does the same on its continuous
+columns and complete rows (the prediction kernels' lockstep-only version), which compiles
+the kernels its family needs and writes them to numba's cache (:mod:`treelab._cache`); later
+processes load them in well under a second. For container images and CI, where the first
+user fit should not pay the compilation.
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ def _data() -> tuple[Any, np.ndarray]:
     return pd.DataFrame({"x0": x0, "x1": x1, "x2": x2}), y
 
 
+def _complete(X, y) -> tuple[Any, np.ndarray]:
+    """The continuous columns of ``_data`` on the rows without a missing value."""
+    keep = X["x1"].notna().to_numpy()
+    return X.loc[keep, ["x0", "x1"]], y[keep]
+
+
 def _estimator_names() -> list[str]:
     import treelab
 
@@ -52,6 +59,10 @@ def _fit_step(name: str) -> Callable[[], None]:
             params["n_estimators"] = 4
         model = cls(**params).fit(X, y)
         model.predict_proba(X)
+        # threshold-only trees and rows without missing values: the prediction kernels'
+        # lockstep-only version (Forest.walk_arrays), a user's first prediction on iris
+        Xc, yc = _complete(X, y)
+        cls(**params).fit(Xc, yc).predict_proba(Xc)
     return step
 
 
@@ -62,6 +73,8 @@ def _diagnose_step() -> None:
     X, y = _data()
     model = treelab.VRTrees(n_estimators=4, random_state=0).fit(X, y)
     diagnose(model, X, y)
+    Xc, yc = _complete(X, y)  # the lockstep-only prediction kernels, as in _fit_step
+    diagnose(treelab.VRTrees(n_estimators=4, random_state=0).fit(Xc, yc), Xc, yc)
 
 
 def warmup_steps(estimators: Iterable[str] | None = None,

@@ -43,7 +43,7 @@ from treelab.engine.kernels._params import (  # noqa: F401 (callers read the lay
 )
 from treelab.engine.kernels._presort import build_lists, partition_lists
 from treelab.engine.kernels._rng import new_state, rand_float, rand_int
-from treelab.engine.kernels._select import deterministic_select, random_select
+from treelab.engine.kernels._select import LEAN_REFUSES, deterministic_select, random_select
 from treelab.engine.kernels._split import (
     cls_of,
     partition_nominal,
@@ -98,9 +98,14 @@ def draw_construction(n, d, row_mode, part, tree_id, n_sub, state):
             w[i] = part[i]
     else:
         w[:] = 1
-    mask = np.ones(d, dtype=np.uint8)
+    # np.empty and a fill rather than np.ones / np.arange / np.full here and in grow_tree:
+    # each of those is one more numba function to compile on a first fit
+    mask = np.empty(d, dtype=np.uint8)
+    mask[:] = 1
     if 0 < n_sub < d:
-        perm = np.arange(d)
+        perm = np.empty(d, dtype=np.int64)
+        for i in range(d):
+            perm[i] = i
         for i in range(n_sub):
             j = i + rand_int(state, d - i)
             tmp = perm[i]
@@ -160,7 +165,7 @@ def localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob):
 @njit(**NUMBA_FLAGS)
 def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
               alpha, table, seed, row_mode, part, tree_id, n_sub, ref_i, ref_t, stochastic,
-              sw=None):
+              general, sw=None):
     """Grow one tree into flat node arrays.
 
     Parameters are plain arrays: ``Xc`` (feature, row) float64 values (nominal features hold
@@ -186,6 +191,12 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     (``iparams[P_STOCHASTIC] == 0``), else ``True``. numba compiles one version of this routine
     for each: with ``None`` it drops the stochastic ID3 branch before type inference, so the
     families that never use it do not compile that selection (docs/first_minute.md).
+
+    ``general``: ``True`` for the routine that grows every tree, ``None`` for its lean version,
+    compiled without nominal tests, presorted lists, Extra-Trees thresholds and random rules
+    other than ``pair_midpoint`` (numba drops those branches as for ``stochastic``), about a
+    third less to compile on a first fit that needs none of them (iris-like data;
+    ``engine.forest.lean_suffices`` says when, and the lean version refuses the rest).
 
     Localized subtrees (``iparams[P_LOCAL]``): once a node has few enough rows, its rows'
     values (when the tree reads values) and ranks (when it has deterministic nodes) are copied
@@ -284,7 +295,9 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     node_counts = np.zeros(C)
     cmap = np.empty(C, dtype=np.int64)  # class_map of the node being split
     present = np.empty(C)
-    all_classes = np.arange(C)
+    all_classes = np.empty(C, dtype=np.int64)
+    for c in range(C):
+        all_classes[c] = c
     left_counts = np.zeros(C, dtype=np.int64)  # partition_threshold's class counts
     nan_part = np.zeros(C, dtype=np.int64)
     perm = np.empty(nv, dtype=np.int64)
@@ -310,7 +323,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                and n_cont > 0
                and iparams[P_STOCHASTIC] == 0
                and (2 * iparams[P_MAX_FEATURES] >= n_cont or iparams[P_PRESORT] == 2))
-    slot_of = np.full(d, -1, dtype=np.int64)
+    slot_of = np.empty(d, dtype=np.int64)
+    slot_of[:] = -1
     # lists only for features with many distinct values: a node counts the others in a dense
     # histogram over their few ranks, cheaper than partitioning a list at every split
     list_min = 0 if iparams[P_PRESORT] == 2 else LIST_MIN_DISTINCT
@@ -328,6 +342,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 slots[q2] = vis[q]
                 slot_of[vis[q]] = q2
                 q2 += 1
+        if general is None:
+            raise ValueError(LEAN_REFUSES)
         lists = build_lists(order, R, w, slots, n_in)
         # partitioning every list beats sorting the candidates once K log2(m) > n_cont
         sorted_min = max(2.0 ** (n_cont / max(iparams[P_MAX_FEATURES], 1)), 16.0)
@@ -368,15 +384,18 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     zero = np.int64(0)
     minus_one = np.int64(-1)
     kind = np.zeros(cap, dtype=np.int8)
-    feature = np.full(cap, -1, dtype=np.int32)
-    threshold = np.full(cap, np.nan)
+    feature = np.empty(cap, dtype=np.int32)
+    feature[:] = -1
+    threshold = np.empty(cap)
+    threshold[:] = np.nan
     child_start = np.zeros(cap, dtype=np.int32)
     n_children = np.zeros(cap, dtype=np.int32)
     nan_child = np.zeros(cap, dtype=np.int32)
     rnd = np.zeros(cap, dtype=np.int8)
     depth = np.zeros(cap, dtype=np.int32)
     counts = np.zeros((cap, C), dtype=np.int32)
-    parent = np.full(cap, -1, dtype=np.int64)
+    parent = np.empty(cap, dtype=np.int64)
+    parent[:] = -1
     nstart = np.zeros(cap, dtype=np.int64)
     nend = np.zeros(cap, dtype=np.int64)
     stack = np.zeros(cap, dtype=np.int64)
@@ -387,7 +406,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     # node that a forest does not keep)
     has_ref = ref_i.shape[0] > 0
     keep_ties = alpha >= 1.0 and iparams[P_KEEP_TIES] != 0
-    ref_of = np.full(cap if has_ref else 0, -1, dtype=np.int64)
+    ref_of = np.empty(cap if has_ref else 0, dtype=np.int64)
+    ref_of[:] = -1
     node_tf = np.zeros(cap if keep_ties else 0, dtype=np.int32)
     node_tt = np.zeros(cap if keep_ties else 0, dtype=np.int32)
     if has_ref:
@@ -477,10 +497,10 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     e, Xv, Rv, node_counts, n_node, table, state, keys, keys2, hist, occ,
                     dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g, cand_si, cand_t,
                     cand_nan, cand_kind, cand_nt, use_sorted, lists, slot_of, yw, cmap,
-                    present, bhist, bocc, blst)
+                    present, bhist, bocc, blst, general)
             else:
                 found, f, sk, t = random_select(rule, nominal, used, nv, perm, rows, s, e, Xv,
-                                                 state)
+                                                 state, general)
             if not found:
                 break
             n_need = 2 if sk == KIND_THRESHOLD else n_distinct[f]
@@ -546,6 +566,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 nend[a + 1] = e
                 n_kids = 2
             else:
+                if general is None:
+                    raise ValueError(LEAN_REFUSES)
                 arity = n_distinct[f]
                 summarize_nominal(f, arity, rows, s, e, Xv, dist_counts, nan_counts, all_classes)
                 nn = 0.0
@@ -597,6 +619,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 node_tf[node] = tf
                 node_tt[node] = tt
         if use_sorted:
+            if general is None:
+                raise ValueError(LEAN_REFUSES)
             for b in range(n_kids):
                 ch = n_nodes + b
                 fill[b] = nstart[ch]

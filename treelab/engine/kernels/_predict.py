@@ -223,7 +223,12 @@ def _leaves_lanes(X, lo, hi, root, codes, thr, out):
 
 @njit(**NUMBA_FLAGS)
 def _walk(X, lo, hi, root, first, feat, thr, n_children, nan_child, proj, codes, out):
-    if codes.shape[0] > 0:
+    if first is None:
+        # lockstep walk only (``Forest.walk_arrays`` passes None then): numba drops the general
+        # walk from this version, which a first prediction on rows without missing values
+        # compiles alone
+        _leaves_lanes(X, lo, hi, root, codes, thr, out)
+    elif codes.shape[0] > 0:
         _leaves_lanes(X, lo, hi, root, codes, thr, out)
     else:
         _leaves(X, lo, hi, root, first, feat, thr, n_children, nan_child, proj, out)
@@ -282,9 +287,10 @@ def apply_forest(X, node_offsets, first, feat, thr, n_children, nan_child, proj,
                  n_threads):
     """Tree-local leaf index of every row in every tree, shape (row, tree).
 
-    The walk: ``codes`` from ``lane_codes`` (then ``first`` and ``feat`` may be empty and ``X``
-    must hold no missing value), or, when ``codes`` is empty, ``first`` and ``feat`` from
-    ``pack_nodes``. ``n_threads``: the threads the call runs on (one block of rows each).
+    The walk: ``codes`` from ``lane_codes`` (then ``first`` and ``feat`` may be empty, or
+    None for the kernels' version without the general walk, and ``X`` must hold no missing
+    value), or, when ``codes`` is empty, ``first`` and ``feat`` from ``pack_nodes``.
+    ``n_threads``: the threads the call runs on (one block of rows each).
     """
     out = np.empty((X.shape[0], node_offsets.shape[0] - 1), dtype=np.int64)
     _on_threads(lambda lo, hi: _apply_block(X, lo, hi, node_offsets, first, feat, thr,

@@ -45,6 +45,10 @@ from treelab.engine.kernels._split import (
 )
 
 GAIN_EPS = 1e-12
+# what the lean version of the growth routine (``general`` None) says where it meets a test it
+# was compiled without; engine.forest.lean_suffices keeps it from being asked
+LEAN_REFUSES = ("the lean growth routine has no nominal tests, presorted lists, Extra-Trees "
+                "thresholds or random rules other than pair_midpoint: call it with general=True")
 PERT_ATTEMPTS = 10
 
 
@@ -64,14 +68,16 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
                          rows, s, e, Xc, R, node_counts, n_node, table, state, keys, keys2,
                          hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,
                          cand_si, cand_t, cand_nan, cand_kind, cand_nt, use_sorted, lists,
-                         slot_of, yw, cmap, present, bhist, bocc, blst):
+                         slot_of, yw, cmap, present, bhist, bocc, blst, general):
     """C4.5/ID3/CART-style choice among up to ``max_features`` available features.
 
     Returns (found, feature, kind, threshold, nan_child, feature ties, test ties). Candidates
     are counted and scored over the classes present at the node only (``class_map``).
     Binned features (``iparams[P_BINNED]``) are searched by ``_binned.binned_candidate`` in
     the class-major integer histogram ``bhist`` (``bocc``, ``blst``: its occupied bins), with
-    the same result as the general search.
+    the same result as the general search. ``general``: ``None`` for the lean version
+    (``_grow.grow_tree``), which has no nominal tests, Extra-Trees thresholds or presorted
+    lists.
     """
     criterion = iparams[P_CRITERION]
     c45 = iparams[P_C45] != 0
@@ -111,6 +117,8 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
         else:
             f = vis[i]
         if nominal[f]:
+            if general is None:
+                raise ValueError(LEAN_REFUSES)
             if used[f]:
                 continue
             arity = n_distinct[f]
@@ -134,6 +142,8 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
             cand_nan[nc] = nb
             cand_nt[nc] = 1
         elif random_thr:
+            if general is None:
+                raise ValueError(LEAN_REFUSES)
             lo, hi = min_max(f, rows, s, e, Xc)
             if not lo < hi:
                 continue
@@ -183,11 +193,14 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
             cand_nt[nc] = nt
         else:
             if use_sorted and slot_of[f] >= 0:
+                if general is None:
+                    raise ValueError(LEAN_REFUSES)
                 k = summarize_sorted(lists[slot_of[f]], s, e, yw, n_distinct[f], dist_rank,
                                      dist_counts, nan_counts, cmap)
             else:
                 k = summarize_continuous(f, rows, s, e, R, n_distinct[f], keys, keys2, hist,
-                                         occ, dist_rank, dist_counts, nan_counts, cmap)
+                                         occ, dist_rank, dist_counts, nan_counts, cmap,
+                                         general)
             if k < 2:
                 continue
             n_avail += 1
@@ -250,13 +263,20 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
 
 
 @njit(**NUMBA_FLAGS)
-def random_select(rule, nominal, used, nv, perm, rows, s, e, Xc, state):
+def random_select(rule, nominal, used, nv, perm, rows, s, e, Xc, state, general):
     """Random test-selection: (found, feature, kind, threshold).
+
+    ``general``: ``None`` for the lean version (``_grow.grow_tree``): ``pair_midpoint`` on
+    continuous features only.
 
     ``perm`` holds the visible features in some order; drawing without replacement from it
     (a partial Fisher-Yates shuffle) picks uniformly among them whatever that order is.
     """
+    if general is None and rule != RS_PAIR:
+        raise ValueError(LEAN_REFUSES)
     if rule == RS_PERT:
+        if general is None:
+            raise ValueError(LEAN_REFUSES)
         m = e - s
         for _ in range(PERT_ATTEMPTS):
             pa = rows[s + rand_int(state, m)]
@@ -286,6 +306,8 @@ def random_select(rule, nominal, used, nv, perm, rows, s, e, Xc, state):
         perm[j] = perm[i]
         perm[i] = f
         if nominal[f]:
+            if general is None:
+                raise ValueError(LEAN_REFUSES)
             if used[f] or not continuous_available(f, rows, s, e, Xc):
                 continue
             return True, f, KIND_NOMINAL, np.nan
@@ -294,6 +316,8 @@ def random_select(rule, nominal, used, nv, perm, rows, s, e, Xc, state):
             if not found:
                 continue
             return True, f, KIND_THRESHOLD, t
+        if general is None:
+            raise ValueError(LEAN_REFUSES)
         if rule == RS_PAIR_DISTINCT:
             found, t = pair_distinct_midpoint(f, rows, s, e, Xc, state)
             if not found:

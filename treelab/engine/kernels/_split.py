@@ -130,14 +130,33 @@ def _histogram(f, rows, s, e, R, nd_f, rmin, span, hist, occ, dist_rank, dist_co
 
 
 @njit(**NUMBA_FLAGS)
+def sort_small(keys, n):
+    """Insertion sort of keys[:n], for the few keys of a small node (distinct keys: the same
+    order as any other sort)."""
+    for i in range(1, n):
+        v = keys[i]
+        j = i - 1
+        while j >= 0 and keys[j] > v:
+            keys[j + 1] = keys[j]
+            j -= 1
+        keys[j + 1] = v
+
+
+@njit(**NUMBA_FLAGS)
 def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_rank, dist_counts,
-                         nan_counts, cmap):
+                         nan_counts, cmap, general):
     """Distinct non-missing ranks of feature f at the node, with class counts per rank.
 
     Fills ``dist_rank[:k]`` (increasing), ``dist_counts[:k]`` and ``nan_counts``; returns k.
     Class c is counted in column ``cmap[c]`` (see ``class_map``).
     A node whose rank range is at most about twice its size is counted in a dense histogram;
     otherwise packed (rank, class, weight) keys are sorted (radix sort for large nodes).
+
+    ``general``: ``None`` in the lean growth routine (``_grow.grow_tree``), whose features have
+    at most ``LIST_MIN_DISTINCT`` distinct values: a node sorts keys only while its rank span
+    exceeds 2 m + 16, so at most about 120 of them, and never reaches the radix sort; they
+    are sorted by insertion there instead of by numba's quicksort, which has six functions to
+    compile.
     """
     C = dist_counts.shape[1]
     m = e - s
@@ -176,7 +195,11 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
         keys[mm] = ((r - rmin) << 32) | (p & _LOW32)
         mm += 1
     if mm >= _RADIX_MIN:
+        if general is None:
+            raise ValueError("the lean growth routine has no radix sort")
         radix_sort_high(keys, keys2, mm, span)
+    elif general is None:
+        sort_small(keys, mm)
     else:
         keys[:mm].sort()
     prev = np.int64(-1)
@@ -549,8 +572,19 @@ def uniform_threshold(lo, hi, state):
 @njit(**NUMBA_FLAGS)
 def rank_threshold(f, t, uniq, uniq_off):
     """Largest global rank whose value is <= t, so that x <= t  <=>  rank(x) <= it."""
+    # np.searchsorted(uniq[base:end], t, side="right") - 1 by hand, the same steps and
+    # comparison (a NaN t counts as above every value): numba's is four more functions to
+    # compile on a first fit
     base = uniq_off[f]
-    return np.searchsorted(uniq[base:uniq_off[f + 1]], t, side="right") - 1
+    lo = base
+    hi = uniq_off[f + 1]
+    while lo < hi:
+        mid = lo + ((hi - lo) >> 1)
+        if t != t or uniq[mid] <= t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - base - 1
 
 
 @njit(**NUMBA_FLAGS)

@@ -205,8 +205,11 @@ def _candidates(nominal, n_distinct, uniq, uniq_off, used, vis, nv, rows, s, e, 
             cand_nan[nc] = nb
             cand_nt[nc] = 1
         else:
+            # the general summary; a typed bool, not the literal True, for which numba would
+            # compile it once more
             k = summarize_continuous(f, rows, s, e, R, n_distinct[f], keys, keys2, hist, occ,
-                                     dist_rank, dist_counts, nan_counts, all_classes)
+                                     dist_rank, dist_counts, nan_counts, all_classes,
+                                     np.bool_(True))
             if k < 2:
                 continue
             score, w, bi, nan_left, nt = _threshold_candidate(dist_counts, k, nan_counts,
