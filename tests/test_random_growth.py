@@ -270,7 +270,7 @@ def test_grow_random_tree_equals_grow_tree_at_alpha_zero(row_mode, n_sub, rule, 
         b = G.grow_tree(feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq,
                         feats.uniq_off, feats.nominal, y, 3, ip, 0.0, xlogx_table(3 * n),
                         np.uint64(seed), row_mode, np.zeros(n, np.int32), 0, n_sub,
-                        *G.NO_REFERENCE, None, sw)
+                        *G.NO_REFERENCE, None, True, sw)
         assert a[0].shape[0] > 500
         assert len(a) == len(b)
         for x, z in zip(a, b, strict=True):
