@@ -68,6 +68,10 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
 
     Returns (found, feature, kind, threshold, nan_child, feature ties, test ties). Candidates
     are counted and scored over the classes present at the node only (``class_map``).
+
+    The per-candidate summaries and threshold scans are inlined into this function (numba's
+    ``inline="always"``): called, each passed 5-10 arrays whose reference counts numba
+    raises and lowers on every call, about 15% of a bagged VR-Trees fit on small data sets.
     """
     criterion = iparams[P_CRITERION]
     c45 = iparams[P_C45] != 0
