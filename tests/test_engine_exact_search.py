@@ -81,14 +81,14 @@ def test_threshold_scan_matches_the_reference_bit_for_bit(n_classes, min_side):
 
 def test_threshold_scan_counts_exact_ties():
     # two classes mirrored: thresholds after row 0 and after row 2 each leave a pure side of
-    # 3 rows and a (2, 4) side (gain 1 - 0.6 H(1/3) = 0.449 bits); the middle one leaves
+    # 3 rows and a (2, 5) side (gain 1 - 0.7 H(2/7) = 0.396 bits); the middle one leaves
     # (4, 1) and (1, 4) (gain 1 - H(1/5) = 0.278): the first of the two is kept, 2 tie
     table = xlogx_table(100)
     dist = np.array([[3.0, 0.0], [1.0, 1.0], [1.0, 1.0], [0.0, 3.0]])
     best, best_i, nt, si, pmass = reference_scan(dist, 1, table)
     g, bi, _, ties, _ = kernel_scan(dist, 1, table, pmass)
     assert (bi, ties) == (best_i, nt) == (0, 2)
-    assert abs(g - (1 - 0.6 * (-(1 / 3) * np.log2(1 / 3) - (2 / 3) * np.log2(2 / 3)))) < 1e-12
+    assert abs(g - (1 - 0.7 * (-(2 / 7) * np.log2(2 / 7) - (5 / 7) * np.log2(5 / 7)))) < 1e-12
     dist = np.array([[3.0, 0.0], [0.0, 3.0], [3.0, 0.0], [0.0, 3.0]])
     best, best_i, nt, si, pmass = reference_scan(dist, 1, table)
     g, bi, _, ties, _ = kernel_scan(dist, 1, table, pmass)

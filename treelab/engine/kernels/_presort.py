@@ -63,14 +63,15 @@ def build_lists(order, R, w, slots, n_in):
 
 
 @njit(inline="always", **NUMBA_FLAGS)
-def summarize_sorted(lst, s, e, yw, nd_f, dist_rank, dist_counts, nan_counts, cmap):
-    """Like ``summarize_continuous`` but reading a presorted list segment (no sort)."""
+def summarize_sorted(lists, q, s, e, yw, nd_f, dist_rank, dist_counts, nan_counts, cmap):
+    """Like ``summarize_continuous`` but reading the segment of presorted list q (no sort;
+    the list is indexed in place: a view of it per candidate cost a reference count)."""
     C = dist_counts.shape[1]
     nan_counts[:] = 0.0
     k = 0
     prev = np.int64(-1)
     for j in range(s, e):
-        entry = lst[j]
+        entry = lists[q, j]
         r = entry >> 32
         p = yw[entry & _LOW32]
         c = cmap[p & _LOW16]

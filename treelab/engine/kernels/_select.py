@@ -162,7 +162,7 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
             cand_nt[nc] = 1
         else:
             if use_sorted and slot_of[f] >= 0:
-                k = summarize_sorted(lists[slot_of[f]], s, e, yw, n_distinct[f], dist_rank,
+                k = summarize_sorted(lists, slot_of[f], s, e, yw, n_distinct[f], dist_rank,
                                      dist_counts, nan_counts, cmap)
             else:
                 k = summarize_continuous(f, rows, s, e, R, n_distinct[f], keys, keys2, hist,

@@ -427,7 +427,7 @@ def scan_thresholds(criterion, dist_counts, k, nan_counts, node_counts, n_node, 
     return best, best_i, best_nan_left, n_ties + 1, best_si
 
 
-@njit(**NUMBA_FLAGS)
+@njit(inline="always", **NUMBA_FLAGS)
 def summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts, cmap):
     """Class counts per code (0..arity-1) of nominal feature f at the node (class c in column
     ``cmap[c]``)."""
@@ -460,7 +460,7 @@ def count_threshold(f, t, rows, s, e, Xc, left_counts, nan_counts, cmap):
             nan_counts[cmap[cls_of(p)]] += wt_of(p)
 
 
-@njit(**NUMBA_FLAGS)
+@njit(inline="always", **NUMBA_FLAGS)
 def eval_nominal(criterion, dist_counts, n_codes, nan_counts, n_node, pmass, table, min_objs,
                  min_leaf, branch_n, tmp):
     """Gain of the m-ary split on a nominal feature (missing rows tried in every branch).
