@@ -135,3 +135,30 @@ def test_small_node_summary_matches_numpy(m):
         expected = [w[rows_idx][(r == v) & (y[rows_idx] == c)].sum() for v in present]
         np.testing.assert_array_equal(dist_counts[:k, c], expected)
         assert nan_counts[c] == w[rows_idx][(r == nd) & (y[rows_idx] == c)].sum()
+
+
+@pytest.mark.parametrize("n_kids", [2, 3])
+def test_list_partition_is_the_stable_partition(n_kids):
+    from treelab.engine.kernels._presort import partition_lists
+
+    rng = np.random.default_rng(n_kids)
+    n, s, e = 300, 40, 250
+    lists = np.empty((3, n), dtype=np.int64)
+    perm = rng.permutation(n)
+    node_rows, others = perm[s:e], np.concatenate([perm[:s], perm[e:]])
+    for q in range(3):  # every list holds the node's rows in [s, e), each in its own order
+        rows = rng.permutation(others)
+        rows = np.concatenate([rows[:s], rng.permutation(node_rows), rows[s:]])
+        lists[q] = (np.arange(n, dtype=np.int64) << 32) | rows
+    child_of = rng.integers(0, n_kids, n).astype(np.int32)
+    expected = lists.copy()
+    for q in range(3):
+        seg = lists[q, s:e]
+        kid = child_of[seg & 0xFFFFFFFF]
+        expected[q, s:e] = np.concatenate([seg[kid == b] for b in range(n_kids)])
+    seg_kids = child_of[lists[0, s:e] & 0xFFFFFFFF]
+    begin = s + np.concatenate([[0], np.cumsum(np.bincount(seg_kids, minlength=n_kids))[:-1]])
+    scratch = np.full(n, -7, dtype=np.int64)
+    partition_lists(lists, s, e, child_of, begin.astype(np.int64), n_kids,
+                    np.zeros(n_kids + 1, dtype=np.int64), scratch)
+    np.testing.assert_array_equal(lists, expected)  # outside [s, e) untouched too
