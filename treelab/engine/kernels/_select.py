@@ -71,7 +71,8 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
 
     The per-candidate summaries and threshold scans are inlined into this function (numba's
     ``inline="always"``): called, each passed 5-10 arrays whose reference counts numba
-    raises and lowers on every call, about 15% of a bagged VR-Trees fit on small data sets.
+    raises and lowers on every call, about 15% of a bagged VR-Trees fit on small data sets
+    (benchmarks/README.md, "Issue 28, item 3").
     """
     criterion = iparams[P_CRITERION]
     c45 = iparams[P_C45] != 0

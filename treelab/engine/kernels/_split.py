@@ -236,15 +236,15 @@ def _scan_complete(criterion, dist_counts, k, node_counts, n_node, pmass, table,
     nl = 0.0
     gini = criterion == GINI
     for i in range(k - 1):
-        for c in range(C):
-            left[c] += dist_counts[i, c]
-        nl = 0.0
-        for c in range(C):
-            nl += left[c]
-        nr = n_node - nl
-        if nl < min_side or nr < min_side:
-            continue
         if gini:
+            for c in range(C):
+                left[c] += dist_counts[i, c]
+            nl = 0.0
+            for c in range(C):
+                nl += left[c]
+            nr = n_node - nl
+            if nl < min_side or nr < min_side:
+                continue
             sl = 0.0
             sr = 0.0
             for c in range(C):
@@ -253,9 +253,18 @@ def _scan_complete(criterion, dist_counts, k, node_counts, n_node, pmass, table,
                 sr += r * r
             g = (sl / nl + sr / nr - pmass) / n_node
         else:
+            # one pass over the classes: each class's term once its count is updated, in
+            # class order as before (the same sums; wasted only where a side is too small)
+            nl = 0.0
             ml = 0.0
             for c in range(C):
-                ml += table[np.int64(left[c])] + table[np.int64(node_counts[c] - left[c])]
+                lc = left[c] + dist_counts[i, c]
+                left[c] = lc
+                nl += lc
+                ml += table[np.int64(lc)] + table[np.int64(node_counts[c] - lc)]
+            nr = n_node - nl
+            if nl < min_side or nr < min_side:
+                continue
             g = (pmass - table[np.int64(nl)] - table[np.int64(nr)] + ml) / n_node
         if best_i >= 0 and is_tie(g, best):
             n_ties += 1
