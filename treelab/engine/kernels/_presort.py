@@ -62,15 +62,16 @@ def build_lists(order, R, w, slots, n_in):
     return lists
 
 
-@njit(**NUMBA_FLAGS)
-def summarize_sorted(lst, s, e, yw, nd_f, dist_rank, dist_counts, nan_counts, cmap):
-    """Like ``summarize_continuous`` but reading a presorted list segment (no sort)."""
+@njit(inline="always", **NUMBA_FLAGS)
+def summarize_sorted(lists, q, s, e, yw, nd_f, dist_rank, dist_counts, nan_counts, cmap):
+    """Like ``summarize_continuous`` but reading the segment of presorted list q (no sort;
+    the list is indexed in place: a view of it per candidate cost a reference count)."""
     C = dist_counts.shape[1]
     nan_counts[:] = 0.0
     k = 0
     prev = np.int64(-1)
     for j in range(s, e):
-        entry = lst[j]
+        entry = lists[q, j]
         r = entry >> 32
         p = yw[entry & _LOW32]
         c = cmap[p & _LOW16]
@@ -94,6 +95,9 @@ def partition_lists(lists, s, e, child_of, child_begin, n_kids, fill, scratch):
 
     ``child_begin[b]`` is the first position of child b's block.
     """
+    if n_kids == 2:
+        _partition_lists_two(lists, s, e, child_of, child_begin[1], scratch)
+        return
     for q in range(lists.shape[0]):
         for b in range(n_kids):
             fill[b] = child_begin[b]
@@ -104,3 +108,27 @@ def partition_lists(lists, s, e, child_of, child_begin, n_kids, fill, scratch):
             fill[b] += 1
         for j in range(s, e):
             lists[q, j] = scratch[j]
+
+
+@njit(**NUMBA_FLAGS)
+def _partition_lists_two(lists, s, e, child_of, mid, scratch):
+    """``partition_lists`` for two children, ``mid`` the first position of the second block.
+
+    The first child's entries are compacted forward in place (the write position never
+    passes the read position) and the second child's are gathered in ``scratch`` and copied
+    behind them: the same stable partition without a per-child cursor in memory, and half
+    the copy back. Every entry is written at both cursors and only its child's advances
+    (branch-free: which child a row joins is unpredictable).
+    """
+    for q in range(lists.shape[0]):
+        wl = s
+        wr = 0
+        for j in range(s, e):
+            entry = lists[q, j]
+            g = np.int64(child_of[entry & _LOW32])
+            lists[q, wl] = entry
+            scratch[wr] = entry
+            wl += 1 - g
+            wr += g
+        for j in range(wr):
+            lists[q, mid + j] = scratch[j]

@@ -78,6 +78,11 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
     the same result as the general search. ``general``: ``None`` for the lean version
     (``_grow.grow_tree``), which has no nominal tests, Extra-Trees thresholds or presorted
     lists.
+
+    The per-candidate summaries and threshold scans are inlined into this function (numba's
+    ``inline="always"``): called, each passed 5-10 arrays whose reference counts numba
+    raises and lowers on every call, about 15% of a bagged VR-Trees fit on small data sets
+    (benchmarks/README.md, "Issue 28, item 3").
     """
     criterion = iparams[P_CRITERION]
     c45 = iparams[P_C45] != 0
@@ -195,7 +200,7 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
             if use_sorted and slot_of[f] >= 0:
                 if general is None:
                     raise ValueError(LEAN_REFUSES)
-                k = summarize_sorted(lists[slot_of[f]], s, e, yw, n_distinct[f], dist_rank,
+                k = summarize_sorted(lists, slot_of[f], s, e, yw, n_distinct[f], dist_rank,
                                      dist_counts, nan_counts, cmap)
             else:
                 k = summarize_continuous(f, rows, s, e, R, n_distinct[f], keys, keys2, hist,

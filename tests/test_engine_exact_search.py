@@ -1,0 +1,166 @@
+"""The exact deterministic search's fast paths against slow NumPy references.
+
+The threshold scan, the per-node summaries and the small-node sort each have a fast path for
+the common case (two classes, small nodes); their answers must equal, bit for bit, what the
+general formulas give, or trees would change.
+"""
+
+import numpy as np
+import pytest
+
+from treelab.engine.kernels._criteria import xlogx_table
+from treelab.engine.kernels._split import (
+    TIE_RTOL,
+    insertion_sort,
+    scan_thresholds,
+    summarize_continuous,
+)
+
+
+def reference_scan(dist_counts, min_side, table):
+    """Best threshold of a node without missing values, one candidate at a time in NumPy:
+    the entropy gain as ``(n H(parent) - n_l H(left) - n_r H(right)) / n`` through
+    ``x log2 x`` of the integer counts, the first best kept unless a later one beats it by
+    more than the tie tolerance (then counted as a tie)."""
+    node = dist_counts.sum(axis=0)
+    n = float(node.sum())
+    pmass = table[int(n)] - sum(table[int(c)] for c in node)
+    best, best_i, ties, best_nl = -np.inf, -1, 0, 0.0
+    cum = np.cumsum(dist_counts, axis=0)
+    for i in range(dist_counts.shape[0] - 1):
+        left = cum[i]
+        nl = float(left.sum())
+        nr = n - nl
+        if nl < min_side or nr < min_side:
+            continue
+        ml = 0.0
+        for c in range(left.shape[0]):
+            ml += table[int(left[c])] + table[int(node[c] - left[c])]
+        g = (pmass - table[int(nl)] - table[int(nr)] + ml) / n
+        if best_i >= 0 and abs(g - best) <= TIE_RTOL * max(abs(g), abs(best)):
+            ties += 1
+        elif g > best:
+            best, best_i, ties, best_nl = g, i, 0, nl
+    si = 0.0
+    if best_i >= 0:
+        si = (table[int(n)] - (0.0 + table[int(best_nl)] + table[int(n - best_nl)])) / n
+    return best, best_i, ties + 1, si, pmass
+
+
+def kernel_scan(dist_counts, min_side, table, pmass):
+    k, C = dist_counts.shape
+    node = dist_counts.sum(axis=0).astype(float)
+    work = np.zeros((3, C))
+    return scan_thresholds(1, np.ascontiguousarray(dist_counts, dtype=float), k, np.zeros(C),
+                           node, float(node.sum()), pmass, table, float(min_side), work[0],
+                           work[1], work[2])
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
+@pytest.mark.parametrize("min_side", [1, 2, 7])
+def test_threshold_scan_matches_the_reference_bit_for_bit(n_classes, min_side):
+    rng = np.random.default_rng(100 * n_classes + min_side)
+    table = xlogx_table(20000)
+    for trial in range(300):
+        k = int(rng.integers(2, 60))
+        # weights as bootstrap multiplicities; some rows all one class (pure runs), some
+        # counts repeated so that thresholds tie exactly
+        dist = rng.integers(0, 4, size=(k, n_classes)).astype(float)
+        if trial % 3 == 0:
+            dist[k // 2:] = dist[: k - k // 2][::-1]
+        dist[dist.sum(axis=1) == 0, 0] = 1.0
+        best, best_i, nt, si, pmass = reference_scan(dist, min_side, table)
+        g, bi, nan_left, ties, k_si = kernel_scan(dist, min_side, table, pmass)
+        assert bi == best_i
+        assert not nan_left
+        if best_i >= 0:
+            assert g == best  # the same bits, not only close
+            assert ties == nt
+            assert k_si == si
+
+
+def test_threshold_scan_counts_exact_ties():
+    # two classes mirrored: thresholds after row 0 and after row 2 each leave a pure side of
+    # 3 rows and a (2, 5) side (gain 1 - 0.7 H(2/7) = 0.396 bits); the middle one leaves
+    # (4, 1) and (1, 4) (gain 1 - H(1/5) = 0.278): the first of the two is kept, 2 tie
+    table = xlogx_table(100)
+    dist = np.array([[3.0, 0.0], [1.0, 1.0], [1.0, 1.0], [0.0, 3.0]])
+    best, best_i, nt, si, pmass = reference_scan(dist, 1, table)
+    g, bi, _, ties, _ = kernel_scan(dist, 1, table, pmass)
+    assert (bi, ties) == (best_i, nt) == (0, 2)
+    assert abs(g - (1 - 0.7 * (-(2 / 7) * np.log2(2 / 7) - (5 / 7) * np.log2(5 / 7)))) < 1e-12
+    dist = np.array([[3.0, 0.0], [0.0, 3.0], [3.0, 0.0], [0.0, 3.0]])
+    best, best_i, nt, si, pmass = reference_scan(dist, 1, table)
+    g, bi, _, ties, _ = kernel_scan(dist, 1, table, pmass)
+    # thresholds 0 and 2: a pure side of 3 rows and a (3, 6) side, mirrored
+    assert (bi, ties, g) == (best_i, nt, best) == (0, 2, best)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 17, 48, 49, 200])
+def test_insertion_sort_sorts_like_numpy(n):
+    rng = np.random.default_rng(n)
+    keys = (rng.integers(0, 40, n).astype(np.int64) << 32) | rng.integers(0, 6, n)
+    expected = np.sort(keys)
+    work = np.concatenate([keys, np.full(3, -1, dtype=np.int64)])
+    insertion_sort(work, n)
+    np.testing.assert_array_equal(work[:n], expected)
+    np.testing.assert_array_equal(work[n:], -1)  # nothing past n touched
+
+
+@pytest.mark.parametrize("general", [True, None])
+@pytest.mark.parametrize("m", [3, 20, 48, 60, 400])
+def test_small_node_summary_matches_numpy(m, general):
+    # a wide rank range over few rows: the node sorts its keys (by insertion up to 48, and
+    # always in the lean routine, general=None)
+    rng = np.random.default_rng(m)
+    n, nd, C = 2000, 1500, 3
+    R = rng.integers(0, nd + 1, size=(1, n)).astype(np.int32)  # rank nd = missing
+    y = rng.integers(0, C, n)
+    w = rng.integers(1, 4, n)
+    rows_idx = np.sort(rng.choice(n, m, replace=False))
+    rows = (rows_idx.astype(np.int64) << 32) | (w[rows_idx].astype(np.int64) << 16) | y[rows_idx]
+    keys = np.empty(n, dtype=np.int64)
+    keys2 = np.empty(n, dtype=np.int64)
+    hist = np.zeros(64 * C)
+    occ = np.zeros(64, dtype=np.uint8)  # small: forces the sorting path
+    dist_rank = np.empty(n, dtype=np.int64)
+    dist_counts = np.zeros((n, C))
+    nan_counts = np.zeros(C)
+    cmap = np.arange(C, dtype=np.int64)
+    k = summarize_continuous(0, rows, 0, m, R, nd, keys, keys2, hist, occ, dist_rank,
+                             dist_counts, nan_counts, cmap, general)
+    r = R[0, rows_idx]
+    present = np.unique(r[r != nd])
+    assert k == present.shape[0]
+    np.testing.assert_array_equal(dist_rank[:k], present)
+    for c in range(C):
+        expected = [w[rows_idx][(r == v) & (y[rows_idx] == c)].sum() for v in present]
+        np.testing.assert_array_equal(dist_counts[:k, c], expected)
+        assert nan_counts[c] == w[rows_idx][(r == nd) & (y[rows_idx] == c)].sum()
+
+
+@pytest.mark.parametrize("n_kids", [2, 3])
+def test_list_partition_is_the_stable_partition(n_kids):
+    from treelab.engine.kernels._presort import partition_lists
+
+    rng = np.random.default_rng(n_kids)
+    n, s, e = 300, 40, 250
+    lists = np.empty((3, n), dtype=np.int64)
+    perm = rng.permutation(n)
+    node_rows, others = perm[s:e], np.concatenate([perm[:s], perm[e:]])
+    for q in range(3):  # every list holds the node's rows in [s, e), each in its own order
+        rows = rng.permutation(others)
+        rows = np.concatenate([rows[:s], rng.permutation(node_rows), rows[s:]])
+        lists[q] = (np.arange(n, dtype=np.int64) << 32) | rows
+    child_of = rng.integers(0, n_kids, n).astype(np.int32)
+    expected = lists.copy()
+    for q in range(3):
+        seg = lists[q, s:e]
+        kid = child_of[seg & 0xFFFFFFFF]
+        expected[q, s:e] = np.concatenate([seg[kid == b] for b in range(n_kids)])
+    seg_kids = child_of[lists[0, s:e] & 0xFFFFFFFF]
+    begin = s + np.concatenate([[0], np.cumsum(np.bincount(seg_kids, minlength=n_kids))[:-1]])
+    scratch = np.full(n, -7, dtype=np.int64)
+    partition_lists(lists, s, e, child_of, begin.astype(np.int64), n_kids,
+                    np.zeros(n_kids + 1, dtype=np.int64), scratch)
+    np.testing.assert_array_equal(lists, expected)  # outside [s, e) untouched too
