@@ -67,3 +67,43 @@ def configure_cache() -> str:
     if numba is not None and not numba.config.CACHE_DIR:
         numba.config.CACHE_DIR = path
     return path
+
+
+def serialize_cache_saves() -> bool:
+    """Make numba's cache writes one at a time across processes; True when in place.
+
+    numba saves a cache entry in three steps: it reads the kernel's index, picks the first
+    free data-file name, writes the index and then the data file. Two processes saving
+    different versions of one kernel at the same moment (two first fits on an empty cache, one
+    of them on data that needs the general growth routine) can pick the same name and leave an
+    index entry pointing at the other version's code. An exclusive ``fcntl.flock`` on a lock
+    file beside the index makes the three steps one. Platforms without ``fcntl`` keep numba's
+    behaviour, as does a folder where the lock file cannot be opened.
+    """
+    try:
+        import fcntl
+
+        from numba.core import caching
+    except ImportError:  # pragma: no cover - not on Windows CI
+        return False
+    cls = caching.IndexDataCacheFile
+    if getattr(cls.save, "_treelab_serialized", False):
+        return True
+    original = cls.save
+
+    def save(self, key, data):
+        try:
+            handle = open(os.path.join(self._cache_path, ".treelab-save.lock"), "a")  # noqa: SIM115
+        except OSError:
+            return original(self, key, data)
+        with handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                return original(self, key, data)
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    save._treelab_serialized = True
+    cls.save = save
+    return True
+
