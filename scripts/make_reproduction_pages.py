@@ -84,11 +84,10 @@ def index(docs: bool) -> str:
             measured = "not run yet"
         rows.append(f"| {link.format(name)}: {row['title']} | `treelab reproduce {name}` | "
                     f"`treelab reproduce {name} --quick` | {measured} |")
-    note = ("Where a study lists several runs, its tables come from different runs: the "
-            "paper tables that full mode finished on the project machine's two cores (Liu's "
-            "Tables 3-5, Ali & Pazzani's Table 2, Fan's adult row) and quick mode for the rest, "
-            "which is a subset of the study. Each page says which table comes from which run "
-            "and what `treelab reproduce STUDY` adds.")
+    note = ("A study stored in quick mode, or listing several runs, has tables that are a "
+            "subset of the study (quick mode's documented subset) beside full-mode ones; each "
+            "page says which table comes from which run and what `treelab reproduce STUDY` "
+            "adds.")
     return "\n".join(rows) + "\n\n" + note
 
 
