@@ -130,6 +130,16 @@ def peers() -> list[Peer]:
     return out
 
 
+def select_peers(only: str = "") -> list[Peer]:
+    """The learners of :func:`peers`, keeping treelab's and the peers whose name contains one
+    of the comma-separated parts of ``only`` (all when empty)."""
+    learners = peers()
+    if not only:
+        return learners
+    keep = [k.strip() for k in only.split(",")]
+    return [p for p in learners if p.name.startswith("treelab") or any(k in p.name for k in keep)]
+
+
 def workload(name: str):
     """(X_train, X_test, y_train, y_test, nominal columns as codes or None)."""
     if name == "W1":
@@ -189,11 +199,7 @@ def main() -> None:
                         help="comma-separated parts of learner names to keep (treelab's are "
                              "always kept), e.g. 'sklearnex RandomForest'")
     args = parser.parse_args()
-    learners = peers()
-    if args.only:
-        keep = [k.strip() for k in args.only.split(",")]
-        learners = [p for p in learners
-                    if p.name.startswith("treelab") or any(k in p.name for k in keep)]
+    learners = select_peers(args.only)
     # compile treelab's kernels (or load them from the cache) outside the timings
     Xa, _, ya, _, _ = workload("W2")
     treelab.RandomForest(n_estimators=2, random_state=0).fit(Xa[:500], ya[:500])

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_peers import peers, workload  # noqa: E402
+from bench_peers import select_peers, workload  # noqa: E402
 
 
 def _timed(fn, *args):
@@ -77,11 +77,7 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated parts of peer names to "
                         "keep (treelab's are always kept)")
     args = parser.parse_args()
-    learners = peers()
-    if args.only:
-        keep = [k.strip() for k in args.only.split(",")]
-        learners = [p for p in learners
-                    if p.name.startswith("treelab") or any(k in p.name for k in keep)]
+    learners = select_peers(args.only)
     for name in args.workloads.split(","):
         run(name.strip(), learners, args.rounds)
 

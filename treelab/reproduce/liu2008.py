@@ -164,6 +164,8 @@ def coalescence_beside_spectrum(n: int, datasets: list[dict], protocol: dict
 
 #: Figure 9's data sets (the paper's names) and their attribute counts: every F of RF.
 FIG9 = {"segment": 19, "waveform21": 21}
+#: Figure 9's RF ensembles are named RF_AT + F, read back by :func:`measure`.
+RF_AT = "RF F = "
 
 
 def rf_features(n: int, name: str, protocol: dict) -> ExperimentConfig:
@@ -171,7 +173,7 @@ def rf_features(n: int, name: str, protocol: dict) -> ExperimentConfig:
     VR-Trees at the eleven alphas, on one of Figure 9's data sets, for strength and
     correlation."""
     params = {"n_estimators": n}
-    rf = [{"name": f"RF F = {f}", "estimator": "RandomForest",
+    rf = [{"name": f"{RF_AT}{f}", "estimator": "RandomForest",
            "params": {**params, "max_features": f}} for f in range(1, FIG9[name] + 1)]
     agg = {"name": "Aggregating", "estimator": "VRTrees", "alphas": ALPHAS,
            "params": {**params, "sampling": "none"}}
@@ -353,11 +355,10 @@ def measure(results: dict[str, xr.Dataset], mode: str) -> dict[str, pd.DataFrame
                 one = mean.sel(ensemble=e).dropna("alpha", how="all", subset=["strength"])
                 for a in one.alpha.values:
                     cell = one.sel(alpha=a)
-                    name = str(e)
+                    name, rf = str(e), str(e).startswith(RF_AT)
                     rows.append({"dataset": str(ds.dataset.values[0]),
-                                 "method": "RF" if name.startswith("RF") else name,
-                                 "setting": float(name.split("= ")[1]) if name.startswith("RF")
-                                 else float(a),
+                                 "method": "RF" if rf else name,
+                                 "setting": float(name[len(RF_AT):]) if rf else float(a),
                                  "strength": float(cell.strength.squeeze()),
                                  "correlation": float(cell.correlation.squeeze()),
                                  "error": 100 * float(cell.ensemble_error.squeeze())})
