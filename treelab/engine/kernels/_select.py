@@ -63,7 +63,7 @@ def _score(criterion, gain, split_info, avg_gain):
     return gain
 
 
-@njit(**NUMBA_FLAGS)
+@njit(_nrt=False, **NUMBA_FLAGS)
 def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm,
                          rows, s, e, Xc, R, node_counts, n_node, table, state, keys, keys2,
                          hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,

@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit
 
 from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._sort import sort_head
 from treelab.engine.kernels._criteria import (
     GINI,
     binary_gain,
@@ -50,7 +51,7 @@ def wt_of(r):
     return (r >> 16) & _LOW16
 
 
-@njit(**NUMBA_FLAGS)
+@njit(_nrt=True, **NUMBA_FLAGS)
 def radix_sort_high(keys, tmp, n, span):
     """Sort keys[:n] by their high 32 bits (values < span) with LSD radix passes."""
     bits = 1
@@ -209,7 +210,7 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
         # the lean routine's nodes hold at most about 120 keys here: no ndarray.sort to compile
         insertion_sort(keys, mm)
     else:
-        keys[:mm].sort()
+        sort_head(keys, mm)
     prev = np.int64(-1)
     for q in range(mm):
         key = keys[q]
