@@ -132,7 +132,7 @@ def enlarge(a, cap, fill):
     return out
 
 
-@njit(**NUMBA_FLAGS)
+@njit(_nrt=False, **NUMBA_FLAGS)
 def localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob):
     """Copy the visible features of rows[s:e] from ``Xc`` and ``R`` into the blocks ``Xl`` and
     ``Rl`` (each only when it has columns: values for trees that read them, ranks for trees

@@ -267,7 +267,7 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
     return True, cand_f[bq], cand_kind[bq], cand_t[bq], cand_nan[bq], ties_f, ties_t
 
 
-@njit(**NUMBA_FLAGS)
+@njit(_nrt=False, **NUMBA_FLAGS)
 def random_select(rule, nominal, used, nv, perm, rows, s, e, Xc, state, general):
     """Random test-selection: (found, feature, kind, threshold).
 

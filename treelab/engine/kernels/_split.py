@@ -637,7 +637,7 @@ def pair_midpoint(f, rows, s, e, Xc, state):
     return True, midpoint(vb, va)
 
 
-@njit(**NUMBA_FLAGS)
+@njit(_nrt=True, **NUMBA_FLAGS)
 def pair_distinct_midpoint(f, rows, s, e, Xc, state):
     """Liu et al.'s random threshold with "a value of nu" read as one of the node's distinct
     values: two different distinct non-missing values, each pair equally likely (a value many
@@ -677,7 +677,7 @@ def uniform_threshold(lo, hi, state):
     return t
 
 
-@njit(**NUMBA_FLAGS)
+@njit(_nrt=False, **NUMBA_FLAGS)
 def rank_threshold(f, t, uniq, uniq_off):
     """Largest global rank whose value is <= t, so that x <= t  <=>  rank(x) <= it."""
     # np.searchsorted(uniq[base:end], t, side="right") - 1 by hand, the same steps and
@@ -695,7 +695,7 @@ def rank_threshold(f, t, uniq, uniq_off):
     return lo - base - 1
 
 
-@njit(**NUMBA_FLAGS)
+@njit(_nrt=False, **NUMBA_FLAGS)
 def partition_threshold(f, thr, missing, nan_left, rows, s, e, K, out, left_counts, nan_counts):
     """Write rows[s:e] into out[s:e]: first the rows going left (K[f, row] <= thr, or missing
     when ``nan_left``), then the others; returns the end of the left block and fills the class
