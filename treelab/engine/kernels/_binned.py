@@ -25,8 +25,8 @@ import numpy as np
 from numba import njit
 
 from treelab.engine.kernels._config import NUMBA_FLAGS
-from treelab.engine.kernels._sort import sort_head
 from treelab.engine.kernels._criteria import GINI, binary_gain
+from treelab.engine.kernels._sort import sort_head
 from treelab.engine.kernels._split import binary_split_info, cls_of, is_tie, row_of, wt_of
 
 # below this many occupied bins per bin of the feature's range the occupied list is sorted

@@ -11,7 +11,6 @@ import numpy as np
 from numba import njit
 
 from treelab.engine.kernels._config import NUMBA_FLAGS
-from treelab.engine.kernels._sort import sort_head
 from treelab.engine.kernels._criteria import (
     GINI,
     binary_gain,
@@ -20,6 +19,7 @@ from treelab.engine.kernels._criteria import (
     split_info,
 )
 from treelab.engine.kernels._rng import rand_float, rand_int
+from treelab.engine.kernels._sort import sort_head
 
 # Relative tolerance for gain ties (analysis spec 5).
 TIE_RTOL = 1e-12
