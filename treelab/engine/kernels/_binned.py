@@ -26,6 +26,7 @@ from numba import njit
 
 from treelab.engine.kernels._config import NUMBA_FLAGS
 from treelab.engine.kernels._criteria import GINI, binary_gain
+from treelab.engine.kernels._sort import sort_head
 from treelab.engine.kernels._split import binary_split_info, cls_of, is_tie, row_of, wt_of
 
 # below this many occupied bins per bin of the feature's range the occupied list is sorted
@@ -91,7 +92,7 @@ def binned_histogram(f, rows, s, e, R, nd_f, hist, B, occ, lst, cmap, C, nan_cou
         if k <= _SMALL_SORT:
             _sort_small(lst, k)
         else:
-            lst[:k].sort()
+            sort_head(lst, k)
     else:
         q = 0
         for r in range(nd_f):

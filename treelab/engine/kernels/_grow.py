@@ -132,7 +132,7 @@ def enlarge(a, cap, fill):
     return out
 
 
-@njit(**NUMBA_FLAGS)
+@njit(_nrt=False, **NUMBA_FLAGS)
 def localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob):
     """Copy the visible features of rows[s:e] from ``Xc`` and ``R`` into the blocks ``Xl`` and
     ``Rl`` (each only when it has columns: values for trees that read them, ranks for trees
@@ -483,7 +483,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 # this branch, and stochastic_select is neither typed nor compiled (numba's
                 # cache of this function does not see edits of the kernels it calls, e.g.
                 # _stochastic.py, _select.py, _split.py, _presort.py: edit this file too when
-                # they change, so that a stale cache is not reused; last: the per-class scan)
+                # they change, so that a stale cache is not reused; last: the selection
+                # compiled without reference counts)
                 if stochastic is None:
                     raise ValueError("stochastic selection needs grow_tree(..., stochastic=True)")
                 found, f, sk, t, nanc, tf, tt = stochastic_select(

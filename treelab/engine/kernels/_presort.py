@@ -89,7 +89,7 @@ def summarize_sorted(lists, q, s, e, yw, nd_f, dist_rank, dist_counts, nan_count
     return k
 
 
-@njit(**NUMBA_FLAGS)
+@njit(_nrt=False, **NUMBA_FLAGS)
 def partition_lists(lists, s, e, child_of, child_begin, n_kids, fill, scratch):
     """Stable partition of every list segment [s, e) by the child index of each row.
 
@@ -110,7 +110,7 @@ def partition_lists(lists, s, e, child_of, child_begin, n_kids, fill, scratch):
             lists[q, j] = scratch[j]
 
 
-@njit(**NUMBA_FLAGS)
+@njit(_nrt=False, **NUMBA_FLAGS)
 def _partition_lists_two(lists, s, e, child_of, mid, scratch):
     """``partition_lists`` for two children, ``mid`` the first position of the second block.
 

@@ -63,7 +63,7 @@ def _score(criterion, gain, split_info, avg_gain):
     return gain
 
 
-@njit(**NUMBA_FLAGS)
+@njit(_nrt=False, **NUMBA_FLAGS)
 def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm,
                          rows, s, e, Xc, R, node_counts, n_node, table, state, keys, keys2,
                          hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,
@@ -83,6 +83,15 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
     ``inline="always"``): called, each passed 5-10 arrays whose reference counts numba
     raises and lowers on every call, about 15% of a bagged VR-Trees fit on small data sets
     (benchmarks/README.md, "Issue 28, item 3").
+
+    Compiled without numba's reference counting (``_nrt=False``), like the other kernels that
+    run at every node (``random_select``, ``_split.partition_threshold``, ...): the caller
+    holds every array for the whole call, so counting them (about 40 arguments, and the
+    arguments of every inlined helper again per candidate) was pure cost, 12% of a fit
+    (benchmarks/README.md, "Item 3, second round"). Such a kernel must neither allocate nor
+    return an array; numba compiles the functions it calls with its flags unless they say
+    ``_nrt=True`` (``_sort.sort_head``, ``_split.radix_sort_high``), and an allocation
+    without the runtime fails to compile rather than run wrong.
     """
     criterion = iparams[P_CRITERION]
     c45 = iparams[P_C45] != 0
@@ -267,7 +276,7 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
     return True, cand_f[bq], cand_kind[bq], cand_t[bq], cand_nan[bq], ties_f, ties_t
 
 
-@njit(**NUMBA_FLAGS)
+@njit(_nrt=False, **NUMBA_FLAGS)
 def random_select(rule, nominal, used, nv, perm, rows, s, e, Xc, state, general):
     """Random test-selection: (found, feature, kind, threshold).
 

@@ -19,6 +19,7 @@ from treelab.engine.kernels._criteria import (
     split_info,
 )
 from treelab.engine.kernels._rng import rand_float, rand_int
+from treelab.engine.kernels._sort import sort_head
 
 # Relative tolerance for gain ties (analysis spec 5).
 TIE_RTOL = 1e-12
@@ -50,7 +51,7 @@ def wt_of(r):
     return (r >> 16) & _LOW16
 
 
-@njit(**NUMBA_FLAGS)
+@njit(_nrt=True, **NUMBA_FLAGS)
 def radix_sort_high(keys, tmp, n, span):
     """Sort keys[:n] by their high 32 bits (values < span) with LSD radix passes."""
     bits = 1
@@ -209,7 +210,7 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
         # the lean routine's nodes hold at most about 120 keys here: no ndarray.sort to compile
         insertion_sort(keys, mm)
     else:
-        keys[:mm].sort()
+        sort_head(keys, mm)
     prev = np.int64(-1)
     for q in range(mm):
         key = keys[q]
@@ -636,7 +637,7 @@ def pair_midpoint(f, rows, s, e, Xc, state):
     return True, midpoint(vb, va)
 
 
-@njit(**NUMBA_FLAGS)
+@njit(_nrt=True, **NUMBA_FLAGS)
 def pair_distinct_midpoint(f, rows, s, e, Xc, state):
     """Liu et al.'s random threshold with "a value of nu" read as one of the node's distinct
     values: two different distinct non-missing values, each pair equally likely (a value many
@@ -676,7 +677,7 @@ def uniform_threshold(lo, hi, state):
     return t
 
 
-@njit(**NUMBA_FLAGS)
+@njit(_nrt=False, **NUMBA_FLAGS)
 def rank_threshold(f, t, uniq, uniq_off):
     """Largest global rank whose value is <= t, so that x <= t  <=>  rank(x) <= it."""
     # np.searchsorted(uniq[base:end], t, side="right") - 1 by hand, the same steps and
@@ -694,7 +695,7 @@ def rank_threshold(f, t, uniq, uniq_off):
     return lo - base - 1
 
 
-@njit(**NUMBA_FLAGS)
+@njit(_nrt=False, **NUMBA_FLAGS)
 def partition_threshold(f, thr, missing, nan_left, rows, s, e, K, out, left_counts, nan_counts):
     """Write rows[s:e] into out[s:e]: first the rows going left (K[f, row] <= thr, or missing
     when ``nan_left``), then the others; returns the end of the left block and fills the class
