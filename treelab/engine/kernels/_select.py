@@ -75,9 +75,10 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
     are counted and scored over the classes present at the node only (``class_map``).
     Binned features (``iparams[P_BINNED]``) are searched by ``_binned.binned_candidate`` in
     the class-major integer histogram ``bhist`` (``bocc``, ``blst``: its occupied bins), with
-    the same result as the general search. ``general``: ``None`` for the lean version
-    (``_grow.grow_tree``), which has no nominal tests, Extra-Trees thresholds or presorted
-    lists.
+    the same result as the general search; ``bhist`` is ``None`` in the versions of the
+    growth routine compiled without that search (numba drops it then). ``general``: ``None``
+    for the lean version (``_grow.grow_tree``), which has no nominal tests, Extra-Trees
+    thresholds or presorted lists.
 
     The per-candidate summaries and threshold scans are inlined into this function (numba's
     ``inline="always"``): called, each passed 5-10 arrays whose reference counts numba
@@ -176,6 +177,9 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
                 cand_nan[nc] = 0 if nl >= n_node - nl else 1
             cand_nt[nc] = 1
         elif binned and not (use_sorted and slot_of[f] >= 0):
+            if bhist is None:
+                # grow_tree's version without the binned search (binned=None)
+                raise ValueError("binned features need grow_tree(..., binned=True)")
             k, g, rb, nan_left, nt, si, nl, nn = binned_candidate(
                 criterion, f, rows, s, e, R, n_distinct[f], bhist, bocc.shape[0], bocc, blst,
                 cmap, C, nan_counts, node_counts, n_node, pmass, table, min_side, left, left_n,
