@@ -11,7 +11,7 @@ the construction (which rows and features a tree sees).
 import numpy as np
 from numba import njit
 
-from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._config import NUMBA_FLAGS, inner
 from treelab.engine.kernels._params import (  # noqa: F401 (callers read the layout as _grow.P_*)
     KIND_LEAF,
     KIND_NOMINAL,
@@ -117,7 +117,7 @@ def draw_construction(n, d, row_mode, part, tree_id, n_sub, state):
     return w, mask
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def enlarge(a, cap, fill):
     """A copy of ``a`` with ``cap`` rows, the new rows set to ``fill`` (growing node arrays,
     whose unused rows hold their initial value: -1 for features and parents, NaN for
@@ -132,7 +132,7 @@ def enlarge(a, cap, fill):
     return out
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob):
     """Copy the visible features of rows[s:e] from ``Xc`` and ``R`` into the blocks ``Xl`` and
     ``Rl`` (each only when it has columns: values for trees that read them, ranks for trees

@@ -3,10 +3,9 @@
 ``uniform`` or ``pert``). ``_grow.grow_tree`` calls one or the other at every node."""
 
 import numpy as np
-from numba import njit
 
 from treelab.engine.kernels._binned import binned_candidate
-from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._config import inner
 from treelab.engine.kernels._criteria import GAIN_RATIO, GINI, parent_mass
 from treelab.engine.kernels._params import (
     KIND_LEAF,
@@ -52,7 +51,7 @@ LEAN_REFUSES = ("the lean growth routine has no nominal tests, presorted lists, 
 PERT_ATTEMPTS = 10
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def _score(criterion, gain, split_info, avg_gain):
     """A candidate's score: its gain, or for gain ratio gain / split info, NaN when its gain is
     below the candidates' average (C4.5 considers only those at least average)."""
@@ -63,7 +62,7 @@ def _score(criterion, gain, split_info, avg_gain):
     return gain
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm,
                          rows, s, e, Xc, R, node_counts, n_node, table, state, keys, keys2,
                          hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,
@@ -271,7 +270,7 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
     return True, cand_f[bq], cand_kind[bq], cand_t[bq], cand_nan[bq], ties_f, ties_t
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def random_select(rule, nominal, used, nv, perm, rows, s, e, Xc, state, general):
     """Random test-selection: (found, feature, kind, threshold).
 
