@@ -234,7 +234,7 @@ def _walk(X, lo, hi, root, first, feat, thr, n_children, nan_child, proj, codes,
         _leaves(X, lo, hi, root, first, feat, thr, n_children, nan_child, proj, out)
 
 
-@inner
+@njit(**NUMBA_FLAGS)
 def _leaves(X, lo, hi, root, first, feat, thr, n_children, nan_child, proj, out):
     """Global leaf index reached by rows lo..hi-1 from ``root``, written to ``out``."""
     off = X.shape[1] - proj.shape[1]
