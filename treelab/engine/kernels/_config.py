@@ -44,4 +44,3 @@ def inner(func=None, **options):
         return disp
 
     return wrap if func is None else wrap(func)
-
