@@ -110,12 +110,12 @@ def test_general_routine_is_preferred_once_numba_has_it():
     args = [feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq, feats.uniq_off,
             feats.nominal, y.astype(np.int32), 3, ip, 1.0, xlogx_table(150), np.uint64(0),
             G.ROWS_ALL, np.zeros(150, np.int32), 0, 0, *G.NO_REFERENCE, None, True,
-            np.ones(150, np.int32)]
+            np.ones(150, np.int32), True]
     G.grow_tree(*args)
     assert F.compiled_or_cached(G.grow_tree, args)
     # a version numba has neither compiled nor cached (a dtype no fit passes) is not there
     odd = list(args)
-    odd[-1] = np.ones(150, np.int16)
+    odd[-2] = np.ones(150, np.int16)
     assert not F.compiled_or_cached(G.grow_tree, odd)
 
 
@@ -135,6 +135,60 @@ def test_lean_routine_refuses_what_it_was_compiled_without():
     assert G.grow_tree(*args, True, np.ones(60, np.int32))[0].shape[0] > 1
     with pytest.raises(ValueError, match="lean growth routine"):
         G.grow_tree(*args, None, np.ones(60, np.int32))
+
+
+def binned_at() -> int:
+    import inspect
+
+    return list(inspect.signature(G.grow_tree.py_func).parameters).index("binned")
+
+
+@pytest.mark.parametrize("dataset", ["iris", "small"])
+def test_lean_routine_keeps_the_binned_search_for_binned_fits_alone(dataset, monkeypatch):
+    """The lean routine is compiled without the binned search (``binned=None``) for fits whose
+    ranks are not bin codes and with it for binned fits; either way the forest is the general
+    routine's (which always has the search), bit for bit."""
+    X, y = load_iris(return_X_y=True) if dataset == "iris" else small_data()
+    seen = []
+    real = F.grow_tree
+
+    def spy(*args):
+        seen.append((args[general_at()], args[binned_at()]))
+        return real(*args)
+
+    monkeypatch.setattr(F, "grow_tree", spy)
+    for max_bins, lean_binned in ((None, None), (64, True)):
+        def make(max_bins=max_bins):
+            return treelab.RandomForest(n_estimators=5, max_bins=max_bins, random_state=7)
+        seen.clear()
+        with monkeypatch.context() as m:
+            m.setattr(F, "lean_suffices", lambda *args: False)
+            general = make().fit(X, y)
+        assert seen and set(seen) == {(True, True)}
+        seen.clear()
+        with monkeypatch.context() as m:
+            m.setattr(F, "compiled_or_cached", lambda kernel, args: False)
+            lean = make().fit(X, y)
+        assert seen and set(seen) == {(None, lean_binned)}
+        assert general.forest_.kind.shape[0] > 10
+        for name in F.Forest._fields:
+            a, b = getattr(general.forest_, name), getattr(lean.forest_, name)
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), (max_bins, name)
+
+
+def test_version_without_the_binned_search_refuses_bin_codes():
+    X, y = load_iris(return_X_y=True)
+    feats = prepare_features(X.astype(float), np.zeros(4, bool), np.zeros(4, np.int64))
+    ip = np.zeros(G.N_PARAMS, dtype=np.int64)
+    ip[[G.P_MIN_SPLIT, G.P_MIN_LEAF, G.P_MAX_FEATURES]] = [2, 1, 4]
+    ip[G.P_MAX_DEPTH] = 2**31 - 1
+    ip[G.P_BINNED] = 1
+    args = (feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq, feats.uniq_off,
+            feats.nominal, y.astype(np.int32), 3, ip, 1.0, xlogx_table(150), np.uint64(0),
+            G.ROWS_ALL, np.zeros(150, np.int32), 0, 0, *G.NO_REFERENCE, None, None,
+            np.ones(150, np.int32))
+    with pytest.raises(ValueError, match="binned=True"):
+        G.grow_tree(*args, None)
 
 
 def test_rank_threshold_matches_numpy_searchsorted():

@@ -266,6 +266,7 @@ def grow_forest(
     # None: grow_tree's version without stochastic ID3's selection (compiled on its own)
     stochastic = True if iparams[G.P_STOCHASTIC] > 0 else None
     general = True
+    binned = True
 
     # complete-random trees on continuous features have their own routine (the same trees)
     random_routine = (int(iparams[G.P_RANDOM_SPLIT]) in RANDOM_RULES
@@ -286,7 +287,7 @@ def grow_forest(
             feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq,
             feats.uniq_off, feats.nominal, y32, n_classes, ip,
             a, table, np.uint64(seeds[t]), row_mode,
-            part, t, n_sub, *ref, stochastic, general, ones if sw is None else sw,
+            part, t, n_sub, *ref, stochastic, general, ones if sw is None else sw, binned,
         )
 
     if len(seeds) and lean_suffices(feats, iparams, alphas):
@@ -295,8 +296,12 @@ def grow_forest(
         sig = [feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq, feats.uniq_off,
                feats.nominal, y32, n_classes, iparams, 1.0, table, np.uint64(0), row_mode,
                part, 0, n_sub, *G.NO_REFERENCE, stochastic, True, ones]
-        if not compiled_or_cached(grow_tree, sig):
+        if not compiled_or_cached(grow_tree, sig + [True]):
             general = None
+            # nor the binned search where the ranks are not bin codes (the general routine
+            # keeps it: one version serves every fit after a warm-up)
+            if iparams[G.P_BINNED] == 0:
+                binned = None
 
     T = len(seeds)
     alphas = np.asarray(alphas, dtype=np.float64)

@@ -9,7 +9,7 @@ Criterion codes: 0 = entropy (information gain), 1 = gain ratio (C4.5), 2 = gini
 import numpy as np
 from numba import njit
 
-from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._config import NUMBA_FLAGS, inner
 
 ENTROPY = 0
 GAIN_RATIO = 1
@@ -24,7 +24,7 @@ def xlogx_table(n_max: int) -> np.ndarray:
     return out
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def side_entropy_mass(counts, n, table):
     """n * H(counts) in bits: n log n - sum_c n_c log n_c (counts are integers)."""
     s = 0.0
@@ -33,7 +33,7 @@ def side_entropy_mass(counts, n, table):
     return table[np.int64(n)] - s
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def side_gini_mass(counts, n):
     """sum_c n_c^2 / n (the part of n * Gini impurity that depends on the split)."""
     if n <= 0:
@@ -44,7 +44,7 @@ def side_gini_mass(counts, n):
     return s / n
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def binary_gain(criterion, left, n_left, right, n_right, parent_mass, n, table):
     """Impurity decrease of a two-way split, normalised by the node size n.
 
@@ -65,7 +65,7 @@ def parent_mass(criterion, counts, n, table):
     return side_entropy_mass(counts, n, table)
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def split_info(sizes, n_branches, n, table):
     """C4.5 split information -sum_b (n_b/n) log2(n_b/n) over the branch sizes."""
     s = 0.0

@@ -11,7 +11,7 @@ the construction (which rows and features a tree sees).
 import numpy as np
 from numba import njit
 
-from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._config import NUMBA_FLAGS, inner
 from treelab.engine.kernels._params import (  # noqa: F401 (callers read the layout as _grow.P_*)
     KIND_LEAF,
     KIND_NOMINAL,
@@ -117,7 +117,7 @@ def draw_construction(n, d, row_mode, part, tree_id, n_sub, state):
     return w, mask
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def enlarge(a, cap, fill):
     """A copy of ``a`` with ``cap`` rows, the new rows set to ``fill`` (growing node arrays,
     whose unused rows hold their initial value: -1 for features and parents, NaN for
@@ -132,7 +132,7 @@ def enlarge(a, cap, fill):
     return out
 
 
-@njit(_nrt=False, **NUMBA_FLAGS)
+@inner(_nrt=False)
 def localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob):
     """Copy the visible features of rows[s:e] from ``Xc`` and ``R`` into the blocks ``Xl`` and
     ``Rl`` (each only when it has columns: values for trees that read them, ranks for trees
@@ -165,7 +165,7 @@ def localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob):
 @njit(**NUMBA_FLAGS)
 def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
               alpha, table, seed, row_mode, part, tree_id, n_sub, ref_i, ref_t, stochastic,
-              general, sw=None):
+              general, sw=None, binned=True):
     """Grow one tree into flat node arrays.
 
     Parameters are plain arrays: ``Xc`` (feature, row) float64 values (nominal features hold
@@ -197,6 +197,10 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     other than ``pair_midpoint`` (numba drops those branches as for ``stochastic``), about a
     third less to compile on a first fit that needs none of them (iris-like data;
     ``engine.forest.lean_suffices`` says when, and the lean version refuses the rest).
+
+    ``binned``: ``None`` for a version without the binned split search (``max_bins``; numba
+    drops it as for ``stochastic``): fits whose ranks are not bin codes compile neither the
+    search nor numba's quicksort it sorts bins with (about 4 CPU-s of a first fit).
 
     Localized subtrees (``iparams[P_LOCAL]``): once a node has few enough rows, its rows'
     values (when the tree reads values) and ranks (when it has deterministic nodes) are copied
@@ -281,7 +285,13 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     keys2 = np.empty(n_key, dtype=np.int64)
     # the binned search's class-major integer histogram and its occupied bins (_binned)
     n_bins = max_nd + 1 if iparams[P_BINNED] != 0 and alpha > 0.0 else 0
-    bhist = np.zeros(C * n_bins, dtype=np.int64)
+    if binned is None:
+        if iparams[P_BINNED] != 0:
+            raise ValueError("binned features need grow_tree(..., binned=True)")
+        # typed None: deterministic_select then drops the binned search before type inference
+        bhist = None
+    else:
+        bhist = np.zeros(C * n_bins, dtype=np.int64)
     bocc = np.zeros(n_bins, dtype=np.uint8)
     blst = np.empty(n_bins, dtype=np.int64)
     span_cap = min(2 * n_det + 16, max_nd + 16)
@@ -484,7 +494,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 # cache of this function does not see edits of the kernels it calls, e.g.
                 # _stochastic.py, _select.py, _split.py, _presort.py: edit this file too when
                 # they change, so that a stale cache is not reused; last: the selection
-                # compiled without reference counts)
+                # compiled without reference counts and without Python entry points)
                 if stochastic is None:
                     raise ValueError("stochastic selection needs grow_tree(..., stochastic=True)")
                 found, f, sk, t, nanc, tf, tt = stochastic_select(

@@ -41,7 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
-from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._config import NUMBA_FLAGS, inner
 
 _MIN_BLOCK = 1024
 
@@ -99,7 +99,7 @@ def pack_nodes(node_offsets, kind, feature, child_start):
     return first, feat
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def _node_rows(counts, i):
     """Training rows reaching node ``i`` (its class counts summed)."""
     tot = np.int64(0)
@@ -173,7 +173,7 @@ def has_nan(X):
     return False
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def _leaves_lanes(X, lo, hi, root, codes, thr, out):
     """``_leaves`` for threshold-only forests and rows without missing values, eight rows at a
     time (see the module notes). Every index is unsigned: numba then skips the wraparound of
@@ -221,7 +221,7 @@ def _leaves_lanes(X, lo, hi, root, codes, thr, out):
         i += _U(1)
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def _walk(X, lo, hi, root, first, feat, thr, n_children, nan_child, proj, codes, out):
     if first is None:
         # lockstep walk only (``Forest.walk_arrays`` passes None then): numba drops the general
@@ -299,7 +299,7 @@ def apply_forest(X, node_offsets, first, feat, thr, n_children, nan_child, proj,
     return out
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def _answering(anchor, leaf):
     return np.int64(leaf) if anchor.shape[0] == 0 else anchor[leaf]
 
@@ -333,7 +333,7 @@ def member_counts(X, node_offsets, first, feat, thr, n_children, nan_child, proj
     return out
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def _node_answer(counts, a, laplace, mode, out):
     """Node ``a``'s answer in ``out``: its class probabilities (frequencies, or with the Laplace
     correction when ``laplace``) or, in mode sum, its class counts. Returns its vote: the first

@@ -7,7 +7,7 @@ not depend on how trees are spread over threads.
 import numpy as np
 from numba import njit
 
-from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._config import NUMBA_FLAGS, inner
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -19,7 +19,7 @@ _S11 = np.uint64(11)
 _INV53 = 1.0 / 9007199254740992.0
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def next_u64(state):
     """Advance ``state`` (uint64[1]) and return the next 64-bit output of splitmix64."""
     state[0] += _GOLDEN
@@ -29,13 +29,13 @@ def next_u64(state):
     return z ^ (z >> _S31)
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def rand_float(state):
     """Uniform float in [0, 1) with 53 random bits."""
     return np.float64(next_u64(state) >> _S11) * _INV53
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def rand_int(state, n):
     """Uniform integer in [0, n) for n >= 1."""
     k = np.int64(rand_float(state) * n)

@@ -3,10 +3,9 @@
 ``uniform`` or ``pert``). ``_grow.grow_tree`` calls one or the other at every node."""
 
 import numpy as np
-from numba import njit
 
 from treelab.engine.kernels._binned import binned_candidate
-from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._config import inner
 from treelab.engine.kernels._criteria import GAIN_RATIO, GINI, parent_mass
 from treelab.engine.kernels._params import (
     KIND_LEAF,
@@ -52,7 +51,7 @@ LEAN_REFUSES = ("the lean growth routine has no nominal tests, presorted lists, 
 PERT_ATTEMPTS = 10
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def _score(criterion, gain, split_info, avg_gain):
     """A candidate's score: its gain, or for gain ratio gain / split info, NaN when its gain is
     below the candidates' average (C4.5 considers only those at least average)."""
@@ -63,7 +62,7 @@ def _score(criterion, gain, split_info, avg_gain):
     return gain
 
 
-@njit(_nrt=False, **NUMBA_FLAGS)
+@inner(_nrt=False)
 def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm,
                          rows, s, e, Xc, R, node_counts, n_node, table, state, keys, keys2,
                          hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,
@@ -75,9 +74,10 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
     are counted and scored over the classes present at the node only (``class_map``).
     Binned features (``iparams[P_BINNED]``) are searched by ``_binned.binned_candidate`` in
     the class-major integer histogram ``bhist`` (``bocc``, ``blst``: its occupied bins), with
-    the same result as the general search. ``general``: ``None`` for the lean version
-    (``_grow.grow_tree``), which has no nominal tests, Extra-Trees thresholds or presorted
-    lists.
+    the same result as the general search; ``bhist`` is ``None`` in the versions of the
+    growth routine compiled without that search (numba drops it then). ``general``: ``None``
+    for the lean version (``_grow.grow_tree``), which has no nominal tests, Extra-Trees
+    thresholds or presorted lists.
 
     The per-candidate summaries and threshold scans are inlined into this function (numba's
     ``inline="always"``): called, each passed 5-10 arrays whose reference counts numba
@@ -185,6 +185,9 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
                 cand_nan[nc] = 0 if nl >= n_node - nl else 1
             cand_nt[nc] = 1
         elif binned and not (use_sorted and slot_of[f] >= 0):
+            if bhist is None:
+                # grow_tree's version without the binned search (binned=None)
+                raise ValueError("binned features need grow_tree(..., binned=True)")
             k, g, rb, nan_left, nt, si, nl, nn = binned_candidate(
                 criterion, f, rows, s, e, R, n_distinct[f], bhist, bocc.shape[0], bocc, blst,
                 cmap, C, nan_counts, node_counts, n_node, pmass, table, min_side, left, left_n,
@@ -276,7 +279,7 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
     return True, cand_f[bq], cand_kind[bq], cand_t[bq], cand_nan[bq], ties_f, ties_t
 
 
-@njit(_nrt=False, **NUMBA_FLAGS)
+@inner(_nrt=False)
 def random_select(rule, nominal, used, nv, perm, rows, s, e, Xc, state, general):
     """Random test-selection: (found, feature, kind, threshold).
 

@@ -10,7 +10,7 @@ cheaper for that node. Thresholds are midpoints of consecutive distinct values.
 import numpy as np
 from numba import njit
 
-from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._config import NUMBA_FLAGS, inner
 from treelab.engine.kernels._criteria import (
     GINI,
     binary_gain,
@@ -33,25 +33,25 @@ _INSERTION_MAX = 48
 
 # A node's rows are packed int64 entries: row index << 32 | weight << 16 | class. Scans read the
 # class and weight from the entry itself instead of two random look-ups.
-@njit(**NUMBA_FLAGS)
+@inner
 def row_of(r):
     """Row index of a packed entry."""
     return r >> 32
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def cls_of(r):
     """Class code of a packed entry (or of a packed key's low half)."""
     return r & _LOW16
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def wt_of(r):
     """Weight (bootstrap multiplicity) of a packed entry."""
     return (r >> 16) & _LOW16
 
 
-@njit(_nrt=True, **NUMBA_FLAGS)
+@inner(_nrt=True)
 def radix_sort_high(keys, tmp, n, span):
     """Sort keys[:n] by their high 32 bits (values < span) with LSD radix passes."""
     bits = 1
@@ -97,7 +97,7 @@ def insertion_sort(keys, n):
         keys[j + 1] = v
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def is_tie(a, b):
     """Scores equal within the relative tie tolerance."""
     return abs(a - b) <= TIE_RTOL * max(abs(a), abs(b))
@@ -373,7 +373,7 @@ def _scan_complete_three(dist_counts, k, node_counts, n_node, pmass, table, min_
     return best, best_i, False, n_ties + 1, best_si
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def binary_split_info(a, b, n_node, table):
     """``split_info`` of two branches of a and b rows, without an array per call (the same
     sums in the same order, so the same bits)."""
@@ -464,7 +464,7 @@ def summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts, cmap):
             dist_counts[np.int64(v), cmap[cls_of(p)]] += wt_of(p)
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def count_threshold(f, t, rows, s, e, Xc, left_counts, nan_counts, cmap):
     """Class counts of rows with x <= t and of missing rows, without moving rows (class c in
     slot ``cmap[c]``)."""
@@ -552,7 +552,7 @@ def eval_nominal(criterion, dist_counts, n_codes, nan_counts, n_node, pmass, tab
 PAIR_DRAWS = 8
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def midpoint(lo, hi):
     """Midpoint threshold t with lo <= t < hi (guards the rounding case t == hi)."""
     t = lo + (hi - lo) * 0.5
@@ -564,7 +564,7 @@ def midpoint(lo, hi):
     return t
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def split_threshold(uniq, base, r_lo, r_hi, binned):
     """Threshold of a deterministic test sending ranks <= r_lo left, r_hi the next rank present
     at the node: the midpoint of their values (exact search), or on binned features the upper
@@ -574,7 +574,7 @@ def split_threshold(uniq, base, r_lo, r_hi, binned):
     return midpoint(uniq[base + r_lo], uniq[base + r_hi])
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def continuous_available(f, rows, s, e, Xc):
     """At least two distinct non-missing values (or nominal codes) of feature f at the node,
     stopping at the first value that differs."""
@@ -592,7 +592,7 @@ def continuous_available(f, rows, s, e, Xc):
     return False
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def min_max(f, rows, s, e, Xc):
     """Minimum and maximum non-missing value of feature f at the node."""
     lo = np.inf
@@ -695,7 +695,7 @@ def rank_threshold(f, t, uniq, uniq_off):
     return lo - base - 1
 
 
-@njit(_nrt=False, **NUMBA_FLAGS)
+@inner(_nrt=False)
 def partition_threshold(f, thr, missing, nan_left, rows, s, e, K, out, left_counts, nan_counts):
     """Write rows[s:e] into out[s:e]: first the rows going left (K[f, row] <= thr, or missing
     when ``nan_left``), then the others; returns the end of the left block and fills the class
@@ -743,7 +743,7 @@ def partition_threshold(f, thr, missing, nan_left, rows, s, e, K, out, left_coun
     return s + nl
 
 
-@njit(**NUMBA_FLAGS)
+@inner
 def partition_nominal(f, n_codes, nan_child, rows, s, e, Xc, scratch, bucket_start):
     """Stable counting sort of rows[s:e] by nominal code into scratch[s:e]; missing rows join
     ``nan_child``.
