@@ -65,14 +65,15 @@ def binned_histogram(f, rows, s, e, R, nd_f, hist, B, occ, lst, cmap, C, nan_cou
                 nan_counts[c] += wt_of(p)
                 continue
             hist[np.uint64(c * B + r)] += wt_of(p)
+        # branch-free: every bin is written, the count advances past the occupied ones (an
+        # occupied bin's test mispredicted about every other bin)
         k = 0
         for r in range(nd_f):
             tot = np.int64(0)
             for c in range(C):
                 tot += hist[c * B + r]
-            if tot > 0:
-                lst[k] = r
-                k += 1
+            lst[k] = r
+            k += tot > 0
         return k
     k = 0
     for j in range(e - s):
@@ -95,9 +96,8 @@ def binned_histogram(f, rows, s, e, R, nd_f, hist, B, occ, lst, cmap, C, nan_cou
     else:
         q = 0
         for r in range(nd_f):
-            if occ[r]:
-                lst[q] = r
-                q += 1
+            lst[q] = r
+            q += occ[r]
     return k
 
 
