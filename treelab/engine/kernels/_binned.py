@@ -53,20 +53,25 @@ def binned_histogram(f, rows, s, e, R, nd_f, hist, B, occ, lst, cmap, C, nan_cou
     in ``lst[:k]`` in increasing order. Returns k.
 
     A node with at least as many rows as bins finds its occupied bins by walking the bins
-    afterwards; a smaller one marks them in ``occ`` as they are first hit and lists them."""
-    if e - s >= nd_f:
+    afterwards; a smaller one marks them in ``occ`` as they are first hit and lists them.
+
+    The row loops have no branch that depends on a row's bin: missing rows are counted in
+    the histogram's bin ``nd_f`` (below ``B``: B exceeds every feature's bins) and moved to
+    ``nan_counts`` afterwards, and a first hit is listed by writing every bin and advancing
+    the count only past new ones. The bin is a load that often misses the cache; a branch
+    on it, mispredicted, discarded the loads of the following rows that were under way.
+    """
+    m = e - s
+    fu = np.uint64(f)
+    ndu = np.uint64(nd_f)
+    Bu = np.uint64(B)
+    if m >= nd_f:
         # unsigned indices: numba then skips the negative-index wraparound on each access
-        fu = np.uint64(f)
-        for j in range(e - s):
+        for j in range(m):
             p = rows[s + j]
-            r = np.int64(R[fu, np.uint64(row_of(p))])
-            c = cmap[np.uint64(cls_of(p))]
-            if r == nd_f:
-                nan_counts[c] += wt_of(p)
-                continue
-            hist[np.uint64(c * B + r)] += wt_of(p)
-        # branch-free: every bin is written, the count advances past the occupied ones (an
-        # occupied bin's test mispredicted about every other bin)
+            r = np.uint64(R[fu, np.uint64(row_of(p))])
+            c = np.uint64(cmap[np.uint64(cls_of(p))])
+            hist[c * Bu + r] += wt_of(p)
         k = 0
         for r in range(nd_f):
             tot = np.int64(0)
@@ -74,30 +79,40 @@ def binned_histogram(f, rows, s, e, R, nd_f, hist, B, occ, lst, cmap, C, nan_cou
                 tot += hist[c * B + r]
             lst[k] = r
             k += tot > 0
-        return k
-    k = 0
-    for j in range(e - s):
-        p = rows[s + j]
-        r = np.int64(R[f, row_of(p)])
-        c = cmap[cls_of(p)]
-        if r == nd_f:
-            nan_counts[c] += wt_of(p)
-            continue
-        hist[c * B + r] += wt_of(p)
-        if occ[r] == 0:
-            occ[r] = 1
-            lst[k] = r
-            k += 1
-    if k * _SPARSE < nd_f:
-        if k <= _SMALL_SORT:
-            _sort_small(lst, k)
-        else:
-            lst[:k].sort()
     else:
-        q = 0
-        for r in range(nd_f):
-            lst[q] = r
-            q += occ[r]
+        k = 0
+        for j in range(m):
+            p = rows[s + j]
+            r = np.uint64(R[fu, np.uint64(row_of(p))])
+            c = np.uint64(cmap[np.uint64(cls_of(p))])
+            hist[c * Bu + r] += wt_of(p)
+            new = occ[r] ^ np.uint8(1)
+            occ[r] = 1
+            # in bounds: k <= j < m < nd_f < B
+            lst[np.uint64(k)] = r
+            k += new
+        if occ[ndu]:
+            # the missing bin was listed: take it out
+            occ[ndu] = 0
+            q = 0
+            while lst[q] != nd_f:
+                q += 1
+            k -= 1
+            lst[q] = lst[k]
+        if k * _SPARSE < nd_f:
+            if k <= _SMALL_SORT:
+                _sort_small(lst, k)
+            else:
+                lst[:k].sort()
+        else:
+            q = 0
+            for r in range(nd_f):
+                lst[q] = r
+                q += occ[r]
+    for c in range(C):
+        i = np.uint64(c) * Bu + ndu
+        nan_counts[c] = np.float64(hist[i])
+        hist[i] = 0
     return k
 
 
@@ -257,8 +272,6 @@ def binned_candidate(criterion, f, rows, s, e, R, nd_f, hist, B, occ, lst, cmap,
     ``bin`` the last bin going left (-1: no threshold leaves ``min_side`` rows a side), rows
     left counting the non-missing rows of bins up to it.
     """
-    for c in range(C):
-        nan_counts[c] = 0.0
     k = binned_histogram(f, rows, s, e, R, nd_f, hist, B, occ, lst, cmap, C, nan_counts)
     n_nan = 0.0
     for c in range(C):
