@@ -13,21 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sklearn.datasets import make_classification
-from test_random_growth import _digest
+from test_random_growth import _digest, _digest_data
 
 import treelab
 
 
 def _data(n, d, classes, nan_frac, seed, dup=False):
-    X, y = make_classification(n_samples=n, n_features=d, n_informative=min(d - 2, 6),
-                               n_redundant=1, n_classes=classes, n_clusters_per_class=1,
-                               random_state=seed)
-    if dup:
-        X = np.round(X, 1)
-    if nan_frac:
-        X[np.random.default_rng(seed).random(X.shape) < nan_frac] = np.nan
-    return X, y
+    return _digest_data(n, d, classes, nan_frac, dup, seed)
 
 
 CASES = {
