@@ -86,6 +86,11 @@ CASES = [
     (200, 2, 32, 0.2, 2, 3),    # two classes with missing rows: the general scan
     (150, 4, 2000, 0.0, 1, 1),  # many bins, occupied list past the insertion sort
     (60, 3, 5, 0.0, 1, 1),      # few bins: many ties
+    # fewer rows than bins, with missing rows (counted in the missing bin, then taken out of
+    # the occupied list): insertion-sorted, sorted, and walked occupied lists
+    (20, 3, 256, 0.2, 1, 1),
+    (120, 2, 1000, 0.1, 2, 1),
+    (150, 2, 200, 0.15, 1, 2),
 ]
 
 

@@ -58,12 +58,15 @@ def data(n=600, d=6, seed=0, missing=0.0):
     return X, y
 
 
+@pytest.mark.parametrize("order", [True, False])
 @pytest.mark.parametrize("max_bins", [2, 7, 32, 4096])
-def test_bins_match_the_rule_written_out(max_bins):
+def test_bins_match_the_rule_written_out(max_bins, order):
+    """Both ways of binning: from the stable sort's ranks (kept orders) and straight from the
+    values (``bin_column``, when no orders are kept)."""
     X, _ = data(missing=0.05)
     d = X.shape[1]
     feats = prepare_features(X, np.zeros(d, dtype=bool), np.zeros(d, dtype=np.int64),
-                             max_bins=max_bins)
+                             max_bins=max_bins, order=order)
     for f in range(d):
         codes, edges = slow_bins(X[:, f], max_bins)
         np.testing.assert_array_equal(feats.R[f], codes)
@@ -76,6 +79,51 @@ def test_bins_match_the_rule_written_out(max_bins):
         ok = ~np.isnan(X[:, f])
         for b, t in enumerate(edges):
             np.testing.assert_array_equal(X[ok, f] <= t, codes[ok] <= b)
+
+
+@pytest.mark.parametrize("max_bins", [2, 5, 255, 256, 1000])
+def test_bin_column_is_binning_the_stable_ranks(max_bins):
+    """``bin_column`` (one unstable sort, no ranks) against ranking by a stable sort and
+    binning the ranks (``bin_feature``), codes and edges bit for bit: ties, missing values,
+    -0.0 next to 0.0 (the first row's zero stands for both), weights with values held only by
+    rows of weight 0, every weight 0, every row missing."""
+    from treelab.engine.features import bin_column, bin_feature
+
+    rng = np.random.default_rng(max_bins)
+    for trial in range(40):
+        n = int(rng.integers(1, 2500))
+        col = rng.normal(size=n)
+        if trial % 5 == 1:
+            col = np.round(col, 1)
+        elif trial % 5 == 2:
+            col = rng.choice([0.0, -0.0, 1.5, -2.0], size=n)
+        if trial % 4 == 3:
+            col[rng.random(n) < 0.3] = np.nan
+        if trial == 7:
+            col[:] = np.nan
+        w = None
+        if trial % 3 == 1:
+            w = rng.integers(0, 4, size=n).astype(np.float64)
+            if trial == 10:
+                w[:] = 0
+        # reference: ranks from the stable sort order, written out
+        o = np.argsort(col, kind="stable")
+        ranks = np.empty(n, dtype=np.int32)
+        distinct = []
+        for i in o:
+            v = col[i]
+            if np.isnan(v):
+                ranks[i] = -1
+                continue
+            if not distinct or distinct[-1] != v:
+                distinct.append(v)
+            ranks[i] = len(distinct) - 1
+        ranks[ranks < 0] = len(distinct)
+        want_edges = bin_feature(ranks, np.array(distinct, dtype=np.float64), max_bins, w)
+        got = np.empty(n, dtype=np.int32)
+        got_edges = bin_column(col, got, max_bins, w)
+        np.testing.assert_array_equal(got, ranks)
+        assert got_edges.tobytes() == want_edges.tobytes()
 
 
 def test_bin_cuts_hand_worked():

@@ -13,8 +13,8 @@ from treelab.engine import sharing
 from treelab.engine._resources import release_freed_memory, run_threads
 from treelab.engine.kernels._presort import rank_sorted
 
-__all__ = ["FeatureArrays", "bin_cuts", "bin_feature", "check_nominal_codes", "concat_values",
-           "prepare_features"]
+__all__ = ["FeatureArrays", "bin_column", "bin_cuts", "bin_feature", "check_nominal_codes",
+           "concat_values", "prepare_features"]
 
 
 class FeatureArrays(NamedTuple):
@@ -110,6 +110,10 @@ def _prepare(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, ranks: bool,
 
     def rank_one(f: int) -> None:
         col = Xc[f] if values else np.ascontiguousarray(X[:, f])
+        if max_bins is not None and not order:
+            uniqs[f] = bin_column(col, R[f], max_bins, weights)
+            n_distinct[f] = uniqs[f].shape[0]
+            return
         o = np.argsort(col, kind="stable")
         if order:
             orders[f] = o
@@ -175,24 +179,89 @@ def bin_feature(R_f: np.ndarray, u: np.ndarray, max_bins: int,
     if k == 0:
         return u.copy()
     counts = np.bincount(R_f, weights=weights, minlength=k + 1)[:k]
-    # cut j lies between distinct values at[j] and at[j] + 1; with weights, only values that
-    # hold weight are cut between (rows of weight 0 never reach a node), so a row of weight 0
-    # moves no bin and no edge
-    held = np.arange(k) if weights is None else np.flatnonzero(counts > 0)
-    if held.shape[0] == 0:
+    cut = _cuts_and_edges(u, counts, max_bins, weights is not None)
+    if cut is None:
         return u.copy()
-    sub = bin_cuts(counts[held], max_bins)
-    cuts, after = held[sub], held[sub + 1]
-    nb = cuts.shape[0] + 1
+    cuts, edges = cut
     # rank r -> bin: how many cuts lie below r; the missing rank k -> nb
     code = np.empty(k + 1, dtype=np.int32)
     code[:k] = np.searchsorted(cuts, np.arange(k), side="left")
-    code[k] = nb
+    code[k] = edges.shape[0]
     R_f[:] = code[R_f]
+    return edges
+
+
+def bin_column(col: np.ndarray, R_f: np.ndarray, max_bins: int,
+               weights: np.ndarray | None = None) -> np.ndarray:
+    """``bin_feature`` from the values themselves: writes one continuous column's bin codes
+    into ``R_f`` and returns the bins' upper edges, the same codes and edges as ranking the
+    column (a stable sort, ``rank_sorted``) and binning the ranks.
+
+    An unstable sort order serves (equal values get one bin whichever comes first), and the
+    ranks are formed only with weights: in sorted order a bin's rows are one run, so the
+    codes are written run by run through the order. About a fifth of the stable sort's time
+    on 50,000 rows. Equal values (-0.0 and 0.0) are one distinct value, and the one standing
+    for them is the first row's, as after the stable sort.
+    """
+    n = col.shape[0]
+    o = np.argsort(col)  # missing values last
+    s = col[o]
+    m = int(np.searchsorted(s, np.nan, side="left"))
+    if m == 0:
+        R_f[:] = 0
+        return np.zeros(0)
+    first = np.empty(m, dtype=bool)
+    first[0] = True
+    np.not_equal(s[1 : m], s[: m - 1], out=first[1:])
+    starts = np.flatnonzero(first)
+    u = s[starts]
+    k = u.shape[0]
+    z = int(np.searchsorted(u, 0.0, side="left"))
+    if z < k and u[z] == 0.0:
+        u[z] = col[int(np.argmax(col == 0.0))]
+    rank = None
+    if weights is None:
+        counts = np.diff(np.append(starts, m))
+    else:
+        rank = np.empty(n, dtype=np.int64)
+        rank[o[:m]] = np.cumsum(first) - 1
+        rank[o[m:]] = k
+        counts = np.bincount(rank, weights=weights, minlength=k + 1)[:k]
+    cut = _cuts_and_edges(u, counts, max_bins, weights is not None)
+    if cut is None:
+        # no value holds weight: every row keeps its rank (as bin_feature leaves them)
+        R_f[:] = rank
+        return u.copy()
+    cuts, edges = cut
+    nb = edges.shape[0]
+    # sorted position where each bin's run ends (the run of bin q: values up to u[cuts[q]])
+    ends = np.empty(nb + 1, dtype=np.int64)
+    ends[: nb - 1] = np.append(starts, m)[cuts + 1]
+    ends[nb - 1] = m
+    ends[nb] = n
+    R_f[o] = np.repeat(np.arange(nb + 1, dtype=np.int32), np.diff(ends, prepend=0))
+    return edges
+
+
+def _cuts_and_edges(u: np.ndarray, counts: np.ndarray, max_bins: int,
+                    weighted: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    """The cuts (bin q ends at distinct value ``cuts[q]``) and the bins' upper edges of a
+    feature with sorted distinct values ``u`` holding ``counts`` rows (or weight) each; None
+    when no value holds weight."""
+    k = u.shape[0]
+    # cut j lies between distinct values at[j] and at[j] + 1; with weights, only values that
+    # hold weight are cut between (rows of weight 0 never reach a node), so a row of weight 0
+    # moves no bin and no edge
+    held = np.arange(k) if not weighted else np.flatnonzero(counts > 0)
+    if held.shape[0] == 0:
+        return None
+    sub = bin_cuts(counts[held], max_bins)
+    cuts, after = held[sub], held[sub + 1]
+    nb = cuts.shape[0] + 1
     # the kernels' exact midpoint (_split.midpoint), so a bin of one value each side gives the
     # exact search's threshold
     lo, hi = u[cuts], u[after]
     mid = lo + (hi - lo) * 0.5
     edges = np.full(nb, np.inf)
     edges[:-1] = np.where(mid >= hi, lo, mid)
-    return edges
+    return cuts, edges

@@ -494,7 +494,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 # cache of this function does not see edits of the kernels it calls, e.g.
                 # _stochastic.py, _select.py, _split.py, _presort.py: edit this file too when
                 # they change, so that a stale cache is not reused; last: the selection
-                # compiled without reference counts and without Python entry points)
+                # without reference counts or Python entry points, _binned's prefetch)
                 if stochastic is None:
                     raise ValueError("stochastic selection needs grow_tree(..., stochastic=True)")
                 found, f, sk, t, nanc, tf, tt = stochastic_select(
