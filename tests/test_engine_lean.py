@@ -192,7 +192,7 @@ def test_version_without_the_binned_search_refuses_bin_codes():
 
 
 def test_rank_threshold_matches_numpy_searchsorted():
-    from treelab.engine.kernels._split import rank_threshold
+    from treelab.engine.kernels._thresholds import rank_threshold
 
     rng = np.random.default_rng(1)
     vals = [np.unique(rng.normal(size=k)) for k in (1, 2, 7, 64)]

@@ -11,12 +11,24 @@ import textwrap
 import numpy as np
 import pytest
 
-from treelab.engine.kernels import _config, _criteria, _grow, _predict, _rng, _select, _split
+from treelab.engine.kernels import (
+    _config,
+    _criteria,
+    _grow,
+    _nominal,
+    _partition,
+    _predict,
+    _rng,
+    _select,
+    _split,
+    _thresholds,
+)
 
 
 def inner_kernels():
     found = []
-    for module in (_select, _grow, _split, _criteria, _rng, _predict):
+    for module in (_select, _grow, _split, _thresholds, _partition, _nominal, _criteria, _rng,
+                   _predict):
         for obj in vars(module).values():
             if isinstance(obj, _config._KernelOnly) and obj.py_func.__module__ == module.__name__:
                 found.append(obj)

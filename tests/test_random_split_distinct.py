@@ -10,7 +10,7 @@ from scipy import stats
 
 import treelab
 from treelab.engine.kernels._rng import new_state
-from treelab.engine.kernels._split import pair_distinct_midpoint, pair_midpoint
+from treelab.engine.kernels._thresholds import pair_distinct_midpoint, pair_midpoint
 
 
 def _node(values):

@@ -26,10 +26,10 @@ The laws
 
 Mutations tried (each edited into the engine, the test run and seen to fail, then reverted)
 -------------------------------------------------------------------------------------------
-- ``_split.pair_midpoint``: after a rejected second value, the first one redrawn too (so the
+- ``_thresholds.pair_midpoint``: after a rejected second value, the first one redrawn too (so the
   pair is uniform over pairs of rows with different values):
   ``test_pair_midpoint_law_with_repeated_values`` fails (p = 2e-10).
-- ``_split.uniform_threshold``: ``lo + u (hi - lo)`` changed to ``lo + u^2 (hi - lo)``:
+- ``_thresholds.uniform_threshold``: ``lo + u (hi - lo)`` changed to ``lo + u^2 (hi - lo)``:
   ``test_uniform_rule_is_uniform_between_min_and_max``, ``test_pert_law_of_feature_and_threshold``
   and both Extra-Trees tests fail (p < 1e-39).
 - ``_select.random_select``: the features visited in index order from one random start (so a

@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from treelab.engine.kernels._config import NUMBA_FLAGS, inner
+from treelab.engine.kernels._nominal import summarize_nominal
 from treelab.engine.kernels._params import (  # noqa: F401 (callers read the layout as _grow.P_*)
     KIND_LEAF,
     KIND_NOMINAL,
@@ -41,18 +42,13 @@ from treelab.engine.kernels._params import (  # noqa: F401 (callers read the lay
     RS_PERT,
     RS_UNIFORM,
 )
+from treelab.engine.kernels._partition import partition_nominal, partition_threshold
 from treelab.engine.kernels._presort import build_lists, partition_lists
 from treelab.engine.kernels._rng import new_state, rand_float, rand_int
 from treelab.engine.kernels._select import LEAN_REFUSES, deterministic_select, random_select
-from treelab.engine.kernels._split import (
-    cls_of,
-    partition_nominal,
-    partition_threshold,
-    rank_threshold,
-    row_of,
-    summarize_nominal,
-)
+from treelab.engine.kernels._split import cls_of, row_of
 from treelab.engine.kernels._stochastic import MODE_BINNED, beta_from_bits, stochastic_select
+from treelab.engine.kernels._thresholds import rank_threshold
 
 RANDOM_ATTEMPTS = 10
 # localized subtrees: the blocks of one subtree hold at most LOCAL_BYTES of values and ranks
@@ -492,9 +488,10 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 # a constant condition where ``stochastic`` is None: numba removes the rest of
                 # this branch, and stochastic_select is neither typed nor compiled (numba's
                 # cache of this function does not see edits of the kernels it calls, e.g.
-                # _stochastic.py, _select.py, _split.py, _presort.py: edit this file too when
-                # they change, so that a stale cache is not reused; last: the selection
-                # without reference counts or Python entry points, _binned's prefetch)
+                # _stochastic.py, _select.py, _split.py, _nominal.py, _thresholds.py, _partition.py,
+                # _presort.py: edit this file too when they change, so that a stale cache is
+                # not reused; last: _split.py's thresholds and partitions in modules of their
+                # own)
                 if stochastic is None:
                     raise ValueError("stochastic selection needs grow_tree(..., stochastic=True)")
                 found, f, sk, t, nanc, tf, tt = stochastic_select(

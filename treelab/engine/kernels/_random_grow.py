@@ -39,7 +39,7 @@ from treelab.engine.kernels._params import (
     RS_UNIFORM,
 )
 from treelab.engine.kernels._rng import new_state, rand_int
-from treelab.engine.kernels._split import (
+from treelab.engine.kernels._thresholds import (
     PAIR_DRAWS,
     continuous_available,
     midpoint,

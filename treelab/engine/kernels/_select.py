@@ -7,6 +7,7 @@ import numpy as np
 from treelab.engine.kernels._binned import binned_candidate
 from treelab.engine.kernels._config import inner
 from treelab.engine.kernels._criteria import GAIN_RATIO, GINI, parent_mass
+from treelab.engine.kernels._nominal import eval_nominal, summarize_nominal
 from treelab.engine.kernels._params import (
     KIND_LEAF,
     KIND_NOMINAL,
@@ -28,18 +29,18 @@ from treelab.engine.kernels._rng import rand_int
 from treelab.engine.kernels._split import (
     class_map,
     cls_of,
-    continuous_available,
     count_threshold,
-    eval_nominal,
     is_tie,
+    row_of,
+    scan_thresholds,
+    summarize_continuous,
+)
+from treelab.engine.kernels._thresholds import (
+    continuous_available,
     min_max,
     pair_distinct_midpoint,
     pair_midpoint,
-    row_of,
-    scan_thresholds,
     split_threshold,
-    summarize_continuous,
-    summarize_nominal,
     uniform_threshold,
 )
 

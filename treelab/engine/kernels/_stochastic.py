@@ -32,16 +32,10 @@ import numpy as np
 from numba import njit
 
 from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._nominal import summarize_nominal
 from treelab.engine.kernels._rng import rand_float, rand_int
-from treelab.engine.kernels._split import (
-    cls_of,
-    is_tie,
-    row_of,
-    split_threshold,
-    summarize_continuous,
-    summarize_nominal,
-    wt_of,
-)
+from treelab.engine.kernels._split import cls_of, is_tie, row_of, summarize_continuous, wt_of
+from treelab.engine.kernels._thresholds import split_threshold
 
 KIND_THRESHOLD = 1
 KIND_NOMINAL = 2
