@@ -17,7 +17,7 @@ from treelab.analysis.oob import in_bag_counts, oob_strength_correlation
 from treelab.engine.forest import grow_forest, prepare_features
 from treelab.engine.kernels import _grow as G
 from treelab.engine.oblique import row_weights
-from treelab.estimators._base import spec_iparams
+from treelab.estimators._spec import spec_iparams
 from treelab.estimators._weights import WeightRoundingWarning
 
 FOREST_FIELDS = ("node_offsets", "kind", "feature", "threshold", "child_start", "n_children",

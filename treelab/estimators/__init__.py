@@ -13,7 +13,8 @@ from treelab.estimators.ensembles import (
     VRTrees,
 )
 from treelab.estimators.learners import PERT, StochasticID3
-from treelab.estimators.oblique import CVDT, MMDT, BaggedCVDT, BaggedMMDT, RotationForest
+from treelab.estimators.oblique import CVDT, MMDT, BaggedCVDT, BaggedMMDT
+from treelab.estimators.rotation import RotationForest
 
 __all__ = [
     "CVDT",

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from treelab.estimators._base import TreeEnsembleClassifier, TreeSpec
+from treelab.estimators._base import TreeEnsembleClassifier
 from treelab.estimators._docstrings import fill_shared_doc, store_params
+from treelab.estimators._spec import TreeSpec
 from treelab.estimators.tree import C45Baseline, DecisionTree
 
 __all__ = [

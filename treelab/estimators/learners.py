@@ -5,8 +5,9 @@
 | StochasticID3 | stochastic ID3 (Laplace entropy, choice set within beta) | aggregating | vote |
 | PERT | perfect random tree (pert split rule, grown to purity) | bagging | averaging |
 
-Oblique and rotation learners are in :mod:`treelab.estimators.oblique`; the single deterministic
-tree, pruned or not, is :mod:`treelab.estimators.tree`.
+Oblique learners are in :mod:`treelab.estimators.oblique`, the rotation forest in
+:mod:`treelab.estimators.rotation`; the single deterministic tree, pruned or not, is
+:mod:`treelab.estimators.tree`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import numpy as np
 
 from treelab.engine.kernels import _grow as G
 from treelab.engine.kernels._stochastic import beta_to_bits, mode_bits
-from treelab.estimators._base import TreeEnsembleClassifier, TreeSpec
+from treelab.estimators._base import TreeEnsembleClassifier
+from treelab.estimators._spec import TreeSpec
 from treelab.estimators._validation import check_int, check_option, check_real
 from treelab.estimators.tree import C45Baseline
 

@@ -11,8 +11,9 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from treelab.engine.pruning import pessimistic_prune, reduced_error_prune
-from treelab.estimators._base import TreeEnsembleClassifier, TreeSpec
+from treelab.estimators._base import TreeEnsembleClassifier
 from treelab.estimators._docstrings import fill_shared_doc
+from treelab.estimators._spec import TreeSpec
 from treelab.estimators._validation import check_option, check_real
 from treelab.estimators._weights import engine_weights
 
