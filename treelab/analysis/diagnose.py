@@ -78,6 +78,7 @@ def diagnose(
     label: str | None = None,
     combine: str | None = None,
     classes: Any = None,
+    member_counts: Any = None,
 ) -> xr.Dataset:
     """Diagnose a fitted ensemble on a test set: errors, diversity, strength, probabilities.
 
@@ -160,6 +161,10 @@ def diagnose(
     classes : array-like, optional
         Labels of raw member outputs (default: the DataArray's ``class`` coordinate, the
         sorted labels of the members and ``y``, or codes).
+    member_counts : array-like, (tree, sample, class), optional
+        A treelab ensemble's ``member_counts(X)`` when the caller computed them already
+        (the experiment runner times that pass as the cell's prediction): the trees are not
+        walked again. Refused for other models.
 
     Returns
     -------
@@ -184,7 +189,7 @@ def diagnose(
     ks = _check_k(k)
     extra_measures = check_measures(measures)
     check_model(ensemble, X)
-    p = read(ensemble, X, y, combine=combine, classes=classes)
+    p = read(ensemble, X, y, combine=combine, classes=classes, member_counts=member_counts)
     y_codes, unseen = p.y_codes, p.unseen
     n_rows, n_classes = y_codes.size, p.classes.size
     if n_rows == 0:
