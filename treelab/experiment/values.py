@@ -14,26 +14,44 @@ from treelab import _dims
 __all__ = ["encode_values", "own_dims", "record_values", "reduce_measure", "safe_attrs"]
 
 
+def _tree_mean(var: xr.Variable) -> Any:
+    """``DataArray.mean("tree")``'s value for a (tree,) variable: the function xarray's
+    reduction applies (NaN skipped for floats), called without building the result objects
+    (a quarter of the time); xarray's own reduction where that function is not found."""
+    try:
+        from xarray.core.duck_array_ops import mean
+    except ImportError:  # pragma: no cover - a future xarray without the module
+        return var.mean(_dims.TREE).data
+    return mean(var.data, axis=0, skipna=None)
+
+
 def reduce_measure(ds: xr.Dataset, *, tree_means: bool = True) -> dict[str, xr.DataArray]:
     """Keep numeric variables without a sample dim; per-tree ones become their tree mean
-    (``tree_means``) or are left out."""
+    (``tree_means``) or are left out.
+
+    The result keeps what a store line reads (dims, values, attrs and the coordinates of the
+    variable's own dims); it works on the Dataset's variables, as a per-variable
+    ``ds[name]`` would build every coordinate again (most of a cell's bookkeeping)."""
     kept: dict[str, xr.DataArray] = {}
     names = set(ds.data_vars)
-    for name, da in ds.data_vars.items():
-        if da.dtype.kind not in "biuf" or _dims.SAMPLE in da.dims:
+    variables = ds.variables
+    for name in ds.data_vars:
+        var = variables[name]
+        if var.dtype.kind not in "biuf" or _dims.SAMPLE in var.dims:
             continue
-        if _dims.TREE in da.dims:
-            if da.dims != (_dims.TREE,) or not tree_means:
+        if _dims.TREE in var.dims:
+            if var.dims != (_dims.TREE,) or not tree_means:
                 continue
             new = f"mean_{name}"
             if new in names:
                 continue  # the measure already reports it
-            mean = da.mean(_dims.TREE)
-            long_name = da.attrs.get("long_name", name)
-            mean.attrs = {**da.attrs, "long_name": f"mean over trees of {long_name}"}
-            kept[new] = mean
+            long_name = var.attrs.get("long_name", name)
+            attrs = {**var.attrs, "long_name": f"mean over trees of {long_name}"}
+            kept[new] = xr.DataArray(xr.Variable((), _tree_mean(var), attrs))
+        elif not var.dims:
+            kept[str(name)] = xr.DataArray(var)
         else:
-            kept[str(name)] = da
+            kept[str(name)] = ds[name]
     return kept
 
 
