@@ -30,7 +30,12 @@ from treelab.experiment.data import LRU, train_test
 from treelab.experiment.groups import GROUP_MEASURES, cell_outputs
 from treelab.experiment.schema import resolve_estimator
 from treelab.experiment.seeds import cell_seed
-from treelab.experiment.values import own_dims, record_values, reduce_measure
+from treelab.experiment.values import (
+    own_dims,
+    record_values,
+    reduce_measure,
+    reduce_variables,
+)
 
 __all__ = ["TIMING_VARS", "run_cell"]
 
@@ -74,13 +79,16 @@ def _build(estimator: str, params: dict[str, Any], data: LabeledData, seed: int,
 
 def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
              test: LabeledData, single: Any, proba: np.ndarray | None = None,
-             counts: np.ndarray | None = None) -> xr.Dataset:
-    """One measure of a fitted estimator; ``proba`` is its ``predict_proba`` on the test rows
-    and ``counts`` its ``member_counts``, when already computed (the cell times one pass over
-    the trees and hands its result to every measure)."""
+             counts: np.ndarray | None = None) -> dict[str, xr.DataArray]:
+    """One measure of a fitted estimator, reduced to what the cell stores
+    (:func:`~treelab.experiment.values.reduce_measure`); ``proba`` is its ``predict_proba``
+    on the test rows and ``counts`` its ``member_counts``, when already computed (the cell
+    times one pass over the trees and hands its result to every measure)."""
     import inspect
 
     import treelab.analysis as analysis
+    from treelab.analysis._dataset import dataset_variables
+    from treelab.analysis.diagnose import diagnose_parts
 
     fn = getattr(analysis, name)
     proba_true = test.true_proba
@@ -92,8 +100,10 @@ def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
             single = _fitted_single(single, train)
         if counts is not None:
             options = {**options, "member_counts": counts}
-        out = fn(est, test.X, test.y, single=single, true_proba=proba_true,
-                 X_train=train.X, y_train=train.y, **options)
+        # diagnose's variables without its Dataset: the same values, attrs and coordinates
+        parts = diagnose_parts(est, test.X, test.y, single=single, true_proba=proba_true,
+                               X_train=train.X, y_train=train.y, **options)
+        return reduce_variables(*dataset_variables(parts.variables, parts.coords))
     else:
         first = next(iter(inspect.signature(fn).parameters))
         if first == "ensemble":
@@ -106,13 +116,13 @@ def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
                 proba = est.predict_proba(test.X)
             if second == "true_proba":
                 if proba_true is None:
-                    return xr.Dataset()
+                    return {}
                 out = fn(proba, proba_true, **options)
             else:
                 out = fn(proba, test.y, classes=est.classes_, **options)
     if isinstance(out, xr.DataArray):
         out = out.to_dataset(name=out.name or name)
-    return out
+    return reduce_measure(out)
 
 
 def _single_for(spec: dict[str, Any], est: Any, train: LabeledData, seed: int) -> Any:
@@ -213,8 +223,8 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1, share: bool = True
             for name, options in spec["measures"].items():
                 if name in GROUP_MEASURES:  # over the K repeats: from the outputs kept below
                     continue
-                ds = _measure(name, dict(options), est, train, test, single, proba, counts)
-                for var, da in own_dims(name, reduce_measure(ds), owners).items():
+                kept = _measure(name, dict(options), est, train, test, single, proba, counts)
+                for var, da in own_dims(name, kept, owners).items():
                     variables[var if var not in variables else f"{name}_{var}"] = da
         else:  # an estimator without member outputs: its error only
             err = float(np.mean(est.predict(test.X) != test.y))
