@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from treelab.experiment.values import record_values, reduce_measure
+from treelab.experiment.values import record_values, reduce_measure, reduce_variables
 
 
 def _reference(ds, tree_means):
@@ -56,3 +56,31 @@ def test_reduce_measure_matches_dataarray_mean(tree_means):
     assert json.dumps(record_values(got, [])) == json.dumps(record_values(want, []))
     if tree_means:
         assert got["mean_share"].item() == np.nanmean(share)
+
+
+@pytest.mark.parametrize("combine", ["average", "vote"])
+def test_diagnose_parts_store_the_datasets_values(combine):
+    # the runner stores a cell's diagnose values from its parts; they must be the values of
+    # the Dataset diagnose returns (string labels, four classes, one class absent from the
+    # training rows, so the test rows hold an unseen class)
+    import treelab
+    from treelab.analysis import diagnose
+    from treelab.analysis._dataset import dataset_variables
+    from treelab.analysis.diagnose import diagnose_parts
+
+    rng = np.random.default_rng(3)
+    X = rng.random((260, 5))
+    y = np.array(["ant", "bee", "cat", "dog"])[(X[:, 0] * 3.99).astype(int)]
+    train = y != "dog"
+    train[200:] = False
+    est = treelab.VRTrees(alpha=0.5, n_estimators=12, random_state=2, combine=combine)
+    est.fit(X[train], y[train])
+    counts = est.member_counts(X[200:])
+    kwargs = dict(X_train=X[train], y_train=y[train], member_counts=counts)
+    ds = diagnose(est, X[200:], y[200:], **kwargs)
+    parts = diagnose_parts(est, X[200:], y[200:], **kwargs)
+    want = record_values(reduce_measure(ds), [])
+    got = record_values(reduce_variables(*dataset_variables(parts.variables, parts.coords)), [])
+    assert json.dumps(got) == json.dumps(want)
+    assert got["coords"]["class"] == ["ant", "bee", "cat", "dog"]
+    assert "mean_member_error" in got["vars"]
