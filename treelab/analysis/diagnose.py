@@ -331,7 +331,9 @@ def _tree_stats(stats: xr.Dataset, taken: dict[str, Var], n_trees: int) -> dict[
     """Per-tree variables of ``tree_stats()``: a name already present with equal values is
     dropped; a clashing name, or one that is also a dim name (``alpha``), gets ``tree_``."""
     out = {}
-    for name, da in stats.data_vars.items():
+    variables = stats.variables  # read without building a DataArray per variable
+    for name in stats.data_vars:
+        da = variables[name]
         if da.dims != (_dims.TREE,) or da.shape != (n_trees,):
             continue
         name = str(name)
