@@ -206,7 +206,7 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1, share: bool = True
         proba = counts = None
         measures = [m for m in spec["measures"] if m not in GROUP_MEASURES]
         if "diagnose" in measures and hasattr(est, "member_proba") and hasattr(
-                est, "member_counts"):
+                est, "member_counts") and hasattr(est, "forest_"):  # diagnose's treelab pass
             # the one pass over the trees that diagnose reads (its probabilities and labels
             # derive from these counts): timed as the prediction, not walked again
             counts = est.member_counts(test.X)
