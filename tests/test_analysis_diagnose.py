@@ -143,3 +143,22 @@ def test_gain_ties_real(fitted):
         gain_ties(est, per="node")
     with pytest.raises(TypeError, match="fitted"):
         gain_ties(object())
+
+
+@pytest.mark.parametrize("combine", ["average", "vote", "sum"])
+def test_member_counts_given_same_result(fitted, combine):
+    # counts computed beforehand (the runner times them as the prediction) must give the
+    # Dataset of the pass diagnose makes itself, bit for bit; other models refuse them
+    est, X, y, true_p = fitted
+    est = est.set_params(combine=combine)
+    Xte, yte = X[400:], y[400:]
+    own = diagnose(est, Xte, yte, X_train=X[:400], y_train=y[:400])
+    counts = est.member_counts(Xte)
+    given = diagnose(est, Xte, yte, X_train=X[:400], y_train=y[:400], member_counts=counts)
+    xr.testing.assert_identical(given, own)
+    with pytest.raises(ValueError, match="member_counts"):
+        diagnose(est, Xte, yte, member_counts=counts[:, :10])
+    est.set_params(combine="average")
+    labels = est.member_predict(Xte)
+    with pytest.raises(ValueError, match="member_counts="):
+        diagnose(labels, None, yte, member_counts=counts)

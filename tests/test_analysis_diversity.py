@@ -313,3 +313,47 @@ def test_phi_star_is_the_mean_error_correlation_under_within_class_shuffles():
     assert abs(np.mean(shuffled) - phi_star) < 5 * se + 1e-12
     # the trees' errors are positively correlated: the observed phi_e lies far above
     assert phi_e_obs > phi_star + 10 * se
+
+
+def _lost_draws_reference(cum, k, n_draws, seed):
+    """The Monte Carlo kernel's law on Python integers: splitmix64 draws, each member votes
+    the first class c < C - 1 with u < cum[t, c] (a linear scan), most votes wins, ties to the
+    lower class index."""
+    from tests.test_random_growth import SplitMix64
+
+    rng = SplitMix64(int(seed))
+    n_trees, n_classes = cum.shape
+    lost = 0
+    for _ in range(n_draws):
+        counts = [0] * n_classes
+        for t in range(n_trees):
+            u = rng.uniform()
+            c = 0
+            while c < n_classes - 1 and u >= cum[t, c]:
+                c += 1
+            counts[c] += 1
+        lost += int(np.argmax(counts)) != k
+    return lost
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_lost_draws_matches_linear_scan(case):
+    # the kernel's guide table must land on the class of the plain scan for every draw:
+    # zero-probability classes (repeated edges), mass on the first or last class, many
+    # classes, one class, and a last edge below its neighbour (the guard against rounding)
+    from treelab.engine.kernels._votes import lost_draws
+
+    rng = np.random.default_rng(case)
+    n_classes = [1, 2, 3, 7, 29, 40, 5, 12][case]
+    n_trees = [1, 5, 9, 13, 11, 7, 17, 3][case]
+    p = rng.random((n_trees, n_classes)) ** 3
+    p[rng.random(p.shape) < 0.4] = 0.0
+    p[:, case % n_classes] += 2.0 * rng.random(n_trees)  # most mass on one class
+    p /= p.sum(axis=1, keepdims=True)
+    cum = np.cumsum(p, axis=1)
+    cum[:, -1] = 1.0
+    if case == 6:
+        cum[:, -2] = np.nextafter(1.0, 2.0)  # rounding past 1 before the last column
+    for k in {0, n_classes - 1, case % n_classes}:
+        seed = np.uint64(rng.integers(0, 2**63))
+        assert lost_draws(cum, k, 300, seed) == _lost_draws_reference(cum, k, 300, seed)

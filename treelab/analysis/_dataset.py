@@ -48,6 +48,7 @@ __all__ = [
     "n_classes_of",
     "vote_counts",
     "to_dataarray",
+    "dataset_variables",
     "to_dataset",
 ]
 
@@ -123,6 +124,43 @@ def _var_attrs(var: Var) -> dict:
     return attrs
 
 
+def dataset_variables(
+    variables: Mapping[str, Var],
+    coords: Mapping[str, Any] | None = None,
+    *,
+    check_dims: bool = True,
+) -> tuple[dict[str, xr.Variable], dict[str, xr.Variable]]:
+    """The data and coordinate variables :func:`to_dataset` puts into its Dataset (checked
+    the same way), for a caller that reads them without the Dataset (the experiment runner
+    stores a few values per cell, and assembling a Dataset costs more than the measures of
+    a small data set)."""
+    coords = dict(coords or {})
+    data_vars = {}
+    sizes: dict[str, int] = {}
+    for name, var in variables.items():
+        data = np.asarray(var.data)
+        if data.ndim != len(var.dims):
+            raise AssertionError(f"{name}: {data.ndim}-d data for dims {var.dims}")
+        for dim, size in zip(var.dims, data.shape, strict=True):
+            if check_dims and dim not in _KNOWN_DIMS:
+                raise AssertionError(f"{name}: dim {dim!r} is not a treelab._dims name")
+            if sizes.setdefault(dim, size) != size:
+                raise AssertionError(f"{name}: dim {dim!r} has sizes {sizes[dim]} and {size}")
+        if data.dtype == np.bool_:
+            data = data.astype(np.int8)
+        data_vars[name] = xr.Variable(var.dims, data, attrs=_var_attrs(var))
+    coord_vars = {}
+    for dim, size in sizes.items():
+        values = coords.get(dim)
+        values = np.arange(size) if values is None else np.asarray(values)
+        if values.shape != (size,):
+            raise AssertionError(f"coordinate {dim!r} has shape {values.shape}, dim size {size}")
+        if values.dtype == object:
+            values = values.astype(str)
+        coord_vars[dim] = xr.Variable((dim,), values)
+    return data_vars, coord_vars
+
+
 def to_dataset(
     variables: Mapping[str, Var],
     *,
@@ -151,30 +189,7 @@ def to_dataset(
     -------
     xarray.Dataset
     """
-    coords = dict(coords or {})
-    data_vars = {}
-    sizes: dict[str, int] = {}
-    for name, var in variables.items():
-        data = np.asarray(var.data)
-        if data.ndim != len(var.dims):
-            raise AssertionError(f"{name}: {data.ndim}-d data for dims {var.dims}")
-        for dim, size in zip(var.dims, data.shape, strict=True):
-            if check_dims and dim not in _KNOWN_DIMS:
-                raise AssertionError(f"{name}: dim {dim!r} is not a treelab._dims name")
-            if sizes.setdefault(dim, size) != size:
-                raise AssertionError(f"{name}: dim {dim!r} has sizes {sizes[dim]} and {size}")
-        if data.dtype == np.bool_:
-            data = data.astype(np.int8)
-        data_vars[name] = xr.Variable(var.dims, data, attrs=_var_attrs(var))
-    coord_vars = {}
-    for dim, size in sizes.items():
-        values = coords.get(dim)
-        values = np.arange(size) if values is None else np.asarray(values)
-        if values.shape != (size,):
-            raise AssertionError(f"coordinate {dim!r} has shape {values.shape}, dim size {size}")
-        if values.dtype == object:
-            values = values.astype(str)
-        coord_vars[dim] = xr.Variable((dim,), values)
+    data_vars, coord_vars = dataset_variables(variables, coords, check_dims=check_dims)
     cites = [var.cite for var in variables.values()]
     attrs = make_attrs(f"treelab.analysis.{function}", params, cites)
     return xr.Dataset(data_vars, coords=coord_vars, attrs=attrs)

@@ -72,11 +72,19 @@ def _check_member_shape(arr: np.ndarray, n_rows: int, n_classes: int) -> None:
         raise ValueError(f"X gives member outputs of shape {arr.shape}; y has {n_rows} rows")
 
 
-def _treelab_pass(ensemble: Any, X: Any, n_rows: int, n_classes: int) -> tuple[np.ndarray, ...]:
-    """Member labels (tree, sample) and summed member probabilities (sample, class)."""
-    if hasattr(ensemble, "member_counts"):
-        counts = np.asarray(ensemble.member_counts(X), dtype=np.float64)
-        _check_member_shape(counts, n_rows, n_classes)
+def _treelab_pass(ensemble: Any, X: Any, n_rows: int, n_classes: int,
+                  counts: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+    """Member labels (tree, sample) and summed member probabilities (sample, class);
+    ``counts``: the ensemble's ``member_counts(X)`` when the caller has them already."""
+    if counts is not None or hasattr(ensemble, "member_counts"):
+        if counts is None:
+            counts = np.asarray(ensemble.member_counts(X), dtype=np.float64)
+            _check_member_shape(counts, n_rows, n_classes)
+        else:
+            counts = np.asarray(counts, dtype=np.float64)
+            if counts.ndim != 3 or counts.shape[1:] != (n_rows, n_classes):
+                raise ValueError(f"member_counts must have shape (tree, {n_rows}, {n_classes}), "
+                                 f"got {counts.shape}")
         labels = np.argmax(counts, axis=2)
         tot = counts @ np.ones(n_classes)  # (tree, sample); matmul beats a small-axis sum
         if getattr(ensemble, "laplace", False):
@@ -93,8 +101,10 @@ def _treelab_pass(ensemble: Any, X: Any, n_rows: int, n_classes: int) -> tuple[n
     return np.argmax(member_p, axis=2), member_p.sum(axis=0)
 
 
-def read(ensemble: Any, X: Any, y: Any, *, combine: str | None, classes: Any) -> Pass:
-    """The member pass of :func:`treelab.analysis.diagnose` for any accepted model."""
+def read(ensemble: Any, X: Any, y: Any, *, combine: str | None, classes: Any,
+         member_counts: np.ndarray | None = None) -> Pass:
+    """The member pass of :func:`treelab.analysis.diagnose` for any accepted model
+    (``member_counts``: a treelab ensemble's ``member_counts(X)``, already computed)."""
     from treelab.analysis._dataset import check_proba, vote_counts
 
     if is_treelab(ensemble):
@@ -103,7 +113,7 @@ def read(ensemble: Any, X: Any, y: Any, *, combine: str | None, classes: Any) ->
                              "treelab ensemble has its own")
         cls = np.asarray(ensemble.classes_)
         y_codes, unseen = _encode_y(cls, y)
-        labels, summed = _treelab_pass(ensemble, X, y_codes.size, cls.size)
+        labels, summed = _treelab_pass(ensemble, X, y_codes.size, cls.size, member_counts)
         n_trees = labels.shape[0]
         name = getattr(ensemble, "combine", "average") or "average"
         if name == "average":
@@ -115,6 +125,9 @@ def read(ensemble: Any, X: Any, y: Any, *, combine: str | None, classes: Any) ->
                                 "proba")
         return Pass(cls, y_codes, unseen, labels, summed, proba, None, name,
                     type(ensemble).__name__, True, {})
+    if member_counts is not None:
+        raise ValueError("member_counts= is for a treelab ensemble with member_counts(); got "
+                         f"a {type(ensemble).__name__}")
     raw = isinstance(ensemble, xr.DataArray | np.ndarray) or (
         isinstance(ensemble, list | tuple) and not is_pool(ensemble))
     if raw and combine is None and np.ndim(

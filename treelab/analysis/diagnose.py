@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import xarray as xr
@@ -78,6 +78,7 @@ def diagnose(
     label: str | None = None,
     combine: str | None = None,
     classes: Any = None,
+    member_counts: Any = None,
 ) -> xr.Dataset:
     """Diagnose a fitted ensemble on a test set: errors, diversity, strength, probabilities.
 
@@ -160,6 +161,10 @@ def diagnose(
     classes : array-like, optional
         Labels of raw member outputs (default: the DataArray's ``class`` coordinate, the
         sorted labels of the members and ``y``, or codes).
+    member_counts : array-like, (tree, sample, class), optional
+        A treelab ensemble's ``member_counts(X)`` when the caller computed them already
+        (the experiment runner times that pass as the cell's prediction): the trees are not
+        walked again. Refused for other models.
 
     Returns
     -------
@@ -180,11 +185,51 @@ def diagnose(
         parameter, NaN where it has none) let :func:`treelab.plot.stack_results` put several
         results into the (ensemble, alpha) shape the figures take.
     """
+    parts = diagnose_parts(
+        ensemble, X, y, single=single, true_proba=true_proba, X_train=X_train,
+        y_train=y_train, thresholds=thresholds, k=k, measures=measures, label=label,
+        combine=combine, classes=classes, member_counts=member_counts)
+    out = to_dataset(parts.variables, function="diagnose", params=parts.params,
+                     coords=parts.coords)
+    out.attrs.update({f"note_{key}": text for key, text in parts.notes.items()})
+    return _label(out, ensemble, label, parts.source)
+
+
+class Parts(NamedTuple):
+    """What :func:`diagnose` assembles into its Dataset: the variables, the coordinate
+    values of their dims, the call's parameters, notes for the attrs, the model's name."""
+
+    variables: dict[str, Var]
+    coords: dict[str, Any]
+    params: dict[str, Any]
+    notes: dict[str, str]
+    source: str
+
+
+def diagnose_parts(
+    ensemble: Any,
+    X: Any,
+    y: Any,
+    *,
+    single: Any = None,
+    true_proba: Any = None,
+    X_train: Any = None,
+    y_train: Any = None,
+    thresholds: Any = ("1.0", "top1", "top2", "top3"),
+    k: Any = (1, 2, 3),
+    measures: Any = (),
+    label: str | None = None,
+    combine: str | None = None,
+    classes: Any = None,
+    member_counts: Any = None,
+) -> Parts:
+    """:func:`diagnose`'s computation without the Dataset (same arguments and checks); the
+    experiment runner stores a cell's values from these parts directly."""
     _check_label(label)
     ks = _check_k(k)
     extra_measures = check_measures(measures)
     check_model(ensemble, X)
-    p = read(ensemble, X, y, combine=combine, classes=classes)
+    p = read(ensemble, X, y, combine=combine, classes=classes, member_counts=member_counts)
     y_codes, unseen = p.y_codes, p.unseen
     n_rows, n_classes = y_codes.size, p.classes.size
     if n_rows == 0:
@@ -265,9 +310,7 @@ def diagnose(
     }
     coords = {**extra_coords, _dims.THRESHOLD: np.array(names), _dims.K: ks,
               _dims.CLASS: np.concatenate([p.classes, unseen]) if unseen.size else p.classes}
-    out = to_dataset(variables, function="diagnose", params=params, coords=coords)
-    out.attrs.update({f"note_{key}": text for key, text in p.notes.items()})
-    return _label(out, ensemble, label, p.source)
+    return Parts(variables, coords, params, dict(p.notes), p.source)
 
 
 def _check_label(label: Any) -> None:
@@ -288,7 +331,9 @@ def _tree_stats(stats: xr.Dataset, taken: dict[str, Var], n_trees: int) -> dict[
     """Per-tree variables of ``tree_stats()``: a name already present with equal values is
     dropped; a clashing name, or one that is also a dim name (``alpha``), gets ``tree_``."""
     out = {}
-    for name, da in stats.data_vars.items():
+    variables = stats.variables  # read without building a DataArray per variable
+    for name in stats.data_vars:
+        da = variables[name]
         if da.dims != (_dims.TREE,) or da.shape != (n_trees,):
             continue
         name = str(name)

@@ -16,6 +16,7 @@ comparisons less noisy).
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
 import warnings
 from typing import Any
@@ -29,7 +30,12 @@ from treelab.experiment.data import LRU, train_test
 from treelab.experiment.groups import GROUP_MEASURES, cell_outputs
 from treelab.experiment.schema import resolve_estimator
 from treelab.experiment.seeds import cell_seed
-from treelab.experiment.values import own_dims, record_values, reduce_measure
+from treelab.experiment.values import (
+    own_dims,
+    record_values,
+    reduce_measure,
+    reduce_variables,
+)
 
 __all__ = ["TIMING_VARS", "run_cell"]
 
@@ -40,6 +46,20 @@ TIMING_VARS = ("fit_time", "predict_time", "eval_time")
 # cells run fold-innermost (dataset, ensemble, alpha, transforms, repeat, fold), so a single
 # model is wanted again one alpha later: room for every fold of up to six transform values
 _SINGLES = LRU(64)
+
+
+_THREADPOOLS: list[Any] = []  # [(len(sys.modules), ThreadpoolController)] of this process
+
+
+def _one_thread() -> Any:
+    """``threadpool_limits(1)`` without scanning the process's libraries for every cell: the
+    controller is made again only when modules were imported since (a native library that
+    could hold a thread pool is loaded by an import)."""
+    from threadpoolctl import ThreadpoolController
+
+    if not _THREADPOOLS or _THREADPOOLS[0][0] != len(sys.modules):
+        _THREADPOOLS[:] = [(len(sys.modules), ThreadpoolController())]
+    return _THREADPOOLS[0][1].limit(limits=1)
 
 
 def _build(estimator: str, params: dict[str, Any], data: LabeledData, seed: int,
@@ -58,12 +78,17 @@ def _build(estimator: str, params: dict[str, Any], data: LabeledData, seed: int,
 
 
 def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
-             test: LabeledData, single: Any, proba: np.ndarray | None = None) -> xr.Dataset:
-    """One measure of a fitted estimator; ``proba`` is its ``predict_proba`` on the test rows
-    when already computed (the cell times one call and hands its result to every measure)."""
+             test: LabeledData, single: Any, proba: np.ndarray | None = None,
+             counts: np.ndarray | None = None) -> dict[str, xr.DataArray]:
+    """One measure of a fitted estimator, reduced to what the cell stores
+    (:func:`~treelab.experiment.values.reduce_measure`); ``proba`` is its ``predict_proba``
+    on the test rows and ``counts`` its ``member_counts``, when already computed (the cell
+    times one pass over the trees and hands its result to every measure)."""
     import inspect
 
     import treelab.analysis as analysis
+    from treelab.analysis._dataset import dataset_variables
+    from treelab.analysis.diagnose import diagnose_parts
 
     fn = getattr(analysis, name)
     proba_true = test.true_proba
@@ -73,8 +98,12 @@ def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
     if name == "diagnose":
         if hasattr(single, "get_params"):  # an unfitted estimator: fitted once, shared
             single = _fitted_single(single, train)
-        out = fn(est, test.X, test.y, single=single, true_proba=proba_true,
-                 X_train=train.X, y_train=train.y, **options)
+        if counts is not None:
+            options = {**options, "member_counts": counts}
+        # diagnose's variables without its Dataset: the same values, attrs and coordinates
+        parts = diagnose_parts(est, test.X, test.y, single=single, true_proba=proba_true,
+                               X_train=train.X, y_train=train.y, **options)
+        return reduce_variables(*dataset_variables(parts.variables, parts.coords))
     else:
         first = next(iter(inspect.signature(fn).parameters))
         if first == "ensemble":
@@ -87,13 +116,13 @@ def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
                 proba = est.predict_proba(test.X)
             if second == "true_proba":
                 if proba_true is None:
-                    return xr.Dataset()
+                    return {}
                 out = fn(proba, proba_true, **options)
             else:
                 out = fn(proba, test.y, classes=est.classes_, **options)
     if isinstance(out, xr.DataArray):
         out = out.to_dataset(name=out.name or name)
-    return out
+    return reduce_measure(out)
 
 
 def _single_for(spec: dict[str, Any], est: Any, train: LabeledData, seed: int) -> Any:
@@ -157,10 +186,8 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1, share: bool = True
         non-grid dims (threshold, k, ...), all plain JSON values; with a group measure
         (:mod:`treelab.experiment.groups`) also ``"outputs"``, the arrays its group reads.
     """
-    from threadpoolctl import threadpool_limits
-
     scope = shared_work() if share else contextlib.nullcontext()
-    with threadpool_limits(1), scope, warnings.catch_warnings(record=True) as caught:
+    with _one_thread(), scope, warnings.catch_warnings(record=True) as caught:
         # BLAS thread count must not change sums between backends; warnings are returned
         # with the record instead of being printed by (possibly many) workers
         warnings.simplefilter("always")
@@ -176,11 +203,18 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1, share: bool = True
         # a test row whose class the training rows missed stays: every measure counts it as
         # an error of every member (dropping it would bias E_e, E_s and phi_e downwards)
         n_unseen = int((~np.isin(test.y, est.classes_)).sum())
-        proba = None
-        if hasattr(est, "predict_proba"):
-            proba = est.predict_proba(test.X)
-        else:
-            est.predict(test.X)
+        proba = counts = None
+        measures = [m for m in spec["measures"] if m not in GROUP_MEASURES]
+        if "diagnose" in measures and hasattr(est, "member_proba") and hasattr(
+                est, "member_counts") and hasattr(est, "forest_"):  # diagnose's treelab pass
+            # the one pass over the trees that diagnose reads (its probabilities and labels
+            # derive from these counts): timed as the prediction, not walked again
+            counts = est.member_counts(test.X)
+        if counts is None or any(m != "diagnose" for m in measures):
+            if hasattr(est, "predict_proba"):
+                proba = est.predict_proba(test.X)
+            else:
+                est.predict(test.X)
         t2 = time.perf_counter()
         variables: dict[str, xr.DataArray] = {}
         if hasattr(est, "member_proba"):
@@ -189,8 +223,8 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1, share: bool = True
             for name, options in spec["measures"].items():
                 if name in GROUP_MEASURES:  # over the K repeats: from the outputs kept below
                     continue
-                ds = _measure(name, dict(options), est, train, test, single, proba)
-                for var, da in own_dims(name, reduce_measure(ds), owners).items():
+                kept = _measure(name, dict(options), est, train, test, single, proba, counts)
+                for var, da in own_dims(name, kept, owners).items():
                     variables[var if var not in variables else f"{name}_{var}"] = da
         else:  # an estimator without member outputs: its error only
             err = float(np.mean(est.predict(test.X) != test.y))
@@ -201,7 +235,8 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1, share: bool = True
         t3 = time.perf_counter()
     scalars = {
         "fit_time": (t1 - t0, "fit time", "s"),
-        "predict_time": (t2 - t1, "predict_proba time on the test rows", "s"),
+        "predict_time": (t2 - t1, "prediction time on the test rows (member_counts where "
+                         "the measures read them, else predict_proba)", "s"),
         "eval_time": (t3 - t2, "time of the measures", "s"),
         "n_train": (train.n_samples, "training rows", "count"),
         "n_test": (test.n_samples, "test rows scored", "count"),
