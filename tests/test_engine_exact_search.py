@@ -108,12 +108,14 @@ def test_insertion_sort_sorts_like_numpy(n):
 
 
 @pytest.mark.parametrize("general", [True, None])
-@pytest.mark.parametrize("m", [3, 20, 48, 60, 400])
-def test_small_node_summary_matches_numpy(m, general):
+@pytest.mark.parametrize("nd", [1500, 300_000])
+@pytest.mark.parametrize("m", [3, 20, 48, 49, 60, 400, 1023, 1024, 1900])
+def test_small_node_summary_matches_numpy(m, nd, general):
     # a wide rank range over few rows: the node sorts its keys (by insertion up to 48, and
-    # always in the lean routine, general=None)
+    # always in the lean routine, general=None; above, by radix passes of 8 bits below 1,024
+    # keys and of 11 bits from there: 2 or 3 passes for the 11 and 19 bits of the two ranges)
     rng = np.random.default_rng(m)
-    n, nd, C = 2000, 1500, 3
+    n, C = 2000, 3
     R = rng.integers(0, nd + 1, size=(1, n)).astype(np.int32)  # rank nd = missing
     y = rng.integers(0, C, n)
     w = rng.integers(1, 4, n)

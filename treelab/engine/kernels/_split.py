@@ -16,13 +16,13 @@ from treelab.engine.kernels._criteria import (
     GINI,
     binary_gain,
 )
-from treelab.engine.kernels._sort import sort_head
 
 # Relative tolerance for gain ties (analysis spec 5).
 TIE_RTOL = 1e-12
 _LOW32 = np.int64(0xFFFFFFFF)
 _LOW16 = np.int64(0xFFFF)
 _RADIX_BITS = 11
+_RADIX_BITS_SMALL = 8
 _RADIX_MIN = 1024
 # below this many keys a node sorts by insertion (``insertion_sort``)
 _INSERTION_MAX = 48
@@ -49,13 +49,14 @@ def wt_of(r):
 
 
 @inner(_nrt=True)
-def radix_sort_high(keys, tmp, n, span):
-    """Sort keys[:n] by their high 32 bits (values < span) with LSD radix passes."""
+def radix_sort_high(keys, tmp, n, span, digit_bits):
+    """Sort keys[:n] by their high 32 bits (values < span) with LSD radix passes of
+    ``digit_bits`` bits (stable: keys of one rank keep their order)."""
     bits = 1
     while (np.int64(1) << bits) < span:
         bits += 1
-    counts = np.zeros((1 << _RADIX_BITS) + 1, dtype=np.int64)
-    mask = np.int64((1 << _RADIX_BITS) - 1)
+    counts = np.empty((1 << digit_bits) + 1, dtype=np.int64)
+    mask = np.int64((1 << digit_bits) - 1)
     src = keys
     dst = tmp
     shift = 0
@@ -63,14 +64,14 @@ def radix_sort_high(keys, tmp, n, span):
         counts[:] = 0
         for q in range(n):
             counts[((src[q] >> (32 + shift)) & mask) + 1] += 1
-        for b in range(1 << _RADIX_BITS):
+        for b in range(1 << digit_bits):
             counts[b + 1] += counts[b]
         for q in range(n):
             b = (src[q] >> (32 + shift)) & mask
             dst[counts[b]] = src[q]
             counts[b] += 1
         src, dst = dst, src
-        shift += _RADIX_BITS
+        shift += digit_bits
     if src is not keys:
         for q in range(n):
             keys[q] = src[q]
@@ -199,15 +200,17 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
             continue
         keys[mm] = ((r - rmin) << 32) | (p & _LOW32)
         mm += 1
-    if mm >= _RADIX_MIN:
-        if general is None:
-            raise ValueError("the lean growth routine has no radix sort")
-        radix_sort_high(keys, keys2, mm, span)
-    elif general is None or mm <= _INSERTION_MAX:
-        # the lean routine's nodes hold at most about 120 keys here: no ndarray.sort to compile
+    if general is None or mm <= _INSERTION_MAX:
+        # the lean routine's nodes hold at most about 120 keys here: no radix sort to compile
         insertion_sort(keys, mm)
     else:
-        sort_head(keys, mm)
+        # by rank alone (the high half): the class counts per rank are sums of integers,
+        # exact in float64 in any order, so the summary is the same bits as a full sort's.
+        # Small digits below _RADIX_MIN keys: the 257 counts of a pass cost less than
+        # numba's quicksort of a few hundred keys (its mispredicted comparisons and work
+        # stack; measured in benchmarks/README.md, "Item 3, third round")
+        radix_sort_high(keys, keys2, mm, span,
+                        _RADIX_BITS if mm >= _RADIX_MIN else _RADIX_BITS_SMALL)
     prev = np.int64(-1)
     for q in range(mm):
         key = keys[q]
