@@ -68,6 +68,9 @@ def summarize_sorted(lists, q, s, e, yw, nd_f, dist_rank, dist_counts, nan_count
     the list is indexed in place: a view of it per candidate cost a reference count)."""
     C = dist_counts.shape[1]
     nan_counts[:] = 0.0
+    if C == 2:
+        return _summarize_sorted_two(lists, q, s, e, yw, nd_f, dist_rank, dist_counts,
+                                     nan_counts, cmap)
     k = 0
     prev = np.int64(-1)
     for j in range(s, e):
@@ -132,3 +135,44 @@ def _partition_lists_two(lists, s, e, child_of, mid, scratch):
             wr += g
         for j in range(wr):
             lists[q, mid + j] = scratch[j]
+
+
+@njit(inline="always", **NUMBA_FLAGS)
+def _summarize_sorted_two(lists, q, s, e, yw, nd_f, dist_rank, dist_counts, nan_counts, cmap):
+    """``summarize_sorted`` for two classes: a rank's counts are summed in two integer
+    registers and stored once the rank ends.
+
+    The general loop adds every entry's weight into ``dist_counts`` in memory, each add
+    waiting for the previous store to the same cell (runs of one rank and class); the
+    counts are integers, exact in float64 in any grouping, so the stored values are the
+    same bits.
+    """
+    k = 0
+    prev = np.int64(-1)
+    a0 = np.int64(0)
+    a1 = np.int64(0)
+    for j in range(s, e):
+        entry = lists[q, j]
+        r = entry >> 32
+        p = yw[entry & _LOW32]
+        c = cmap[p & _LOW16]
+        wt = p >> 16
+        if r == nd_f:
+            nan_counts[c] += wt
+            continue
+        if r != prev:
+            if k > 0:
+                dist_counts[k - 1, 0] = a0
+                dist_counts[k - 1, 1] = a1
+            dist_rank[k] = r
+            k += 1
+            prev = r
+            a0 = 0
+            a1 = 0
+        w1 = wt * c
+        a1 += w1
+        a0 += wt - w1
+    if k > 0:
+        dist_counts[k - 1, 0] = a0
+        dist_counts[k - 1, 1] = a1
+    return k

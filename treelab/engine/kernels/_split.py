@@ -212,6 +212,31 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
         radix_sort_high(keys, keys2, mm, span,
                         _RADIX_BITS if mm >= _RADIX_MIN else _RADIX_BITS_SMALL)
     prev = np.int64(-1)
+    if C == 2:
+        # a rank's two counts in integer registers, stored once the rank ends (as
+        # _presort._summarize_sorted_two: exact integers, the same bits)
+        a0 = np.int64(0)
+        a1 = np.int64(0)
+        for q in range(mm):
+            key = keys[q]
+            r = key >> 32
+            if r != prev:
+                if k > 0:
+                    dist_counts[k - 1, 0] = a0
+                    dist_counts[k - 1, 1] = a1
+                dist_rank[k] = r + rmin
+                k += 1
+                prev = r
+                a0 = 0
+                a1 = 0
+            wt = wt_of(key)
+            w1 = wt * cmap[cls_of(key)]
+            a1 += w1
+            a0 += wt - w1
+        if k > 0:
+            dist_counts[k - 1, 0] = a0
+            dist_counts[k - 1, 1] = a1
+        return k
     for q in range(mm):
         key = keys[q]
         r = key >> 32
