@@ -156,13 +156,13 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
     Fills ``dist_rank[:k]`` (increasing), ``dist_counts[:k]`` and ``nan_counts``; returns k.
     Class c is counted in column ``cmap[c]`` (see ``class_map``).
     A node whose rank range is at most about twice its size is counted in a dense histogram;
-    otherwise packed (rank, class, weight) keys are sorted (radix sort for large nodes).
+    otherwise packed (rank, class, weight) keys are sorted (by insertion up to 48 keys, by
+    radix passes on the rank beyond).
 
     ``general``: ``None`` in the lean growth routine (``_grow.grow_tree``), whose features have
     at most ``LIST_MIN_DISTINCT`` distinct values: a node sorts keys only while its rank span
-    exceeds 2 m + 16, so at most about 120 of them, and never reaches the radix sort; they
-    are sorted by insertion there instead of by numba's quicksort, which has six functions to
-    compile.
+    exceeds 2 m + 16, so at most about 120 of them; they are sorted by insertion there, and
+    the radix sort is not compiled.
     """
     C = dist_counts.shape[1]
     m = e - s
