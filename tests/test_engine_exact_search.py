@@ -107,7 +107,7 @@ def test_insertion_sort_sorts_like_numpy(n):
     np.testing.assert_array_equal(work[n:], -1)  # nothing past n touched
 
 
-@pytest.mark.parametrize("C", [2, 3])
+@pytest.mark.parametrize("C", [2, 3, 4])
 @pytest.mark.parametrize("general", [True, None])
 @pytest.mark.parametrize("nd", [1500, 300_000])
 @pytest.mark.parametrize("m", [3, 20, 48, 49, 60, 400, 1023, 1024, 1900])
@@ -115,7 +115,7 @@ def test_small_node_summary_matches_numpy(m, nd, general, C):
     # a wide rank range over few rows: the node sorts its keys (by insertion up to 48, and
     # always in the lean routine, general=None; above, by radix passes of 8 bits below 1,024
     # keys and of 11 bits from there: 2 or 3 passes for the 11 and 19 bits of the two ranges)
-    # (two classes: counted in registers, the others in memory)
+    # (two and three classes: counted in registers, four in memory)
     rng = np.random.default_rng(m)
     n = 2000
     R = rng.integers(0, nd + 1, size=(1, n)).astype(np.int32)  # rank nd = missing
@@ -147,7 +147,7 @@ def test_small_node_summary_matches_numpy(m, nd, general, C):
 @pytest.mark.parametrize("m", [1, 7, 300])
 def test_presorted_summary_matches_numpy(m, C):
     # a node's segment of a presorted list (rank << 32 | row, increasing rank, missing rows
-    # last with rank nd); two classes are counted in registers, the others in memory
+    # last with rank nd); two and three classes are counted in registers, five in memory
     from treelab.engine.kernels._presort import summarize_sorted
     rng = np.random.default_rng(100 + m + C)
     n, nd = 1000, 40

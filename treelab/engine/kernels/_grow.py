@@ -521,8 +521,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     # calls, e.g. _stochastic.py, _select.py, _split.py, _nominal.py,
                     # _thresholds.py, _partition.py, _presort.py: edit this file too when they
                     # change, so that a stale cache is not reused; last: _split.py's radix
-                    # sort of mid-sized nodes, two-class summaries in registers in _split.py
-                    # and _presort.py)
+                    # sort of mid-sized nodes, two- and three-class summaries in registers in
+                    # _split.py and _presort.py)
                     if stochastic is None:
                         raise ValueError(
                             "stochastic selection needs grow_tree(..., stochastic=True)")

@@ -68,8 +68,8 @@ def summarize_sorted(lists, q, s, e, yw, nd_f, dist_rank, dist_counts, nan_count
     the list is indexed in place: a view of it per candidate cost a reference count)."""
     C = dist_counts.shape[1]
     nan_counts[:] = 0.0
-    if C == 2:
-        return _summarize_sorted_two(lists, q, s, e, yw, nd_f, dist_rank, dist_counts,
+    if 2 <= C <= 3:
+        return _summarize_sorted_few(lists, q, s, e, yw, nd_f, dist_rank, dist_counts,
                                      nan_counts, cmap)
     k = 0
     prev = np.int64(-1)
@@ -138,8 +138,8 @@ def _partition_lists_two(lists, s, e, child_of, mid, scratch):
 
 
 @njit(inline="always", **NUMBA_FLAGS)
-def _summarize_sorted_two(lists, q, s, e, yw, nd_f, dist_rank, dist_counts, nan_counts, cmap):
-    """``summarize_sorted`` for two classes: a rank's counts are summed in two integer
+def _summarize_sorted_few(lists, q, s, e, yw, nd_f, dist_rank, dist_counts, nan_counts, cmap):
+    """``summarize_sorted`` for two or three classes: a rank's counts are summed in integer
     registers and stored once the rank ends.
 
     The general loop adds every entry's weight into ``dist_counts`` in memory, each add
@@ -147,10 +147,12 @@ def _summarize_sorted_two(lists, q, s, e, yw, nd_f, dist_rank, dist_counts, nan_
     counts are integers, exact in float64 in any grouping, so the stored values are the
     same bits.
     """
+    C = dist_counts.shape[1]
     k = 0
     prev = np.int64(-1)
     a0 = np.int64(0)
     a1 = np.int64(0)
+    a2 = np.int64(0)
     for j in range(s, e):
         entry = lists[q, j]
         r = entry >> 32
@@ -162,17 +164,27 @@ def _summarize_sorted_two(lists, q, s, e, yw, nd_f, dist_rank, dist_counts, nan_
             continue
         if r != prev:
             if k > 0:
-                dist_counts[k - 1, 0] = a0
-                dist_counts[k - 1, 1] = a1
+                store_counts(dist_counts, k - 1, C, a0, a1, a2)
             dist_rank[k] = r
             k += 1
             prev = r
             a0 = 0
             a1 = 0
-        w1 = wt * c
+            a2 = 0
+        w1 = wt * np.int64(c == 1)
+        w2 = wt * np.int64(c == 2)
         a1 += w1
-        a0 += wt - w1
+        a2 += w2
+        a0 += wt - w1 - w2
     if k > 0:
-        dist_counts[k - 1, 0] = a0
-        dist_counts[k - 1, 1] = a1
+        store_counts(dist_counts, k - 1, C, a0, a1, a2)
     return k
+
+
+@njit(inline="always", **NUMBA_FLAGS)
+def store_counts(dist_counts, i, C, a0, a1, a2):
+    """Row i of ``dist_counts`` from the register counts of two or three classes."""
+    dist_counts[i, 0] = a0
+    dist_counts[i, 1] = a1
+    if C == 3:
+        dist_counts[i, 2] = a2

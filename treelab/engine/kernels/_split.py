@@ -16,6 +16,7 @@ from treelab.engine.kernels._criteria import (
     GINI,
     binary_gain,
 )
+from treelab.engine.kernels._presort import store_counts
 
 # Relative tolerance for gain ties (analysis spec 5).
 TIE_RTOL = 1e-12
@@ -212,30 +213,33 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
         radix_sort_high(keys, keys2, mm, span,
                         _RADIX_BITS if mm >= _RADIX_MIN else _RADIX_BITS_SMALL)
     prev = np.int64(-1)
-    if C == 2:
-        # a rank's two counts in integer registers, stored once the rank ends (as
-        # _presort._summarize_sorted_two: exact integers, the same bits)
+    if 2 <= C <= 3:
+        # a rank's counts in integer registers, stored once the rank ends (as
+        # _presort._summarize_sorted_few: exact integers, the same bits)
         a0 = np.int64(0)
         a1 = np.int64(0)
+        a2 = np.int64(0)
         for q in range(mm):
             key = keys[q]
             r = key >> 32
             if r != prev:
                 if k > 0:
-                    dist_counts[k - 1, 0] = a0
-                    dist_counts[k - 1, 1] = a1
+                    store_counts(dist_counts, k - 1, C, a0, a1, a2)
                 dist_rank[k] = r + rmin
                 k += 1
                 prev = r
                 a0 = 0
                 a1 = 0
+                a2 = 0
             wt = wt_of(key)
-            w1 = wt * cmap[cls_of(key)]
+            c = cmap[cls_of(key)]
+            w1 = wt * np.int64(c == 1)
+            w2 = wt * np.int64(c == 2)
             a1 += w1
-            a0 += wt - w1
+            a2 += w2
+            a0 += wt - w1 - w2
         if k > 0:
-            dist_counts[k - 1, 0] = a0
-            dist_counts[k - 1, 1] = a1
+            store_counts(dist_counts, k - 1, C, a0, a1, a2)
         return k
     for q in range(mm):
         key = keys[q]
