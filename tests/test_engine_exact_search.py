@@ -107,13 +107,17 @@ def test_insertion_sort_sorts_like_numpy(n):
     np.testing.assert_array_equal(work[n:], -1)  # nothing past n touched
 
 
+@pytest.mark.parametrize("C", [2, 3, 4])
 @pytest.mark.parametrize("general", [True, None])
-@pytest.mark.parametrize("m", [3, 20, 48, 60, 400])
-def test_small_node_summary_matches_numpy(m, general):
+@pytest.mark.parametrize("nd", [1500, 300_000])
+@pytest.mark.parametrize("m", [3, 20, 48, 49, 60, 400, 1023, 1024, 1900])
+def test_small_node_summary_matches_numpy(m, nd, general, C):
     # a wide rank range over few rows: the node sorts its keys (by insertion up to 48, and
-    # always in the lean routine, general=None)
+    # always in the lean routine, general=None; above, by radix passes of 8 bits below 1,024
+    # keys and of 11 bits from there: 2 or 3 passes for the 11 and 19 bits of the two ranges)
+    # (two and three classes: counted in registers, four in memory)
     rng = np.random.default_rng(m)
-    n, nd, C = 2000, 1500, 3
+    n = 2000
     R = rng.integers(0, nd + 1, size=(1, n)).astype(np.int32)  # rank nd = missing
     y = rng.integers(0, C, n)
     w = rng.integers(1, 4, n)
@@ -137,6 +141,39 @@ def test_small_node_summary_matches_numpy(m, general):
         expected = [w[rows_idx][(r == v) & (y[rows_idx] == c)].sum() for v in present]
         np.testing.assert_array_equal(dist_counts[:k, c], expected)
         assert nan_counts[c] == w[rows_idx][(r == nd) & (y[rows_idx] == c)].sum()
+
+
+@pytest.mark.parametrize("C", [2, 3, 5])
+@pytest.mark.parametrize("m", [1, 7, 300])
+def test_presorted_summary_matches_numpy(m, C):
+    # a node's segment of a presorted list (rank << 32 | row, increasing rank, missing rows
+    # last with rank nd); two and three classes are counted in registers, five in memory
+    from treelab.engine.kernels._presort import summarize_sorted
+    rng = np.random.default_rng(100 + m + C)
+    n, nd = 1000, 40
+    R = rng.integers(0, nd + 1, n)  # rank nd = missing
+    y = rng.integers(0, C, n)
+    w = rng.integers(1, 5, n)
+    rows_idx = rng.choice(n, m, replace=False)
+    seg = rows_idx[np.argsort(R[rows_idx], kind="stable")]
+    lists = np.full((2, m + 6), -1, dtype=np.int64)
+    lists[1, 3:3 + m] = (R[seg].astype(np.int64) << 32) | seg
+    yw = (w.astype(np.int64) << 16) | y
+    # classes numbered through a reversed class map
+    cmap = np.arange(C, dtype=np.int64)[::-1].copy()
+    dist_rank = np.empty(m + 1, dtype=np.int64)
+    dist_counts = np.full((m + 1, C), np.nan)
+    nan_counts = np.full(C, np.nan)
+    k = summarize_sorted(lists, 1, 3, 3 + m, yw, nd, dist_rank, dist_counts, nan_counts, cmap)
+    r = R[rows_idx]
+    present = np.unique(r[r != nd])
+    assert k == present.shape[0]
+    np.testing.assert_array_equal(dist_rank[:k], present)
+    for c in range(C):
+        sel = y[rows_idx] == c
+        expected = [w[rows_idx][(r == v) & sel].sum() for v in present]
+        np.testing.assert_array_equal(dist_counts[:k, cmap[c]], expected)
+        assert nan_counts[cmap[c]] == w[rows_idx][(r == nd) & sel].sum()
 
 
 @pytest.mark.parametrize("n_kids", [2, 3])

@@ -437,226 +437,237 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     ties_feature = 0
     ties_test = 0
     n_decision = 0
+    # room for the children of any split before each node is popped (at most max_arity,
+    # 2 for thresholds): the node arrays are reassigned only out here, so the loop below
+    # has no versions of them to merge, each of which numba counted at every node
+    # (the trees are cut to n_nodes at the end, so where they grow changes nothing)
+    max_need = max(np.int64(2), np.int64(max_arity))
     while sp > 0:
-        sp -= 1
-        node = stack[sp]
-        s = nstart[node]
-        e = nend[node]
-        rows = buf[nbuf[node]]
-        other = buf[1 - nbuf[node]]
-        n_node = 0.0
-        n_nonzero = 0
-        for c in range(C):
-            node_counts[c] = counts[node, c]
-            n_node += node_counts[c]
-            if node_counts[c] > 0:
-                n_nonzero += 1
-        if n_node < min_split or depth[node] >= max_depth or n_nonzero <= 1:
-            continue
-        p = parent[node] if has_nominal else -1
-        while p >= 0:
-            if kind[p] == KIND_NOMINAL:
-                used[feature[p]] = 1
-            p = parent[p]
-        use_sorted = presort and (e - s) >= sorted_min
-        if not local[node] and e - s <= local_cap:
-            localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob)
-            local[node] = 1
-        Xv = Xl if local[node] else Xc
-        Rv = Rl if local[node] else R
-        det = alpha >= 1.0 or (alpha > 0.0 and rand_float(state) < alpha)
-        attempts = 1 if det else RANDOM_ATTEMPTS
-        split = False
-        tf = 0
-        tt = 0
-        n_kids = 0
-        f = -1
-        sk = 0
-        t = np.nan
-        nanc = 0
-        r = ref_of[node] if det and has_ref else -1
-        for _ in range(attempts):
-            if r >= 0:
-                found = ref_i[r, REF_KIND] != KIND_LEAF
-                sk = ref_i[r, REF_KIND]
-                f = ref_i[r, REF_FEATURE]
-                t = ref_t[r]
-                nanc = ref_i[r, REF_NAN]
-                tf = ref_i[r, REF_TF]
-                tt = ref_i[r, REF_TT]
-            elif det and iparams[P_STOCHASTIC] > 0:
-                # a constant condition where ``stochastic`` is None: numba removes the rest of
-                # this branch, and stochastic_select is neither typed nor compiled (numba's
-                # cache of this function does not see edits of the kernels it calls, e.g.
-                # _stochastic.py, _select.py, _split.py, _nominal.py, _thresholds.py, _partition.py,
-                # _presort.py: edit this file too when they change, so that a stale cache is
-                # not reused; last: _split.py's thresholds and partitions in modules of their
-                # own)
-                if stochastic is None:
-                    raise ValueError("stochastic selection needs grow_tree(..., stochastic=True)")
-                found, f, sk, t, nanc, tf, tt = stochastic_select(
-                    beta_from_bits(iparams[P_BETA_BITS]), stochastic_mode, min_split,
-                    min_leaf, max_depth - depth[node], nominal, n_distinct, uniq, uniq_off, used,
-                    vis, nv, rows, s, e, Xv, Rv, node_counts, n_node, state, keys, keys2, hist,
-                    occ, dist_rank, dist_counts, nan_counts, table, all_classes)
-            elif det:
-                found, f, sk, t, nanc, tf, tt = deterministic_select(
-                    iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm, rows, s,
-                    e, Xv, Rv, node_counts, n_node, table, state, keys, keys2, hist, occ,
-                    dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g, cand_si, cand_t,
-                    cand_nan, cand_kind, cand_nt, use_sorted, lists, slot_of, yw, cmap,
-                    present, bhist, bocc, blst, general)
-            else:
-                found, f, sk, t = random_select(rule, nominal, used, nv, perm, rows, s, e, Xv,
-                                                 state, general)
-            if not found:
-                break
-            n_need = 2 if sk == KIND_THRESHOLD else n_distinct[f]
-            if n_nodes + n_need > cap:
-                cap = max(2 * cap, n_nodes + n_need)
-                kind = enlarge(kind, cap, zero)
-                feature = enlarge(feature, cap, minus_one)
-                threshold = enlarge(threshold, cap, np.nan)
-                child_start = enlarge(child_start, cap, zero)
-                n_children = enlarge(n_children, cap, zero)
-                nan_child = enlarge(nan_child, cap, zero)
-                rnd = enlarge(rnd, cap, zero)
-                depth = enlarge(depth, cap, zero)
-                counts = enlarge(counts, cap, zero)
-                parent = enlarge(parent, cap, minus_one)
-                nstart = enlarge(nstart, cap, zero)
-                nend = enlarge(nend, cap, zero)
-                stack = enlarge(stack, cap, zero)
-                nbuf = enlarge(nbuf, cap, zero)
-                local = enlarge(local, cap, zero)
-                if has_ref:
-                    ref_of = enlarge(ref_of, cap, minus_one)
-                if keep_ties:
-                    node_tf = enlarge(node_tf, cap, zero)
-                    node_tt = enlarge(node_tt, cap, zero)
-            if sk == KIND_THRESHOLD:
-                # deterministic splits know where missing rows go; random splits send them to
-                # the larger child, decided after counting
-                rt = rank_threshold(f, t, uniq, uniq_off) if det else 0
-                nd_f = n_distinct[f]
-                if det:
-                    split_at = partition_threshold(f, rt, nd_f, 1 if nanc == 0 else 0, rows, s,
-                                                   e, Rv, other, left_counts, nan_part)
+        if n_nodes + max_need > cap:
+            cap = max(2 * cap, n_nodes + max_need)
+            kind = enlarge(kind, cap, zero)
+            feature = enlarge(feature, cap, minus_one)
+            threshold = enlarge(threshold, cap, np.nan)
+            child_start = enlarge(child_start, cap, zero)
+            n_children = enlarge(n_children, cap, zero)
+            nan_child = enlarge(nan_child, cap, zero)
+            rnd = enlarge(rnd, cap, zero)
+            depth = enlarge(depth, cap, zero)
+            counts = enlarge(counts, cap, zero)
+            parent = enlarge(parent, cap, minus_one)
+            nstart = enlarge(nstart, cap, zero)
+            nend = enlarge(nend, cap, zero)
+            stack = enlarge(stack, cap, zero)
+            nbuf = enlarge(nbuf, cap, zero)
+            local = enlarge(local, cap, zero)
+            if has_ref:
+                ref_of = enlarge(ref_of, cap, minus_one)
+            if keep_ties:
+                node_tf = enlarge(node_tf, cap, zero)
+                node_tt = enlarge(node_tt, cap, zero)
+        while sp > 0 and n_nodes + max_need <= cap:
+            sp -= 1
+            node = stack[sp]
+            s = nstart[node]
+            e = nend[node]
+            n_node = 0.0
+            n_nonzero = 0
+            for c in range(C):
+                node_counts[c] = counts[node, c]
+                n_node += node_counts[c]
+                if node_counts[c] > 0:
+                    n_nonzero += 1
+            if n_node < min_split or depth[node] >= max_depth or n_nonzero <= 1:
+                continue
+            # the row-buffer views only for nodes that are split: every view raises and lowers a
+            # reference count, and about half the nodes popped are leaves
+            rows = buf[nbuf[node]]
+            other = buf[1 - nbuf[node]]
+            p = parent[node] if has_nominal else -1
+            while p >= 0:
+                if kind[p] == KIND_NOMINAL:
+                    used[feature[p]] = 1
+                p = parent[p]
+            use_sorted = presort and (e - s) >= sorted_min
+            if not local[node] and e - s <= local_cap:
+                localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob)
+                local[node] = 1
+            Xv = Xl if local[node] else Xc
+            Rv = Rl if local[node] else R
+            det = alpha >= 1.0 or (alpha > 0.0 and rand_float(state) < alpha)
+            attempts = 1 if det else RANDOM_ATTEMPTS
+            split = False
+            tf = 0
+            tt = 0
+            n_kids = 0
+            f = -1
+            sk = 0
+            t = np.nan
+            nanc = 0
+            r = ref_of[node] if det and has_ref else -1
+            for _ in range(attempts):
+                if r >= 0:
+                    found = ref_i[r, REF_KIND] != KIND_LEAF
+                    sk = ref_i[r, REF_KIND]
+                    f = ref_i[r, REF_FEATURE]
+                    t = ref_t[r]
+                    nanc = ref_i[r, REF_NAN]
+                    tf = ref_i[r, REF_TF]
+                    tt = ref_i[r, REF_TT]
+                elif det and iparams[P_STOCHASTIC] > 0:
+                    # a constant condition where ``stochastic`` is None: numba removes the rest of
+                    # this branch, and stochastic_select is neither typed nor compiled
+                    # (numba's cache of this function does not see edits of the kernels it
+                    # calls, e.g. _stochastic.py, _select.py, _split.py, _nominal.py,
+                    # _thresholds.py, _partition.py, _presort.py: edit this file too when they
+                    # change, so that a stale cache is not reused; last: _split.py's radix
+                    # sort of mid-sized nodes, two- and three-class summaries in registers in
+                    # _split.py and _presort.py)
+                    if stochastic is None:
+                        raise ValueError(
+                            "stochastic selection needs grow_tree(..., stochastic=True)")
+                    found, f, sk, t, nanc, tf, tt = stochastic_select(
+                        beta_from_bits(iparams[P_BETA_BITS]), stochastic_mode, min_split,
+                        min_leaf, max_depth - depth[node], nominal, n_distinct, uniq, uniq_off,
+                        used, vis, nv, rows, s, e, Xv, Rv, node_counts, n_node, state, keys,
+                        keys2, hist, occ, dist_rank, dist_counts, nan_counts, table,
+                        all_classes)
+                elif det:
+                    found, f, sk, t, nanc, tf, tt = deterministic_select(
+                        iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm, rows, s,
+                        e, Xv, Rv, node_counts, n_node, table, state, keys, keys2, hist, occ,
+                        dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g, cand_si, cand_t,
+                        cand_nan, cand_kind, cand_nt, use_sorted, lists, slot_of, yw, cmap,
+                        present, bhist, bocc, blst, general)
                 else:
-                    split_at = partition_threshold(f, t, np.nan, np.int64(0), rows, s, e, Xv, other,
-                                                   left_counts, nan_part)
-                nl = 0.0
-                nn = 0.0
-                for c in range(C):
-                    nl += left_counts[c]
-                    nn += nan_part[c]
-                nr = n_node - nl - nn
-                if not det:
-                    nanc = 0 if nl >= nr else 1
-                    if nanc == 0 and nn > 0:
-                        split_at = partition_threshold(f, t, np.nan, np.int64(1), rows, s, e, Xv,
-                                                       other, left_counts, nan_part)
-                if nanc == 0:
-                    nl += nn
+                    found, f, sk, t = random_select(rule, nominal, used, nv, perm, rows, s, e, Xv,
+                                                     state, general)
+                if not found:
+                    break
+                if sk == KIND_THRESHOLD:
+                    # deterministic splits know where missing rows go; random splits send them to
+                    # the larger child, decided after counting
+                    rt = rank_threshold(f, t, uniq, uniq_off) if det else 0
+                    nd_f = n_distinct[f]
+                    if det:
+                        split_at = partition_threshold(f, rt, nd_f, 1 if nanc == 0 else 0, rows, s,
+                                                       e, Rv, other, left_counts, nan_part)
+                    else:
+                        split_at = partition_threshold(f, t, np.nan, np.int64(0), rows, s, e,
+                                                       Xv, other, left_counts, nan_part)
+                    nl = 0.0
+                    nn = 0.0
+                    for c in range(C):
+                        nl += left_counts[c]
+                        nn += nan_part[c]
+                    nr = n_node - nl - nn
+                    if not det:
+                        nanc = 0 if nl >= nr else 1
+                        if nanc == 0 and nn > 0:
+                            split_at = partition_threshold(f, t, np.nan, np.int64(1), rows, s,
+                                                           e, Xv, other, left_counts, nan_part)
+                    if nanc == 0:
+                        nl += nn
+                    else:
+                        nr += nn
+                    nr_rows_start = split_at
+                    if nl < min_leaf or nr < min_leaf:
+                        continue
+                    a = n_nodes
+                    for c in range(C):
+                        lc = left_counts[c] + (nan_part[c] if nanc == 0 else 0)
+                        counts[a, c] = np.int32(lc)
+                        counts[a + 1, c] = counts[node, c] - np.int32(lc)
+                    nstart[a] = s
+                    nend[a] = nr_rows_start
+                    nstart[a + 1] = nr_rows_start
+                    nend[a + 1] = e
+                    n_kids = 2
                 else:
-                    nr += nn
-                nr_rows_start = split_at
-                if nl < min_leaf or nr < min_leaf:
-                    continue
-                a = n_nodes
-                for c in range(C):
-                    lc = left_counts[c] + (nan_part[c] if nanc == 0 else 0)
-                    counts[a, c] = np.int32(lc)
-                    counts[a + 1, c] = counts[node, c] - np.int32(lc)
-                nstart[a] = s
-                nend[a] = nr_rows_start
-                nstart[a + 1] = nr_rows_start
-                nend[a + 1] = e
-                n_kids = 2
-            else:
-                if general is None:
-                    raise ValueError(LEAN_REFUSES)
-                arity = n_distinct[f]
-                summarize_nominal(f, arity, rows, s, e, Xv, dist_counts, nan_counts, all_classes)
-                nn = 0.0
-                for c in range(C):
-                    nn += nan_counts[c]
-                if not det:
-                    best_b = 0
-                    best_n = -1.0
+                    if general is None:
+                        raise ValueError(LEAN_REFUSES)
+                    arity = n_distinct[f]
+                    summarize_nominal(f, arity, rows, s, e, Xv, dist_counts, nan_counts,
+                                      all_classes)
+                    nn = 0.0
+                    for c in range(C):
+                        nn += nan_counts[c]
+                    if not det:
+                        best_b = 0
+                        best_n = -1.0
+                        for b in range(arity):
+                            tot = 0.0
+                            for c in range(C):
+                                tot += dist_counts[b, c]
+                            if tot > best_n:
+                                best_n = tot
+                                best_b = b
+                        nanc = best_b
+                    ok = True
                     for b in range(arity):
-                        tot = 0.0
+                        tot = nn if b == nanc else 0.0
                         for c in range(C):
                             tot += dist_counts[b, c]
-                        if tot > best_n:
-                            best_n = tot
-                            best_b = b
-                    nanc = best_b
-                ok = True
-                for b in range(arity):
-                    tot = nn if b == nanc else 0.0
-                    for c in range(C):
-                        tot += dist_counts[b, c]
-                    if 0 < tot < min_leaf:
-                        ok = False
-                if not ok:
-                    continue
-                partition_nominal(f, arity, nanc, rows, s, e, Xv, other, bucket)
-                a = n_nodes
-                for b in range(arity):
-                    for c in range(C):
-                        extra = nan_counts[c] if b == nanc else 0.0
-                        counts[a + b, c] = np.int32(dist_counts[b, c] + extra)
-                    nstart[a + b] = bucket[b]
-                    nend[a + b] = bucket[b + 1]
-                n_kids = arity
-            split = True
-            break
-        p = parent[node] if has_nominal else -1
-        while p >= 0:
-            if kind[p] == KIND_NOMINAL:
-                used[feature[p]] = 0
-            p = parent[p]
-        if not split:
-            continue
-        if det:
-            n_decision += 1
-            ties_feature += tf
-            ties_test += tt
-            if keep_ties:
-                node_tf[node] = tf
-                node_tt[node] = tt
-        if use_sorted:
-            if general is None:
-                raise ValueError(LEAN_REFUSES)
-            for b in range(n_kids):
+                        if 0 < tot < min_leaf:
+                            ok = False
+                    if not ok:
+                        continue
+                    partition_nominal(f, arity, nanc, rows, s, e, Xv, other, bucket)
+                    a = n_nodes
+                    for b in range(arity):
+                        for c in range(C):
+                            extra = nan_counts[c] if b == nanc else 0.0
+                            counts[a + b, c] = np.int32(dist_counts[b, c] + extra)
+                        nstart[a + b] = bucket[b]
+                        nend[a + b] = bucket[b + 1]
+                    n_kids = arity
+                split = True
+                break
+            p = parent[node] if has_nominal else -1
+            while p >= 0:
+                if kind[p] == KIND_NOMINAL:
+                    used[feature[p]] = 0
+                p = parent[p]
+            if not split:
+                continue
+            if det:
+                n_decision += 1
+                ties_feature += tf
+                ties_test += tt
+                if keep_ties:
+                    node_tf[node] = tf
+                    node_tt[node] = tt
+            if use_sorted:
+                if general is None:
+                    raise ValueError(LEAN_REFUSES)
+                for b in range(n_kids):
+                    ch = n_nodes + b
+                    fill[b] = nstart[ch]
+                    for j in range(nstart[ch], nend[ch]):
+                        r_j = row_of(other[j])
+                        child_of[glob[r_j] if local[node] else r_j] = b
+                for b in range(n_kids):
+                    bucket[b] = fill[b]
+                partition_lists(lists, s, e, child_of, bucket, n_kids, fill, scratch)
+            kind[node] = sk
+            feature[node] = f
+            threshold[node] = t
+            child_start[node] = n_nodes
+            n_children[node] = n_kids
+            nan_child[node] = nanc
+            rnd[node] = 0 if det else 1
+            for b in range(n_kids - 1, -1, -1):
                 ch = n_nodes + b
-                fill[b] = nstart[ch]
-                for j in range(nstart[ch], nend[ch]):
-                    r_j = row_of(other[j])
-                    child_of[glob[r_j] if local[node] else r_j] = b
-            for b in range(n_kids):
-                bucket[b] = fill[b]
-            partition_lists(lists, s, e, child_of, bucket, n_kids, fill, scratch)
-        kind[node] = sk
-        feature[node] = f
-        threshold[node] = t
-        child_start[node] = n_nodes
-        n_children[node] = n_kids
-        nan_child[node] = nanc
-        rnd[node] = 0 if det else 1
-        for b in range(n_kids - 1, -1, -1):
-            ch = n_nodes + b
-            depth[ch] = depth[node] + 1
-            parent[ch] = node
-            nbuf[ch] = 1 - nbuf[node]
-            local[ch] = local[node]
-            if has_ref:
-                ref_of[ch] = ref_i[r, REF_CHILD] + b if r >= 0 else -1
-            if nend[ch] > nstart[ch]:
-                stack[sp] = ch
-                sp += 1
-        n_nodes += n_kids
+                depth[ch] = depth[node] + 1
+                parent[ch] = node
+                nbuf[ch] = 1 - nbuf[node]
+                local[ch] = local[node]
+                if has_ref:
+                    ref_of[ch] = ref_i[r, REF_CHILD] + b if r >= 0 else -1
+                if nend[ch] > nstart[ch]:
+                    stack[sp] = ch
+                    sp += 1
+            n_nodes += n_kids
     return (kind[:n_nodes].copy(), feature[:n_nodes].copy(), threshold[:n_nodes].copy(),
             child_start[:n_nodes].copy(), n_children[:n_nodes].copy(),
             nan_child[:n_nodes].copy(), rnd[:n_nodes].copy(), depth[:n_nodes].copy(),

@@ -68,6 +68,9 @@ def summarize_sorted(lists, q, s, e, yw, nd_f, dist_rank, dist_counts, nan_count
     the list is indexed in place: a view of it per candidate cost a reference count)."""
     C = dist_counts.shape[1]
     nan_counts[:] = 0.0
+    if 2 <= C <= 3:
+        return _summarize_sorted_few(lists, q, s, e, yw, nd_f, dist_rank, dist_counts,
+                                     nan_counts, cmap)
     k = 0
     prev = np.int64(-1)
     for j in range(s, e):
@@ -132,3 +135,56 @@ def _partition_lists_two(lists, s, e, child_of, mid, scratch):
             wr += g
         for j in range(wr):
             lists[q, mid + j] = scratch[j]
+
+
+@njit(inline="always", **NUMBA_FLAGS)
+def _summarize_sorted_few(lists, q, s, e, yw, nd_f, dist_rank, dist_counts, nan_counts, cmap):
+    """``summarize_sorted`` for two or three classes: a rank's counts are summed in integer
+    registers and stored once the rank ends.
+
+    The general loop adds every entry's weight into ``dist_counts`` in memory, each add
+    waiting for the previous store to the same cell (runs of one rank and class); the
+    counts are integers, exact in float64 in any grouping, so the stored values are the
+    same bits.
+    """
+    C = dist_counts.shape[1]
+    k = 0
+    prev = np.int64(-1)
+    a0 = np.int64(0)
+    a1 = np.int64(0)
+    a2 = np.int64(0)
+    for j in range(s, e):
+        entry = lists[q, j]
+        r = entry >> 32
+        p = yw[entry & _LOW32]
+        c = cmap[p & _LOW16]
+        wt = p >> 16
+        if r == nd_f:
+            nan_counts[c] += wt
+            continue
+        if r != prev:
+            if k > 0:
+                store_counts(dist_counts, k - 1, C, a0, a1, a2)
+            dist_rank[k] = r
+            k += 1
+            prev = r
+            a0 = 0
+            a1 = 0
+            a2 = 0
+        w1 = wt * np.int64(c == 1)
+        w2 = wt * np.int64(c == 2)
+        a1 += w1
+        a2 += w2
+        a0 += wt - w1 - w2
+    if k > 0:
+        store_counts(dist_counts, k - 1, C, a0, a1, a2)
+    return k
+
+
+@njit(inline="always", **NUMBA_FLAGS)
+def store_counts(dist_counts, i, C, a0, a1, a2):
+    """Row i of ``dist_counts`` from the register counts of two or three classes."""
+    dist_counts[i, 0] = a0
+    dist_counts[i, 1] = a1
+    if C == 3:
+        dist_counts[i, 2] = a2

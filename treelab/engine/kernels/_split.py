@@ -16,13 +16,14 @@ from treelab.engine.kernels._criteria import (
     GINI,
     binary_gain,
 )
-from treelab.engine.kernels._sort import sort_head
+from treelab.engine.kernels._presort import store_counts
 
 # Relative tolerance for gain ties (analysis spec 5).
 TIE_RTOL = 1e-12
 _LOW32 = np.int64(0xFFFFFFFF)
 _LOW16 = np.int64(0xFFFF)
 _RADIX_BITS = 11
+_RADIX_BITS_SMALL = 8
 _RADIX_MIN = 1024
 # below this many keys a node sorts by insertion (``insertion_sort``)
 _INSERTION_MAX = 48
@@ -49,13 +50,14 @@ def wt_of(r):
 
 
 @inner(_nrt=True)
-def radix_sort_high(keys, tmp, n, span):
-    """Sort keys[:n] by their high 32 bits (values < span) with LSD radix passes."""
+def radix_sort_high(keys, tmp, n, span, digit_bits):
+    """Sort keys[:n] by their high 32 bits (values < span) with LSD radix passes of
+    ``digit_bits`` bits (stable: keys of one rank keep their order)."""
     bits = 1
     while (np.int64(1) << bits) < span:
         bits += 1
-    counts = np.zeros((1 << _RADIX_BITS) + 1, dtype=np.int64)
-    mask = np.int64((1 << _RADIX_BITS) - 1)
+    counts = np.empty((1 << digit_bits) + 1, dtype=np.int64)
+    mask = np.int64((1 << digit_bits) - 1)
     src = keys
     dst = tmp
     shift = 0
@@ -63,14 +65,14 @@ def radix_sort_high(keys, tmp, n, span):
         counts[:] = 0
         for q in range(n):
             counts[((src[q] >> (32 + shift)) & mask) + 1] += 1
-        for b in range(1 << _RADIX_BITS):
+        for b in range(1 << digit_bits):
             counts[b + 1] += counts[b]
         for q in range(n):
             b = (src[q] >> (32 + shift)) & mask
             dst[counts[b]] = src[q]
             counts[b] += 1
         src, dst = dst, src
-        shift += _RADIX_BITS
+        shift += digit_bits
     if src is not keys:
         for q in range(n):
             keys[q] = src[q]
@@ -155,13 +157,13 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
     Fills ``dist_rank[:k]`` (increasing), ``dist_counts[:k]`` and ``nan_counts``; returns k.
     Class c is counted in column ``cmap[c]`` (see ``class_map``).
     A node whose rank range is at most about twice its size is counted in a dense histogram;
-    otherwise packed (rank, class, weight) keys are sorted (radix sort for large nodes).
+    otherwise packed (rank, class, weight) keys are sorted (by insertion up to 48 keys, by
+    radix passes on the rank beyond).
 
     ``general``: ``None`` in the lean growth routine (``_grow.grow_tree``), whose features have
     at most ``LIST_MIN_DISTINCT`` distinct values: a node sorts keys only while its rank span
-    exceeds 2 m + 16, so at most about 120 of them, and never reaches the radix sort; they
-    are sorted by insertion there instead of by numba's quicksort, which has six functions to
-    compile.
+    exceeds 2 m + 16, so at most about 120 of them; they are sorted by insertion there, and
+    the radix sort is not compiled.
     """
     C = dist_counts.shape[1]
     m = e - s
@@ -199,16 +201,46 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
             continue
         keys[mm] = ((r - rmin) << 32) | (p & _LOW32)
         mm += 1
-    if mm >= _RADIX_MIN:
-        if general is None:
-            raise ValueError("the lean growth routine has no radix sort")
-        radix_sort_high(keys, keys2, mm, span)
-    elif general is None or mm <= _INSERTION_MAX:
-        # the lean routine's nodes hold at most about 120 keys here: no ndarray.sort to compile
+    if general is None or mm <= _INSERTION_MAX:
+        # the lean routine's nodes hold at most about 120 keys here: no radix sort to compile
         insertion_sort(keys, mm)
     else:
-        sort_head(keys, mm)
+        # by rank alone (the high half): the class counts per rank are sums of integers,
+        # exact in float64 in any order, so the summary is the same bits as a full sort's.
+        # Small digits below _RADIX_MIN keys: the 257 counts of a pass cost less than
+        # numba's quicksort of a few hundred keys (its mispredicted comparisons and work
+        # stack; measured in benchmarks/README.md, "Item 3, third round")
+        radix_sort_high(keys, keys2, mm, span,
+                        _RADIX_BITS if mm >= _RADIX_MIN else _RADIX_BITS_SMALL)
     prev = np.int64(-1)
+    if 2 <= C <= 3:
+        # a rank's counts in integer registers, stored once the rank ends (as
+        # _presort._summarize_sorted_few: exact integers, the same bits)
+        a0 = np.int64(0)
+        a1 = np.int64(0)
+        a2 = np.int64(0)
+        for q in range(mm):
+            key = keys[q]
+            r = key >> 32
+            if r != prev:
+                if k > 0:
+                    store_counts(dist_counts, k - 1, C, a0, a1, a2)
+                dist_rank[k] = r + rmin
+                k += 1
+                prev = r
+                a0 = 0
+                a1 = 0
+                a2 = 0
+            wt = wt_of(key)
+            c = cmap[cls_of(key)]
+            w1 = wt * np.int64(c == 1)
+            w2 = wt * np.int64(c == 2)
+            a1 += w1
+            a2 += w2
+            a0 += wt - w1 - w2
+        if k > 0:
+            store_counts(dist_counts, k - 1, C, a0, a1, a2)
+        return k
     for q in range(mm):
         key = keys[q]
         r = key >> 32
