@@ -139,17 +139,19 @@ def test_binned_candidate_no_cut_when_one_bin_or_all_missing():
 
 
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
-@pytest.mark.parametrize("missing", [0.0, 0.03])
-def test_two_class_binned_forest_is_the_exact_forest_on_the_bin_codes(criterion, missing):
+@pytest.mark.parametrize("missing, d", [(0.0, 6), (0.03, 6), (0.0, 140)])
+def test_two_class_binned_forest_is_the_exact_forest_on_the_bin_codes(criterion, missing, d):
     """Two classes and 256 bins (the scalar scan, the bin walk of large nodes and the sorted
     occupied list of small ones): the same trees, node counts and gain ties as the exact
-    search on the bin codes (test_engine_binning's reference, computed from the rule)."""
+    search on the bin codes (test_engine_binning's reference, computed from the rule). At
+    140 features (no localized blocks) small nodes gather their candidates' codes from the
+    row-major byte copy (_binned.gather_codes)."""
     from sklearn.datasets import make_classification
     from test_engine_binning import exact_on_codes
 
     import treelab
 
-    X, y = make_classification(2500, 6, n_informative=4, random_state=7)
+    X, y = make_classification(2500, d, n_informative=4, random_state=7)
     X = np.round(X, 2)
     if missing:
         X[np.random.default_rng(3).random(X.shape) < missing] = np.nan
