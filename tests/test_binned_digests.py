@@ -18,8 +18,12 @@ from test_random_growth import _digest, _digest_data
 import treelab
 
 
-def _data(n, d, classes, nan_frac, seed, dup=False):
-    return _digest_data(n, d, classes, nan_frac, dup, seed)
+def _data(n, d, classes, nan_frac, seed, dup=False, nominal=()):
+    X, y = _digest_data(n, d, classes, nan_frac, dup, seed)
+    rng = np.random.default_rng(seed)
+    for f in nominal:
+        X[:, f] = rng.integers(0, 5, X.shape[0]).astype(float)
+    return X, y
 
 
 CASES = {
@@ -48,6 +52,27 @@ CASES = {
     "bagged-entropy": ((4000, 10, 4, 0.0, 9), lambda: treelab.BaggedTrees(
         n_estimators=3, criterion="entropy", c45=False, random_state=9, max_bins=256), True,
         "01a60df903390b63", 1987),
+    # more features than localized blocks hold, so small nodes gather their candidates'
+    # codes from the row-major byte copy (digests computed at be88791, before it existed):
+    # missing values, weights and entropy, 256 bins with missing values (no byte-wide copy),
+    # random and deterministic nodes, every feature a candidate, nominal features
+    "rf-wide-3class-missing": ((6000, 200, 3, 0.03, 10), lambda: treelab.RandomForest(
+        n_estimators=3, random_state=10, max_bins=64), False, "82ca95e6715b5ad8", 4157),
+    "rf-wide-weights-entropy": ((5000, 160, 2, 0.0, 11), lambda: treelab.RandomForest(
+        n_estimators=3, criterion="entropy", random_state=11, max_bins=255,
+        min_samples_leaf=2), True, "57757bfe6c52571b", 1469),
+    "rf-wide-missing-256": ((4000, 140, 2, 0.02, 12), lambda: treelab.RandomForest(
+        n_estimators=3, random_state=12, max_bins=256), False, "161e86772482d3f3", 2021),
+    "vrtrees-wide-mixed": ((4000, 150, 2, 0.0, 13, True), lambda: treelab.VRTrees(
+        n_estimators=3, alpha=0.5, random_state=13, max_bins=128), False,
+        "65c538ef2d06a286", 1717),
+    "bagged-wide-all-features": ((3000, 140, 4, 0.01, 14), lambda: treelab.BaggedTrees(
+        n_estimators=2, random_state=14, max_bins=200), False, "0fa80b6ab9b54873", 730),
+    "rf-wide-nominal": ((3000, 140, 3, 0.02, 15, False, (3, 70, 133)),
+                        lambda: treelab.RandomForest(n_estimators=3, random_state=15,
+                                                     max_bins=100,
+                                                     categorical_features=[3, 70, 133]),
+                        False, "6e44e59b69b20f59", 2275),
 }
 
 

@@ -67,7 +67,7 @@ def run_kernel(bins, cls, w, nd, C, criterion, min_side, n_bins=None):
     hist = np.zeros(C * B, dtype=np.int64)
     occ = np.zeros(B, dtype=np.uint8)
     lst = np.empty(B, dtype=np.int64)
-    out = binned_candidate(criterion, 0, rows, 0, m, R, nd, hist, B, occ, lst,
+    out = binned_candidate(criterion, 0, rows, 0, m, R, m, nd, hist, B, occ, lst,
                            np.arange(C, dtype=np.int64), C, np.zeros(C), node, n,
                            parent_mass(criterion, node, n, table), table, float(min_side),
                            np.zeros(C), np.zeros(C), np.zeros(C))
@@ -139,17 +139,19 @@ def test_binned_candidate_no_cut_when_one_bin_or_all_missing():
 
 
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
-@pytest.mark.parametrize("missing", [0.0, 0.03])
-def test_two_class_binned_forest_is_the_exact_forest_on_the_bin_codes(criterion, missing):
+@pytest.mark.parametrize("missing, d", [(0.0, 6), (0.03, 6), (0.0, 140)])
+def test_two_class_binned_forest_is_the_exact_forest_on_the_bin_codes(criterion, missing, d):
     """Two classes and 256 bins (the scalar scan, the bin walk of large nodes and the sorted
     occupied list of small ones): the same trees, node counts and gain ties as the exact
-    search on the bin codes (test_engine_binning's reference, computed from the rule)."""
+    search on the bin codes (test_engine_binning's reference, computed from the rule). At
+    140 features (no localized blocks) small nodes gather their candidates' codes from the
+    row-major byte copy (_binned.gather_codes)."""
     from sklearn.datasets import make_classification
     from test_engine_binning import exact_on_codes
 
     import treelab
 
-    X, y = make_classification(2500, 6, n_informative=4, random_state=7)
+    X, y = make_classification(2500, d, n_informative=4, random_state=7)
     X = np.round(X, 2)
     if missing:
         X[np.random.default_rng(3).random(X.shape) < missing] = np.nan
@@ -162,3 +164,89 @@ def test_two_class_binned_forest_is_the_exact_forest_on_the_bin_codes(criterion,
                  "ties_feature", "ties_test"):
         np.testing.assert_array_equal(getattr(binned.forest_, name),
                                       getattr(reference.forest_, name), err_msg=name)
+
+
+def _splitmix_draws(seed, nv, k):
+    """The first k steps of a Fisher-Yates shuffle of range(nv) driven by splitmix64 as
+    _rng.new_state / rand_int define it, written out in Python integers."""
+    mask = (1 << 64) - 1
+    state = [seed & mask]
+
+    def nxt():
+        state[0] = (state[0] + 0x9E3779B97F4A7C15) & mask
+        z = state[0]
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        return z ^ (z >> 31)
+
+    nxt()  # new_state advances once
+    perm = list(range(nv))
+    for i in range(k):
+        j = i + min(int(float(nxt() >> 11) * (1.0 / 9007199254740992.0) * (nv - i)),
+                    nv - i - 1)
+        perm[i], perm[j] = perm[j], perm[i]
+    return perm
+
+
+@pytest.mark.parametrize("sample", [True, False])
+def test_gathered_codes_are_the_drawn_candidates_codes(sample):
+    """gather_codes draws the candidates as the selection's loop does (checked against the
+    generator written out) and copies their codes at the node's rows; the binned search on the
+    gathered codes returns what it returns on the feature-major codes."""
+    from treelab.engine.kernels._binned import gather_codes
+    from treelab.engine.kernels._rng import new_state
+
+    rng = np.random.default_rng(11)
+    n, d, nd, C = 3000, 40, 200, 3
+    R = rng.integers(0, nd + 1, size=(d, n)).astype(np.int32)  # nd: missing
+    Rt = np.ascontiguousarray(R.T).astype(np.uint8)
+    y = rng.integers(0, C, size=n)
+    w = rng.integers(1, 4, size=n)
+    node = np.sort(rng.choice(n, size=150, replace=False))
+    entries = (node.astype(np.int64) << 32) | (w[node].astype(np.int64) << 16) | y[node]
+    rows = np.concatenate([np.zeros(7, np.int64), entries, np.zeros(5, np.int64)])
+    s, e = 7, 7 + node.size
+    k = 9
+    vis = np.arange(d, dtype=np.int64)[::-1].copy()
+    perm = vis.copy()
+    state = new_state(np.uint64(1234))
+    bg = np.full((k, 200), -1, dtype=np.int32)
+    brows = np.full(200, -1, dtype=np.int64)
+    gather_codes(k, sample, d, vis, perm, state, rows, s, e, Rt, bg, brows)
+    order = _splitmix_draws(1234, d, k if sample else 0)
+    drawn = vis[order[:k]] if sample else vis[:k]
+    if sample:
+        np.testing.assert_array_equal(perm[:k], drawn)
+        # the generator stands where the loop's own k draws leave it
+        assert int(state[0]) == (1234 + (k + 1) * 0x9E3779B97F4A7C15) % (1 << 64)
+    else:
+        np.testing.assert_array_equal(perm, vis)
+    np.testing.assert_array_equal(bg[:, :node.size], R[drawn][:, node])
+    np.testing.assert_array_equal(brows[:node.size] >> 32, np.arange(node.size))
+    np.testing.assert_array_equal(brows[:node.size] & 0xFFFFFFFF, entries & 0xFFFFFFFF)
+    B = nd + 1
+    counts = np.bincount(y[node], weights=w[node], minlength=C).astype(float)
+    table = xlogx_table(int(counts.sum()) + 1)
+    for i, f in enumerate(drawn):
+        outs = []
+        for args in ((f, rows, s, e, R, n), (i, brows, 0, node.size, bg, 0)):
+            hist = np.zeros(C * B, dtype=np.int64)
+            outs.append(binned_candidate(
+                GINI, *args, nd, hist, B, np.zeros(B, np.uint8), np.empty(B, np.int64),
+                np.arange(C, dtype=np.int64), C, np.zeros(C), counts, counts.sum(),
+                parent_mass(GINI, counts, counts.sum(), table), table, 1.0, np.zeros(C),
+                np.zeros(C), np.zeros(C)))
+        assert outs[0] == outs[1]
+        assert outs[0][2] >= 0
+
+
+def test_row_major_codes_bytes_or_none():
+    from treelab.engine.features import row_major_codes
+
+    R = np.random.default_rng(0).integers(0, 256, size=(7, 10001)).astype(np.int32)
+    Rt = row_major_codes(R, n_threads=2)
+    assert Rt.dtype == np.uint8 and Rt.flags.c_contiguous
+    np.testing.assert_array_equal(Rt, R.T)
+    # a missing value's code at 256 bins does not fit a byte: no copy
+    R[3, 17] = 256
+    assert row_major_codes(R).shape == (0, 0)

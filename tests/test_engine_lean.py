@@ -110,12 +110,12 @@ def test_general_routine_is_preferred_once_numba_has_it():
     args = [feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq, feats.uniq_off,
             feats.nominal, y.astype(np.int32), 3, ip, 1.0, xlogx_table(150), np.uint64(0),
             G.ROWS_ALL, np.zeros(150, np.int32), 0, 0, *G.NO_REFERENCE, None, True,
-            np.ones(150, np.int32), True]
+            np.ones(150, np.int32), True, np.zeros((0, 0), np.uint8)]
     G.grow_tree(*args)
     assert F.compiled_or_cached(G.grow_tree, args)
     # a version numba has neither compiled nor cached (a dtype no fit passes) is not there
     odd = list(args)
-    odd[-2] = np.ones(150, np.int16)
+    odd[-3] = np.ones(150, np.int16)
     assert not F.compiled_or_cached(G.grow_tree, odd)
 
 

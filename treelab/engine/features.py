@@ -14,7 +14,7 @@ from treelab.engine._resources import release_freed_memory, run_threads
 from treelab.engine.kernels._presort import rank_sorted
 
 __all__ = ["FeatureArrays", "bin_column", "bin_cuts", "bin_feature", "check_nominal_codes",
-           "concat_values", "prepare_features"]
+           "concat_values", "prepare_features", "row_major_codes"]
 
 
 class FeatureArrays(NamedTuple):
@@ -131,6 +131,28 @@ def _prepare(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, ranks: bool,
     release_freed_memory()
     return FeatureArrays(Xc, R, orders, n_distinct, uniq, uniq_off, nominal.astype(np.uint8),
                          key)
+
+
+def row_major_codes(R: np.ndarray, n_threads: int = 1) -> np.ndarray:
+    """The bin codes ``R`` (feature, row) as a C-contiguous (row, feature) uint8 array, or an
+    empty (0, 0) one when a code (a missing value's is the feature's bin count) exceeds 255.
+
+    The binned search's small nodes gather their candidates' codes from it
+    (``_binned.gather_codes``): a row's codes of every feature in d bytes, so the candidates
+    of a node cost a few cache lines a row instead of one a candidate. Copied in blocks of
+    rows on ``n_threads`` threads (NumPy's copy releases the GIL).
+    """
+    d, n = R.shape
+    if n == 0 or d == 0 or int(R.max()) > 255 or int(R.min()) < 0:
+        return np.zeros((0, 0), dtype=np.uint8)
+    Rt = np.empty((n, d), dtype=np.uint8)
+    step = 4096
+
+    def block(i: int) -> None:
+        Rt[i:i + step] = R[:, i:i + step].T
+
+    run_threads(block, range(0, n, step), n_threads)
+    return Rt
 
 
 def concat_values(per_feature: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

@@ -27,6 +27,7 @@ from treelab.engine.features import (  # noqa: F401 - re-exported: this module w
     check_nominal_codes,
     concat_values,
     prepare_features,
+    row_major_codes,
 )
 from treelab.engine.kernels import _grow as G
 from treelab.engine.kernels import _predict as P
@@ -278,6 +279,13 @@ def grow_forest(
             and feats.Xc.shape[0] <= G.LOCAL_MAX_FEATURES_RANDOM):
         Xr = np.ascontiguousarray(feats.Xc.T)
 
+    # the bin codes as rows of bytes, for binned trees without localized blocks (too many
+    # features for them): their small nodes gather the candidates' codes from it
+    Rt = np.zeros((0, 0), dtype=np.uint8)
+    if (iparams[G.P_BINNED] != 0 and np.any(np.asarray(alphas) > 0.0)
+            and feats.R.shape[0] > G.LOCAL_MAX_FEATURES and feats.R.shape[1] == n):
+        Rt = row_major_codes(feats.R, n_threads)
+
     def one(t: int, alpha: float | None = None, ref=G.NO_REFERENCE, ip=iparams):
         a = float(alphas[t]) if alpha is None else alpha
         if a == 0.0 and random_routine:
@@ -287,7 +295,7 @@ def grow_forest(
             feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq,
             feats.uniq_off, feats.nominal, y32, n_classes, ip,
             a, table, np.uint64(seeds[t]), row_mode,
-            part, t, n_sub, *ref, stochastic, general, ones if sw is None else sw, binned,
+            part, t, n_sub, *ref, stochastic, general, ones if sw is None else sw, binned, Rt,
         )
 
     if len(seeds) and lean_suffices(feats, iparams, alphas):
@@ -296,7 +304,7 @@ def grow_forest(
         sig = [feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq, feats.uniq_off,
                feats.nominal, y32, n_classes, iparams, 1.0, table, np.uint64(0), row_mode,
                part, 0, n_sub, *G.NO_REFERENCE, stochastic, True, ones]
-        if not compiled_or_cached(grow_tree, sig + [True]):
+        if not compiled_or_cached(grow_tree, sig + [True, Rt]):
             general = None
             # nor the binned search where the ranks are not bin codes (the general routine
             # keeps it: one version serves every fit after a warm-up)

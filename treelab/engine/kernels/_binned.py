@@ -29,6 +29,7 @@ from numba.core.extending import intrinsic
 
 from treelab.engine.kernels._config import NUMBA_FLAGS
 from treelab.engine.kernels._criteria import GINI, binary_gain
+from treelab.engine.kernels._rng import rand_int
 from treelab.engine.kernels._sort import sort_head
 from treelab.engine.kernels._split import binary_split_info, cls_of, is_tie, row_of, wt_of
 
@@ -40,6 +41,11 @@ _SMALL_SORT = 32
 # column's rows
 _AHEAD = 16
 _SPARSE_ROWS = 16
+# nodes holding under 1/GATHER_ROWS of the rows gather their candidates' codes from the
+# row-major copy (gather_codes); larger ones read the feature-major codes, whose every line
+# they use. At 50,000 x 500 (one thread, 20 trees, paired) 4 and 2 were level, 16 took 3-4%
+# more CPU
+GATHER_ROWS = 4
 
 
 @intrinsic
@@ -76,7 +82,7 @@ def _sort_small(a, k):
 
 
 @njit(inline="always", **NUMBA_FLAGS)
-def binned_histogram(f, rows, s, e, R, nd_f, hist, B, occ, lst, cmap, C, nan_counts):
+def binned_histogram(f, rows, s, e, R, n_col, nd_f, hist, B, occ, lst, cmap, C, nan_counts):
     """Count the node's rows into ``hist[c * B + bin]`` (class c in column ``cmap[c]``, C
     classes) and the missing ones (bin ``nd_f``) into ``nan_counts``; list the occupied bins
     in ``lst[:k]`` in increasing order. Returns k.
@@ -89,6 +95,8 @@ def binned_histogram(f, rows, s, e, R, nd_f, hist, B, occ, lst, cmap, C, nan_cou
     ``nan_counts`` afterwards, and a first hit is listed by writing every bin and advancing
     the count only past new ones. The bin is a load that often misses the cache; a branch
     on it, mispredicted, discarded the loads of the following rows that were under way.
+    ``n_col``: the rows of ``R``'s columns (the codes are prefetched at nodes holding under
+    1/16 of them); 0 for codes already gathered (``gather_codes``).
     """
     m = e - s
     fu = np.uint64(f)
@@ -96,7 +104,7 @@ def binned_histogram(f, rows, s, e, R, nd_f, hist, B, occ, lst, cmap, C, nan_cou
     Bu = np.uint64(B)
     # rows far apart in the column (a cache line each): their codes are fetched _AHEAD rows
     # early; where they are dense the hardware's own prefetching serves better
-    sparse = m * _SPARSE_ROWS < R.shape[1]
+    sparse = m * _SPARSE_ROWS < n_col
     if m >= nd_f:
         # unsigned indices: numba then skips the negative-index wraparound on each access
         for j in range(m):
@@ -298,8 +306,9 @@ def _scan_general(criterion, hist, B, lst, k, C, nan_counts, n_nan, node_counts,
 
 
 @njit(inline="always", **NUMBA_FLAGS)
-def binned_candidate(criterion, f, rows, s, e, R, nd_f, hist, B, occ, lst, cmap, C, nan_counts,
-                     node_counts, n_node, pmass, table, min_side, left, left_n, right_n):
+def binned_candidate(criterion, f, rows, s, e, R, n_col, nd_f, hist, B, occ, lst, cmap, C,
+                     nan_counts, node_counts, n_node, pmass, table, min_side, left, left_n,
+                     right_n):
     """Best threshold of binned feature f at the node (classes numbered by ``cmap``, C of them
     present, their counts in ``node_counts``).
 
@@ -308,7 +317,7 @@ def binned_candidate(criterion, f, rows, s, e, R, nd_f, hist, B, occ, lst, cmap,
     ``bin`` the last bin going left (-1: no threshold leaves ``min_side`` rows a side), rows
     left counting the non-missing rows of bins up to it.
     """
-    k = binned_histogram(f, rows, s, e, R, nd_f, hist, B, occ, lst, cmap, C, nan_counts)
+    k = binned_histogram(f, rows, s, e, R, n_col, nd_f, hist, B, occ, lst, cmap, C, nan_counts)
     n_nan = 0.0
     for c in range(C):
         n_nan += nan_counts[c]
@@ -334,3 +343,35 @@ def binned_candidate(criterion, f, rows, s, e, R, nd_f, hist, B, occ, lst, cmap,
                 nl += hist[c * B + lst[q]]
     _clear(hist, B, occ, lst, k, C)
     return k, g, r_best, nan_left, nt, si, np.float64(nl), n_nan
+
+
+@njit(inline="always", **NUMBA_FLAGS)
+def gather_codes(n_draw, sample, nv, vis, perm, state, rows, s, e, Rt, bg, brows):
+    """Draw the node's first ``n_draw`` candidate features as ``_select.deterministic_select``
+    draws them (a partial Fisher-Yates shuffle of ``perm`` when ``sample``, else ``vis`` in
+    order: the same draws from ``state``, in the same order), and copy their bin codes at the
+    node's rows from the row-major copy ``Rt`` (row, feature) into ``bg[i, j]`` (the i-th
+    candidate, the j-th row of the node); ``brows[j]`` is the node's j-th entry renumbered j,
+    keeping its weight and class, so ``binned_candidate(i, brows, 0, e - s, bg, ...)`` counts
+    the i-th candidate.
+
+    At a node holding a small part of the rows, each row's code of a feature is a cache line
+    of its own in the feature-major ``R``: K candidates read K lines a row. A row's codes of
+    every feature lie together in ``Rt`` (d bytes: 8 lines at 500 features), so the
+    candidates' codes cost at most that many lines a row, fetched in one pass; the histograms
+    then read ``bg`` from the cache.
+    """
+    if sample:
+        for i in range(n_draw):
+            j = i + rand_int(state, nv - i)
+            f = perm[j]
+            perm[j] = perm[i]
+            perm[i] = f
+    src = perm if sample else vis
+    m = e - s
+    for j in range(m):
+        p = rows[s + j]
+        r = np.uint64(row_of(p))
+        brows[j] = (np.int64(j) << 32) | (p & 0xFFFFFFFF)
+        for i in range(n_draw):
+            bg[i, j] = Rt[r, np.uint64(src[i])]

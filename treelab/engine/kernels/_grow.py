@@ -11,6 +11,7 @@ the construction (which rows and features a tree sees).
 import numpy as np
 from numba import njit
 
+from treelab.engine.kernels._binned import GATHER_ROWS
 from treelab.engine.kernels._config import NUMBA_FLAGS, inner
 from treelab.engine.kernels._nominal import summarize_nominal
 from treelab.engine.kernels._params import (  # noqa: F401 (callers read the layout as _grow.P_*)
@@ -161,7 +162,7 @@ def localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob):
 @njit(**NUMBA_FLAGS)
 def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
               alpha, table, seed, row_mode, part, tree_id, n_sub, ref_i, ref_t, stochastic,
-              general, sw=None, binned=True):
+              general, sw=None, binned=True, Rt=None):
     """Grow one tree into flat node arrays.
 
     Parameters are plain arrays: ``Xc`` (feature, row) float64 values (nominal features hold
@@ -197,6 +198,10 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     ``binned``: ``None`` for a version without the binned split search (``max_bins``; numba
     drops it as for ``stochastic``): fits whose ranks are not bin codes compile neither the
     search nor numba's quicksort it sorts bins with (about 4 CPU-s of a first fit).
+
+    ``Rt``: the bin codes as a (row, feature) uint8 copy of ``R`` (``engine.features.
+    row_major_codes``), or None / empty: the binned search's small nodes gather their
+    candidates' codes from it (``_binned.gather_codes``) when the tree has no localized blocks.
 
     Localized subtrees (``iparams[P_LOCAL]``): once a node has few enough rows, its rows'
     values (when the tree reads values) and ranks (when it has deterministic nodes) are copied
@@ -290,6 +295,10 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
         bhist = np.zeros(C * n_bins, dtype=np.int64)
     bocc = np.zeros(n_bins, dtype=np.uint8)
     blst = np.empty(n_bins, dtype=np.int64)
+    if Rt is None:
+        Rtv = np.empty((0, 0), dtype=np.uint8)
+    else:
+        Rtv = Rt
     span_cap = min(2 * n_det + 16, max_nd + 16)
     hist = np.zeros(span_cap * C)
     occ = np.zeros(span_cap, dtype=np.uint8)
@@ -381,6 +390,14 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     Xl = np.empty((d, local_cap if local_values else 0))
     glob = np.empty(local_cap, dtype=np.int64)
     Rl = np.empty((d, local_cap if local_ranks else 0), dtype=R.dtype)
+    # the binned search's buffers for codes gathered from the row-major copy (trees without
+    # localized blocks, whose nodes read the blocks instead)
+    n_gather = 0
+    if Rtv.shape[0] == n and n_bins > 0 and local_cap == 0:
+        n_gather = min(iparams[P_MAX_FEATURES], nv)
+    gcap = n_in // GATHER_ROWS + 1 if n_gather > 0 else 0
+    bg = np.empty((n_gather, gcap), dtype=R.dtype)
+    brows = np.empty(gcap, dtype=np.int64)
     # node arrays
     # grows by doubling as the tree needs more: a fully grown tree on n distinct rows has up to
     # 2 n nodes, a typical one far fewer (a random-forest tree on 1,000,000 rows of
@@ -519,10 +536,11 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     # this branch, and stochastic_select is neither typed nor compiled
                     # (numba's cache of this function does not see edits of the kernels it
                     # calls, e.g. _stochastic.py, _select.py, _split.py, _nominal.py,
-                    # _thresholds.py, _partition.py, _presort.py: edit this file too when they
-                    # change, so that a stale cache is not reused; last: _split.py's radix
-                    # sort of mid-sized nodes, two- and three-class summaries in registers in
-                    # _split.py and _presort.py)
+                    # _thresholds.py, _partition.py, _presort.py, _binned.py: edit this file
+                    # too when they change, so that a stale cache is not reused; last:
+                    # _split.py's radix sort of mid-sized nodes, two- and three-class
+                    # summaries in registers in _split.py and _presort.py; _binned.py's codes
+                    # gathered from a row-major copy)
                     if stochastic is None:
                         raise ValueError(
                             "stochastic selection needs grow_tree(..., stochastic=True)")
@@ -538,7 +556,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                         e, Xv, Rv, node_counts, n_node, table, state, keys, keys2, hist, occ,
                         dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g, cand_si, cand_t,
                         cand_nan, cand_kind, cand_nt, use_sorted, lists, slot_of, yw, cmap,
-                        present, bhist, bocc, blst, general)
+                        present, bhist, bocc, blst, general, Rtv, bg, brows)
                 else:
                     found, f, sk, t = random_select(rule, nominal, used, nv, perm, rows, s, e, Xv,
                                                      state, general)

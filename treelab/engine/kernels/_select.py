@@ -4,7 +4,7 @@
 
 import numpy as np
 
-from treelab.engine.kernels._binned import binned_candidate
+from treelab.engine.kernels._binned import GATHER_ROWS, binned_candidate, gather_codes
 from treelab.engine.kernels._config import inner
 from treelab.engine.kernels._criteria import GAIN_RATIO, GINI, parent_mass
 from treelab.engine.kernels._nominal import eval_nominal, summarize_nominal
@@ -68,7 +68,7 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
                          rows, s, e, Xc, R, node_counts, n_node, table, state, keys, keys2,
                          hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,
                          cand_si, cand_t, cand_nan, cand_kind, cand_nt, use_sorted, lists,
-                         slot_of, yw, cmap, present, bhist, bocc, blst, general):
+                         slot_of, yw, cmap, present, bhist, bocc, blst, general, Rt, bg, brows):
     """C4.5/ID3/CART-style choice among up to ``max_features`` available features.
 
     Returns (found, feature, kind, threshold, nan_child, feature ties, test ties). Candidates
@@ -79,6 +79,11 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
     growth routine compiled without that search (numba drops it then). ``general``: ``None``
     for the lean version (``_grow.grow_tree``), which has no nominal tests, Extra-Trees
     thresholds or presorted lists.
+
+    ``Rt``: the bin codes (row, feature) as bytes, or empty (``engine.features.row_major_codes``);
+    at a node holding under 1/``GATHER_ROWS`` of its rows the first candidates are drawn
+    together and their codes gathered from it into ``bg`` (``brows``: the node's entries
+    renumbered), ``_binned.gather_codes``: the same draws and the same counts.
 
     The per-candidate summaries and threshold scans are inlined into this function (numba's
     ``inline="always"``): called, each passed 5-10 arrays whose reference counts numba
@@ -121,14 +126,24 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
     branch_n = bufs[1]
     n_avail = 0
     nc = 0
+    # candidates drawn ahead, their codes gathered (bg, brows)
+    n_gather = 0
+    if bhist is not None:
+        m = e - s
+        if (binned and not random_thr and not use_sorted and m <= bg.shape[1]
+                and m * GATHER_ROWS < Rt.shape[0]):
+            n_gather = min(n_target, nv, bg.shape[0])
+            gather_codes(n_gather, sample, nv, vis, perm, state, rows, s, e, Rt, bg, brows)
     for i in range(nv):
         if n_avail >= n_target:
             break
         if sample:
-            j = i + rand_int(state, nv - i)
-            f = perm[j]
-            perm[j] = perm[i]
-            perm[i] = f
+            if i >= n_gather:
+                j = i + rand_int(state, nv - i)
+                f = perm[j]
+                perm[j] = perm[i]
+                perm[i] = f
+            f = perm[i]
         else:
             f = vis[i]
         if nominal[f]:
@@ -189,8 +204,11 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
             if bhist is None:
                 # grow_tree's version without the binned search (binned=None)
                 raise ValueError("binned features need grow_tree(..., binned=True)")
+            gathered = i < n_gather
             k, g, rb, nan_left, nt, si, nl, nn = binned_candidate(
-                criterion, f, rows, s, e, R, n_distinct[f], bhist, bocc.shape[0], bocc, blst,
+                criterion, i if gathered else f, brows if gathered else rows,
+                0 if gathered else s, e - s if gathered else e, bg if gathered else R,
+                0 if gathered else R.shape[1], n_distinct[f], bhist, bocc.shape[0], bocc, blst,
                 cmap, C, nan_counts, node_counts, n_node, pmass, table, min_side, left, left_n,
                 right_n)
             if k < 2:
