@@ -188,7 +188,7 @@ def test_only_the_stochastic_family_gets_the_stochastic_growth_routine():
     from treelab.engine.forest import prepare_features
     from treelab.engine.kernels import _grow as G
     from treelab.engine.kernels._criteria import xlogx_table
-    from treelab.engine.kernels._stochastic import beta_to_bits
+    from treelab.engine.kernels._stochastic_modes import beta_to_bits
 
     X, y = _warmup._data()
     treelab.VRTrees(n_estimators=2, random_state=0).fit(X, y)

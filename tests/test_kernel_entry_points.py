@@ -15,6 +15,7 @@ from treelab.engine.kernels import (
     _config,
     _criteria,
     _grow,
+    _local,
     _nominal,
     _partition,
     _predict,
@@ -27,8 +28,8 @@ from treelab.engine.kernels import (
 
 def inner_kernels():
     found = []
-    for module in (_select, _grow, _split, _thresholds, _partition, _nominal, _criteria, _rng,
-                   _predict):
+    for module in (_select, _grow, _local, _split, _thresholds, _partition, _nominal, _criteria,
+                   _rng, _predict):
         for obj in vars(module).values():
             if isinstance(obj, _config._KernelOnly) and obj.py_func.__module__ == module.__name__:
                 found.append(obj)

@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from treelab.engine.kernels import _grow as G
-from treelab.engine.kernels._stochastic import beta_to_bits, mode_bits
+from treelab.engine.kernels._stochastic_modes import beta_to_bits, mode_bits
 from treelab.estimators._base import TreeEnsembleClassifier
 from treelab.estimators._spec import TreeSpec
 from treelab.estimators._validation import check_int, check_option, check_real

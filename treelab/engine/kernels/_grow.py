@@ -13,6 +13,14 @@ from numba import njit
 
 from treelab.engine.kernels._binned import GATHER_ROWS
 from treelab.engine.kernels._config import NUMBA_FLAGS, inner
+from treelab.engine.kernels._construction import draw_construction
+from treelab.engine.kernels._local import (
+    LOCAL_BYTES,
+    LOCAL_MAX_FEATURES,
+    LOCAL_MAX_FEATURES_RANDOM,
+    LOCAL_MIN_ROWS,
+    localize,
+)
 from treelab.engine.kernels._nominal import summarize_nominal
 from treelab.engine.kernels._params import (  # noqa: F401 (callers read the layout as _grow.P_*)
     KIND_LEAF,
@@ -45,26 +53,14 @@ from treelab.engine.kernels._params import (  # noqa: F401 (callers read the lay
 )
 from treelab.engine.kernels._partition import partition_nominal, partition_threshold
 from treelab.engine.kernels._presort import build_lists, partition_lists
-from treelab.engine.kernels._rng import new_state, rand_float, rand_int
+from treelab.engine.kernels._rng import new_state, rand_float
 from treelab.engine.kernels._select import LEAN_REFUSES, deterministic_select, random_select
 from treelab.engine.kernels._split import cls_of, row_of
-from treelab.engine.kernels._stochastic import MODE_BINNED, beta_from_bits, stochastic_select
+from treelab.engine.kernels._stochastic import stochastic_select
+from treelab.engine.kernels._stochastic_modes import MODE_BINNED, beta_from_bits
 from treelab.engine.kernels._thresholds import rank_threshold
 
 RANDOM_ATTEMPTS = 10
-# localized subtrees: the blocks of one subtree hold at most LOCAL_BYTES of values and ranks
-# (up to 12 bytes a row and feature); measured on 20 features, subtrees of 2,048 to 8,192 rows
-# grow fastest. The copy moves every feature of a row, a random node reads one: on 40,000
-# rows, complete-random trees gained at 64 features and lost 1.7x at 128, while trees with
-# deterministic nodes (which read many features a node) still gained at 128 (not measured
-# beyond). The blocks are copied column by column from the feature-major arrays; copying rows
-# from row-major copies of the values and ranks was no faster (1,000,000 x 20 binned random
-# forest: 11.2-11.4 s against 11.5-11.6 s for 10 trees; 100,000 x 20: 1.76 against 2.14 s for
-# 30 trees) and cost n x d x 12 more bytes
-LOCAL_BYTES = 1 << 20
-LOCAL_MIN_ROWS = 1024
-LOCAL_MAX_FEATURES = 128
-LOCAL_MAX_FEATURES_RANDOM = 64
 LIST_MIN_DISTINCT = 256
 # the node arrays start with room for (rows in the tree) / NODE_CAP_DIVISOR nodes
 NODE_CAP_DIVISOR = 8
@@ -77,41 +73,6 @@ REF_NAN = 3
 REF_TF = 4
 REF_TT = 5
 NO_REFERENCE = (np.zeros((0, 6), dtype=np.int64), np.zeros(0))
-
-
-@njit(**NUMBA_FLAGS)
-def draw_construction(n, d, row_mode, part, tree_id, n_sub, state):
-    """Row multiplicities and visible features of one tree (bagging, DST, subspaces)."""
-    w = np.zeros(n, dtype=np.int32)
-    if row_mode == ROWS_BOOTSTRAP:
-        for _ in range(n):
-            w[rand_int(state, n)] += 1
-    elif row_mode == ROWS_DISJOINT:
-        for i in range(n):
-            if part[i] == tree_id:
-                w[i] = 1
-    elif row_mode == ROWS_WEIGHTS:
-        for i in range(n):
-            w[i] = part[i]
-    else:
-        w[:] = 1
-    # np.empty and a fill rather than np.ones / np.arange / np.full here and in grow_tree:
-    # each of those is one more numba function to compile on a first fit
-    mask = np.empty(d, dtype=np.uint8)
-    mask[:] = 1
-    if 0 < n_sub < d:
-        perm = np.empty(d, dtype=np.int64)
-        for i in range(d):
-            perm[i] = i
-        for i in range(n_sub):
-            j = i + rand_int(state, d - i)
-            tmp = perm[i]
-            perm[i] = perm[j]
-            perm[j] = tmp
-        mask[:] = 0
-        for i in range(n_sub):
-            mask[perm[i]] = 1
-    return w, mask
 
 
 @inner
@@ -127,36 +88,6 @@ def enlarge(a, cap, fill):
     for i in range(old.shape[0], flat.shape[0]):
         flat[i] = fill
     return out
-
-
-@inner(_nrt=False)
-def localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob):
-    """Copy the visible features of rows[s:e] from ``Xc`` and ``R`` into the blocks ``Xl`` and
-    ``Rl`` (each only when it has columns: values for trees that read them, ranks for trees
-    with deterministic nodes) and renumber the entries 0..e-s-1, keeping weight and class;
-    ``glob[j]`` keeps the training row of entry j (presorted lists name rows by their training
-    index).
-
-    A node's rows are in increasing order (partitions keep the order), so each feature is
-    copied in one forward sweep over its column.
-    Safe to reuse the blocks for the next localized subtree: nodes are grown depth first, so
-    a subtree is finished before any node outside it is popped.
-    """
-    m = e - s
-    for j in range(m):
-        p = rows[s + j]
-        glob[j] = row_of(p)
-        rows[s + j] = (np.int64(j) << 32) | (p & 0xFFFFFFFF)
-    if Xl.shape[1] > 0:
-        for q in range(nv):
-            f = vis[q]
-            for j in range(m):
-                Xl[f, j] = Xc[f, glob[j]]
-    if Rl.shape[1] > 0:
-        for q in range(nv):
-            f = vis[q]
-            for j in range(m):
-                Rl[f, j] = R[f, glob[j]]
 
 
 @njit(**NUMBA_FLAGS)
@@ -536,11 +467,10 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     # this branch, and stochastic_select is neither typed nor compiled
                     # (numba's cache of this function does not see edits of the kernels it
                     # calls, e.g. _stochastic.py, _select.py, _split.py, _nominal.py,
-                    # _thresholds.py, _partition.py, _presort.py, _binned.py: edit this file
-                    # too when they change, so that a stale cache is not reused; last:
-                    # _split.py's radix sort of mid-sized nodes, two- and three-class
-                    # summaries in registers in _split.py and _presort.py; _binned.py's codes
-                    # gathered from a row-major copy)
+                    # _thresholds.py, _partition.py, _presort.py, _binned.py, _local.py,
+                    # _construction.py: edit this file too when they change, so that a stale
+                    # cache is not reused; last: localize and draw_construction in modules of
+                    # their own)
                     if stochastic is None:
                         raise ValueError(
                             "stochastic selection needs grow_tree(..., stochastic=True)")

@@ -21,13 +21,9 @@ import numpy as np
 from numba import njit
 
 from treelab.engine.kernels._config import NUMBA_FLAGS
-from treelab.engine.kernels._grow import (
-    LOCAL_BYTES,
-    LOCAL_MAX_FEATURES_RANDOM,
-    LOCAL_MIN_ROWS,
-    RANDOM_ATTEMPTS,
-    draw_construction,
-)
+from treelab.engine.kernels._construction import draw_construction
+from treelab.engine.kernels._grow import RANDOM_ATTEMPTS
+from treelab.engine.kernels._local import LOCAL_BYTES, LOCAL_MAX_FEATURES_RANDOM, LOCAL_MIN_ROWS
 from treelab.engine.kernels._params import (
     KIND_THRESHOLD,
     P_LOCAL,

@@ -35,6 +35,13 @@ from treelab.engine.kernels._config import NUMBA_FLAGS
 from treelab.engine.kernels._nominal import summarize_nominal
 from treelab.engine.kernels._rng import rand_float, rand_int
 from treelab.engine.kernels._split import cls_of, is_tie, row_of, summarize_continuous, wt_of
+from treelab.engine.kernels._stochastic_modes import (
+    MODE_BINNED,
+    MODE_GAIN,
+    MODE_LAPLACE_WEIGHTS,
+    MODE_LOOKAHEAD,
+    MODE_TIE_RANDOM,
+)
 from treelab.engine.kernels._thresholds import split_threshold
 
 KIND_THRESHOLD = 1
@@ -393,22 +400,6 @@ def _lookahead_scores(nc, cand_f, cand_kind, cand_t, cand_nan, nominal, n_distin
         cand_w[q] = total_w
 
 
-MODE_LOOKAHEAD = 1
-MODE_GAIN = 2
-MODE_LAPLACE_WEIGHTS = 4
-# not a reading of the study: the growth routine adds it when ranks are bin codes (P_BINNED)
-MODE_BINNED = 8
-# with beta = 1, exact ties of E_min are broken by a uniform draw instead of the lowest feature
-MODE_TIE_RANDOM = 16
-
-
-def mode_bits(lookahead: int, choice: str, laplace: str, tie_break: str = "first") -> int:
-    """The reading of the study as the bit set ``stochastic_select`` takes as ``mode``."""
-    return ((MODE_LOOKAHEAD if lookahead else 0) | (MODE_GAIN if choice == "gain" else 0)
-            | (MODE_LAPLACE_WEIGHTS if laplace == "weights" else 0)
-            | (MODE_TIE_RANDOM if tie_break == "random" else 0))
-
-
 @njit(**NUMBA_FLAGS)
 def _in_choice(q, cand_score, gain_mode, h_node, limit):
     if gain_mode:
@@ -503,16 +494,3 @@ def stochastic_select(beta, mode, min_split, min_leaf, max_depth_left, nominal, 
                     break
                 k -= 1
     return (True, cand_f[pick], cand_kind[pick], cand_t[pick], cand_nan[pick], ties_f, ties_t)
-
-
-def beta_to_bits(beta: float) -> int:
-    """beta as the int64 bit pattern carried in the growth kernel's integer parameters."""
-    return int(np.array([beta], dtype=np.float64).view(np.int64)[0])
-
-
-@njit(**NUMBA_FLAGS)
-def beta_from_bits(bits):
-    """Inverse of ``beta_to_bits`` inside a kernel."""
-    a = np.empty(1, dtype=np.int64)
-    a[0] = bits
-    return a.view(np.float64)[0]
