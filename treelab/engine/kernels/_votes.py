@@ -1,6 +1,7 @@
 """Vote-count kernels of the independent-errors voting error (treelab.analysis).
 
 ``difference_tails``: P(V_l >= V_k) per wrong class l by DP over the vote difference;
+``vote_table``: the joint distribution of the wrong classes' vote counts, by DP over members;
 ``lost_draws``: Monte Carlo rows on which class k loses the vote, on the engine's splitmix64
 generator (one seed, so results do not depend on threads or call order).
 """
@@ -11,7 +12,7 @@ from numba import njit
 from treelab.engine.kernels._config import NUMBA_FLAGS
 from treelab.engine.kernels._rng import new_state, rand_float
 
-__all__ = ["difference_tails", "lost_draws"]
+__all__ = ["difference_tails", "lost_draws", "vote_table"]
 
 
 @njit(**NUMBA_FLAGS)
@@ -42,6 +43,46 @@ def difference_tails(p: np.ndarray, k: int, wrong: np.ndarray) -> np.ndarray:
                 diff[i] = new[i]
         out[j] = diff[n_trees:].sum()
     return out
+
+
+@njit(**NUMBA_FLAGS)
+def vote_table(p: np.ndarray, k: int, wrong: np.ndarray) -> np.ndarray:
+    """P(V_w1 = n_1, ..., V_wW = n_W) for the classes ``wrong`` (W of them), as a flat C-order
+    table of (T + 1)^W cells (T the members, rows of ``p`` (tree, class)).
+
+    Member t keeps a cell with p[t, k] and moves it one step along axis a with p[t, wrong[a]]
+    (skipped where that is 0). Each cell is computed as ``table * p[t, k]`` followed by one
+    ``+= p[t, cls] * shifted table`` per axis in order, the NumPy whole-table steps of
+    ``treelab.analysis._independent`` done cell by cell: the same operations in the same order,
+    so the same bits, without a temporary table per step.
+    """
+    n_trees = p.shape[0]
+    side = n_trees + 1
+    W = wrong.size
+    size = 1
+    for _ in range(W):
+        size *= side
+    stride = np.empty(W, dtype=np.int64)
+    s = size
+    for a in range(W):
+        s //= side
+        stride[a] = s
+    table = np.zeros(size)
+    new = np.empty(size)
+    table[0] = 1.0
+    pc = np.empty(W)
+    for t in range(n_trees):
+        pk = p[t, k]
+        for a in range(W):
+            pc[a] = p[t, wrong[a]]
+        for i in range(size):
+            v = table[i] * pk
+            for a in range(W):
+                if pc[a] != 0.0 and (i // stride[a]) % side > 0:
+                    v += pc[a] * table[i - stride[a]]
+            new[i] = v
+        table, new = new, table
+    return table
 
 
 @njit(**NUMBA_FLAGS)
