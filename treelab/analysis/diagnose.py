@@ -222,14 +222,17 @@ def diagnose_parts(
     combine: str | None = None,
     classes: Any = None,
     member_counts: Any = None,
+    member_pass: Any = None,
 ) -> Parts:
     """:func:`diagnose`'s computation without the Dataset (same arguments and checks); the
-    experiment runner stores a cell's values from these parts directly."""
+    experiment runner stores a cell's values from these parts directly, and may hand it a
+    treelab ensemble's ``_member_pass(X)`` (``member_pass``) instead of its counts."""
     _check_label(label)
     ks = _check_k(k)
     extra_measures = check_measures(measures)
     check_model(ensemble, X)
-    p = read(ensemble, X, y, combine=combine, classes=classes, member_counts=member_counts)
+    p = read(ensemble, X, y, combine=combine, classes=classes, member_counts=member_counts,
+             member_pass=member_pass)
     y_codes, unseen = p.y_codes, p.unseen
     n_rows, n_classes = y_codes.size, p.classes.size
     if n_rows == 0:

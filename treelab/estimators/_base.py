@@ -368,6 +368,16 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             fr.counts, not curtail,
         )
 
+    def _member_pass(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """Each tree's vote (tree, sample) and the trees' summed class frequencies (sample,
+        class) in one walk, without the (tree, sample, class) counts: what
+        ``treelab.analysis.diagnose`` derives from ``member_counts(X)``, the same bits
+        (``_predict.member_pass``). Without the Laplace correction only."""
+        Xv = self._encode_predict(X)
+        fr = self.forest_
+        return self._with_threads(P.member_pass, Xv, *fr.walk_arrays(Xv),
+                                  fr.answering_nodes(self._min_n()), fr.counts)
+
     def member_proba(self, X) -> np.ndarray:
         """Each tree's class probabilities, shape (tree, sample, class)."""
         check_is_fitted(self, "forest_")

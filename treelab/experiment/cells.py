@@ -79,11 +79,12 @@ def _build(estimator: str, params: dict[str, Any], data: LabeledData, seed: int,
 
 def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
              test: LabeledData, single: Any, proba: np.ndarray | None = None,
-             counts: np.ndarray | None = None) -> dict[str, xr.DataArray]:
+             counts: Any = None) -> dict[str, xr.DataArray]:
     """One measure of a fitted estimator, reduced to what the cell stores
     (:func:`~treelab.experiment.values.reduce_measure`); ``proba`` is its ``predict_proba``
-    on the test rows and ``counts`` its ``member_counts``, when already computed (the cell
-    times one pass over the trees and hands its result to every measure)."""
+    on the test rows and ``counts`` its ``member_counts`` (an array) or its ``_member_pass``
+    (a tuple), when already computed (the cell times one pass over the trees and hands its
+    result to every measure)."""
     import inspect
 
     import treelab.analysis as analysis
@@ -98,7 +99,9 @@ def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
     if name == "diagnose":
         if hasattr(single, "get_params"):  # an unfitted estimator: fitted once, shared
             single = _fitted_single(single, train)
-        if counts is not None:
+        if isinstance(counts, tuple):
+            options = {**options, "member_pass": counts}
+        elif counts is not None:
             options = {**options, "member_counts": counts}
         # diagnose's variables without its Dataset: the same values, attrs and coordinates
         parts = diagnose_parts(est, test.X, test.y, single=single, true_proba=proba_true,
@@ -208,8 +211,13 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1, share: bool = True
         if "diagnose" in measures and hasattr(est, "member_proba") and hasattr(
                 est, "member_counts") and hasattr(est, "forest_"):  # diagnose's treelab pass
             # the one pass over the trees that diagnose reads (its probabilities and labels
-            # derive from these counts): timed as the prediction, not walked again
-            counts = est.member_counts(test.X)
+            # derive from these counts): timed as the prediction, not walked again; the votes
+            # and summed frequencies straight from the walk where no Laplace correction
+            # applies (no (tree, sample, class) array: the same values)
+            if hasattr(est, "_member_pass") and not getattr(est, "laplace", False):
+                counts = est._member_pass(test.X)
+            else:
+                counts = est.member_counts(test.X)
         if counts is None or any(m != "diagnose" for m in measures):
             if hasattr(est, "predict_proba"):
                 proba = est.predict_proba(test.X)
