@@ -406,9 +406,12 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "forest_")
         fr = self.forest_
         starts = fr.node_offsets[:-1]
-        internal = (fr.kind != 0).astype(np.int64)
-        n_internal = np.add.reduceat(internal, starts)
-        n_random = np.add.reduceat(fr.random.astype(np.int64), starts)
+        # counts summed from the boolean arrays themselves (no int64 copy of every node) and
+        # the decision nodes as the nodes less the leaves: the same integers
+        n_nodes = np.diff(fr.node_offsets)
+        n_leaves = np.add.reduceat(fr.kind == 0, starts, dtype=np.int64)
+        n_internal = n_nodes - n_leaves
+        n_random = np.add.reduceat(fr.random, starts, dtype=np.int64)
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.where(n_internal > 0, n_random / np.maximum(n_internal, 1), np.nan)
         tree = np.arange(fr.n_trees)
@@ -418,9 +421,8 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
 
         return xr.Dataset(
             {
-                "n_nodes": var(np.diff(fr.node_offsets), "nodes per tree", "count"),
-                "n_leaves": var(np.add.reduceat((fr.kind == 0).astype(np.int64), starts),
-                                "leaves per tree", "count"),
+                "n_nodes": var(n_nodes, "nodes per tree", "count"),
+                "n_leaves": var(n_leaves, "leaves per tree", "count"),
                 "depth": var(np.maximum.reduceat(fr.depth, starts), "depth of the deepest leaf",
                              "levels"),
                 "random_share": var(share, "share of decision nodes chosen at random",
