@@ -403,6 +403,14 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         """
         import xarray as xr  # only needed here; keeps `import treelab` light
 
+        return xr.Dataset(self._tree_stat_vars(), coords={_dims.TREE: np.arange(
+            self.forest_.n_trees)}, attrs={"estimator": type(self).__name__})
+
+    def _tree_stat_vars(self) -> dict:
+        """``tree_stats()``'s variables (name: ``xarray.Variable`` over ``tree``), without the
+        Dataset (``treelab.analysis.diagnose`` reads them directly)."""
+        import xarray as xr
+
         check_is_fitted(self, "forest_")
         fr = self.forest_
         starts = fr.node_offsets[:-1]
@@ -414,29 +422,24 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         n_random = np.add.reduceat(fr.random, starts, dtype=np.int64)
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.where(n_internal > 0, n_random / np.maximum(n_internal, 1), np.nan)
-        tree = np.arange(fr.n_trees)
 
         def var(values, long_name, units):
             return xr.Variable(_dims.TREE, values, {"long_name": long_name, "units": units})
 
-        return xr.Dataset(
-            {
-                "n_nodes": var(n_nodes, "nodes per tree", "count"),
-                "n_leaves": var(n_leaves, "leaves per tree", "count"),
-                "depth": var(np.maximum.reduceat(fr.depth, starts), "depth of the deepest leaf",
-                             "levels"),
-                "random_share": var(share, "share of decision nodes chosen at random",
-                                    "fraction [0, 1]"),
-                "gain_ties": var(fr.ties_feature, "gain ties per feature", "count"),
-                "gain_ties_test": var(fr.ties_test, "gain ties per test", "count"),
-                "decision_nodes": var(fr.n_decision, "deterministic decision nodes", "count"),
-                "alpha": var(fr.alpha, "probability of a deterministic node", "[0, 1]"),
-                "rows_seen": var(fr.rows_seen, "training rows seen (with multiplicity)",
-                                 "count"),
-            },
-            coords={_dims.TREE: tree},
-            attrs={"estimator": type(self).__name__},
-        )
+        return {
+            "n_nodes": var(n_nodes, "nodes per tree", "count"),
+            "n_leaves": var(n_leaves, "leaves per tree", "count"),
+            "depth": var(np.maximum.reduceat(fr.depth, starts), "depth of the deepest leaf",
+                         "levels"),
+            "random_share": var(share, "share of decision nodes chosen at random",
+                                "fraction [0, 1]"),
+            "gain_ties": var(fr.ties_feature, "gain ties per feature", "count"),
+            "gain_ties_test": var(fr.ties_test, "gain ties per test", "count"),
+            "decision_nodes": var(fr.n_decision, "deterministic decision nodes", "count"),
+            "alpha": var(fr.alpha, "probability of a deterministic node", "[0, 1]"),
+            "rows_seen": var(fr.rows_seen, "training rows seen (with multiplicity)",
+                             "count"),
+        }
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
