@@ -31,6 +31,7 @@ from treelab.experiment.groups import GROUP_MEASURES, cell_outputs
 from treelab.experiment.schema import resolve_estimator
 from treelab.experiment.seeds import canonical_json, cell_seed
 from treelab.experiment.values import (
+    _scalar_array,
     own_dims,
     record_values,
     reduce_measure,
@@ -261,7 +262,8 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1, share: bool = True
         "n_test_unseen": (n_unseen, "test rows whose class training missed (errors)", "count"),
     }
     for name, (value, long_name, units) in scalars.items():
-        variables[name] = xr.DataArray(value, attrs={"long_name": long_name, "units": units})
+        variables[name] = _scalar_array(xr.Variable((), value, {"long_name": long_name,
+                                                                "units": units}))
     out = record_values(variables, caught)
     if outputs:
         out["outputs"] = outputs
