@@ -357,3 +357,40 @@ def test_lost_draws_matches_linear_scan(case):
     for k in {0, n_classes - 1, case % n_classes}:
         seed = np.uint64(rng.integers(0, 2**63))
         assert lost_draws(cum, k, 300, seed) == _lost_draws_reference(cum, k, 300, seed)
+
+
+def _vote_table_reference(p, k, wrong):
+    """The NumPy whole-table DP the kernel replaced (one step a member, axis by axis)."""
+    n_trees, W = p.shape[0], wrong.size
+    table = np.zeros((n_trees + 1,) * W)
+    table[(0,) * W] = 1.0
+    for t in range(n_trees):
+        new = table * p[t, k]
+        for axis, cls in enumerate(wrong):
+            if p[t, cls] == 0.0:
+                continue
+            src = [slice(None)] * W
+            dst = [slice(None)] * W
+            src[axis], dst[axis] = slice(0, n_trees), slice(1, n_trees + 1)
+            new[tuple(dst)] += p[t, cls] * table[tuple(src)]
+        table = new
+    return table
+
+
+@pytest.mark.parametrize(("n_trees", "n_classes", "k", "wrong"), [
+    (1, 2, 0, [1]), (100, 2, 1, [0]), (100, 3, 1, [0, 2]), (7, 4, 2, [0, 1, 3]),
+    (30, 5, 0, [1, 3]), (4, 6, 5, [0, 1, 2, 3, 4]),
+])
+def test_vote_table_is_the_numpy_dp_bit_for_bit(n_trees, n_classes, k, wrong):
+    from treelab.engine.kernels._votes import vote_table
+
+    rng = np.random.default_rng(n_trees * 31 + n_classes)
+    for _ in range(3):
+        p = rng.random((n_trees, n_classes)) ** 3
+        p[rng.random(p.shape) < 0.25] = 0.0  # members that never vote a class: steps skipped
+        p /= np.where(p.sum(axis=1, keepdims=True) > 0, p.sum(axis=1, keepdims=True), 1.0)
+        w = np.array(wrong, dtype=np.int64)
+        got = vote_table(p, k, w).reshape((n_trees + 1,) * len(wrong))
+        want = _vote_table_reference(p, k, w)
+        assert got.tobytes() == want.tobytes()
+        assert abs(got.sum() - p[:, [k, *wrong]].sum(axis=1).prod()) < 1e-9

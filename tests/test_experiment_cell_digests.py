@@ -6,6 +6,11 @@ The digests were computed at commit be88791 (before that work) with ``_digest_of
 They cover every construction and alpha of iris's fold 0 (three classes), and primary-tumor
 cells whose independent-errors error is simulated (22 classes, some with fewer rows than the
 folds: 73 Monte Carlo estimates over the six cells).
+
+The later cases were computed at commit 591385b, before the member pass from one walk and the
+exact independent-errors DP in a kernel: two classes (vote; the exact DP over one wrong
+class), three (waveform-21; over two), six (glass) and nineteen with classes the training
+rows miss (soybean).
 """
 
 from __future__ import annotations
@@ -45,6 +50,12 @@ CASES = {
     "iris-fold0-all": ("iris", 0, lambda c: True, "3e14c2a70cb74855"),
     "primary-tumor-mc": ("primary-tumor", 0, lambda c: float(c.coords["alpha"]) in (0.0, 0.5),
                          "81e82853db878b01"),
+    "vote-fold0-all": ("vote", 0, lambda c: True, "27bf919a5e172a96"),
+    "waveform-21-fold2": ("waveform-21", 2, lambda c: float(c.coords["alpha"]) in (0.0, 0.3, 1.0),
+                          "d5b4d7b0855517f7"),
+    "glass-fold0-all": ("glass", 0, lambda c: True, "8c594f2b623bfdac"),
+    "soybean-fold4": ("soybean", 4, lambda c: float(c.coords["alpha"]) in (0.0, 0.6, 1.0),
+                      "d0aa0f5c26bcc42a"),
 }
 
 

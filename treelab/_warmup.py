@@ -73,8 +73,11 @@ def _diagnose_step() -> None:
     X, y = _data()
     model = treelab.VRTrees(n_estimators=4, random_state=0).fit(X, y)
     diagnose(model, X, y)
+    model._member_pass(X)  # the experiment runner's one-walk pass for diagnose
     Xc, yc = _complete(X, y)  # the lockstep-only prediction kernels, as in _fit_step
-    diagnose(treelab.VRTrees(n_estimators=4, random_state=0).fit(Xc, yc), Xc, yc)
+    complete = treelab.VRTrees(n_estimators=4, random_state=0).fit(Xc, yc)
+    diagnose(complete, Xc, yc)
+    complete._member_pass(Xc)
 
 
 def warmup_steps(estimators: Iterable[str] | None = None,

@@ -102,9 +102,11 @@ def _treelab_pass(ensemble: Any, X: Any, n_rows: int, n_classes: int,
 
 
 def read(ensemble: Any, X: Any, y: Any, *, combine: str | None, classes: Any,
-         member_counts: np.ndarray | None = None) -> Pass:
+         member_counts: np.ndarray | None = None,
+         member_pass: tuple[np.ndarray, np.ndarray] | None = None) -> Pass:
     """The member pass of :func:`treelab.analysis.diagnose` for any accepted model
-    (``member_counts``: a treelab ensemble's ``member_counts(X)``, already computed)."""
+    (``member_counts``: a treelab ensemble's ``member_counts(X)``, already computed;
+    ``member_pass``: its ``_member_pass(X)``, the labels and summed frequencies themselves)."""
     from treelab.analysis._dataset import check_proba, vote_counts
 
     if is_treelab(ensemble):
@@ -113,7 +115,12 @@ def read(ensemble: Any, X: Any, y: Any, *, combine: str | None, classes: Any,
                              "treelab ensemble has its own")
         cls = np.asarray(ensemble.classes_)
         y_codes, unseen = _encode_y(cls, y)
-        labels, summed = _treelab_pass(ensemble, X, y_codes.size, cls.size, member_counts)
+        if member_pass is not None:
+            labels, summed = member_pass
+            if labels.shape[1:] != (y_codes.size,) or summed.shape != (y_codes.size, cls.size):
+                raise ValueError("member_pass does not match X and the ensemble's classes")
+        else:
+            labels, summed = _treelab_pass(ensemble, X, y_codes.size, cls.size, member_counts)
         n_trees = labels.shape[0]
         name = getattr(ensemble, "combine", "average") or "average"
         if name == "average":
@@ -125,7 +132,7 @@ def read(ensemble: Any, X: Any, y: Any, *, combine: str | None, classes: Any,
                                 "proba")
         return Pass(cls, y_codes, unseen, labels, summed, proba, None, name,
                     type(ensemble).__name__, True, {})
-    if member_counts is not None:
+    if member_counts is not None or member_pass is not None:
         raise ValueError("member_counts= is for a treelab ensemble with member_counts(); got "
                          f"a {type(ensemble).__name__}")
     raw = isinstance(ensemble, xr.DataArray | np.ndarray) or (

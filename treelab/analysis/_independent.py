@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from treelab.engine.kernels._votes import difference_tails, lost_draws
+from treelab.engine.kernels._votes import difference_tails, lost_draws, vote_table
 
 __all__ = ["IndependentError", "independent_vote_error", "vote_model"]
 
@@ -78,18 +78,10 @@ def _loses_exact(p: np.ndarray, k: int, wrong: np.ndarray) -> float:
     """P(class k loses) by DP over the vote counts of the classes ``wrong``; p (tree, class)."""
     n_trees = p.shape[0]
     W = wrong.size
-    table = np.zeros((n_trees + 1,) * W)
-    table[(0,) * W] = 1.0
-    for t in range(n_trees):
-        new = table * p[t, k]
-        for axis, cls in enumerate(wrong):
-            if p[t, cls] == 0.0:
-                continue
-            src = [slice(None)] * W
-            dst = [slice(None)] * W
-            src[axis], dst[axis] = slice(0, n_trees), slice(1, n_trees + 1)
-            new[tuple(dst)] += p[t, cls] * table[tuple(src)]
-        table = new
+    # the DP in a kernel (one pass over the table a member, no temporaries): the same bits as
+    # the NumPy steps it replaces, which a test keeps beside it
+    table = vote_table(np.ascontiguousarray(p, dtype=np.float64), int(k),
+                       np.ascontiguousarray(wrong, dtype=np.int64)).reshape((n_trees + 1,) * W)
     grids = np.indices(table.shape)
     v_k = n_trees - grids.sum(axis=0)
     wins = v_k >= 0

@@ -222,14 +222,17 @@ def diagnose_parts(
     combine: str | None = None,
     classes: Any = None,
     member_counts: Any = None,
+    member_pass: Any = None,
 ) -> Parts:
     """:func:`diagnose`'s computation without the Dataset (same arguments and checks); the
-    experiment runner stores a cell's values from these parts directly."""
+    experiment runner stores a cell's values from these parts directly, and may hand it a
+    treelab ensemble's ``_member_pass(X)`` (``member_pass``) instead of its counts."""
     _check_label(label)
     ks = _check_k(k)
     extra_measures = check_measures(measures)
     check_model(ensemble, X)
-    p = read(ensemble, X, y, combine=combine, classes=classes, member_counts=member_counts)
+    p = read(ensemble, X, y, combine=combine, classes=classes, member_counts=member_counts,
+             member_pass=member_pass)
     y_codes, unseen = p.y_codes, p.unseen
     n_rows, n_classes = y_codes.size, p.classes.size
     if n_rows == 0:
@@ -292,7 +295,7 @@ def diagnose_parts(
                                             variables)
     variables.update(extra_vars)
     if p.treelab and hasattr(ensemble, "tree_stats"):
-        variables.update(_tree_stats(ensemble.tree_stats(), variables, n_trees))
+        variables.update(_tree_stats(_tree_stat_vars(ensemble), variables, n_trees))
     elif not p.treelab:
         variables.update(unknown_tree_vars(n_trees, p.source))
     variables.update(class_vars(y_codes, ens, n_all))
@@ -327,13 +330,25 @@ def _label(ds: xr.Dataset, ensemble: Any, label: str | None, source: str) -> xr.
                              _dims.ALPHA: alpha})
 
 
-def _tree_stats(stats: xr.Dataset, taken: dict[str, Var], n_trees: int) -> dict[str, Var]:
-    """Per-tree variables of ``tree_stats()``: a name already present with equal values is
-    dropped; a clashing name, or one that is also a dim name (``alpha``), gets ``tree_``."""
-    out = {}
+def _tree_stat_vars(ensemble: Any) -> dict[str, xr.Variable]:
+    """The data variables of ``ensemble.tree_stats()``; without building its Dataset where the
+    estimator's ``tree_stats`` is the one that assembles them from ``_tree_stat_vars()``."""
+    from treelab.estimators._base import TreeEnsembleClassifier
+
+    if getattr(type(ensemble), "tree_stats", None) is TreeEnsembleClassifier.tree_stats:
+        return ensemble._tree_stat_vars()
+    stats = ensemble.tree_stats()
     variables = stats.variables  # read without building a DataArray per variable
-    for name in stats.data_vars:
-        da = variables[name]
+    return {name: variables[name] for name in stats.data_vars}
+
+
+def _tree_stats(stats: dict[str, xr.Variable], taken: dict[str, Var], n_trees: int
+                ) -> dict[str, Var]:
+    """Per-tree variables of ``tree_stats()`` (``_tree_stat_vars``): a name already present
+    with equal values is dropped; a clashing name, or one that is also a dim name
+    (``alpha``), gets ``tree_``."""
+    out = {}
+    for name, da in stats.items():
         if da.dims != (_dims.TREE,) or da.shape != (n_trees,):
             continue
         name = str(name)

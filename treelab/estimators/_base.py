@@ -368,6 +368,16 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             fr.counts, not curtail,
         )
 
+    def _member_pass(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """Each tree's vote (tree, sample) and the trees' summed class frequencies (sample,
+        class) in one walk, without the (tree, sample, class) counts: what
+        ``treelab.analysis.diagnose`` derives from ``member_counts(X)``, the same bits
+        (``_predict.member_pass``). Without the Laplace correction only."""
+        Xv = self._encode_predict(X)
+        fr = self.forest_
+        return self._with_threads(P.member_pass, Xv, *fr.walk_arrays(Xv),
+                                  fr.answering_nodes(self._min_n()), fr.counts)
+
     def member_proba(self, X) -> np.ndarray:
         """Each tree's class probabilities, shape (tree, sample, class)."""
         check_is_fitted(self, "forest_")
@@ -393,38 +403,52 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         """
         import xarray as xr  # only needed here; keeps `import treelab` light
 
+        return xr.Dataset(self._tree_stat_vars(), coords={_dims.TREE: np.arange(
+            self.forest_.n_trees)}, attrs={"estimator": type(self).__name__})
+
+    def _tree_stat_vars(self) -> dict:
+        """``tree_stats()``'s variables (name: ``xarray.Variable`` over ``tree``), without the
+        Dataset (``treelab.analysis.diagnose`` reads them directly)."""
+        import xarray as xr
+
         check_is_fitted(self, "forest_")
         fr = self.forest_
         starts = fr.node_offsets[:-1]
-        internal = (fr.kind != 0).astype(np.int64)
-        n_internal = np.add.reduceat(internal, starts)
-        n_random = np.add.reduceat(fr.random.astype(np.int64), starts)
+        # per-tree counts of 0/1 flags by count_nonzero on each tree's slice (no int64 copy of
+        # every node, no casting reduceat: 5 against 110 ms on 10 million nodes) and the
+        # decision nodes as the nodes less the leaves: the same integers
+        n_nodes = np.diff(fr.node_offsets)
+        bounds = fr.node_offsets.tolist()
+        spans = list(zip(bounds[:-1], bounds[1:], strict=True))
+
+        def per_tree(flags: np.ndarray) -> np.ndarray:
+            return np.array([np.count_nonzero(flags[a:b]) for a, b in spans], dtype=np.int64)
+
+        n_leaves = per_tree(fr.kind == 0)
+        n_internal = n_nodes - n_leaves
+        rnd = fr.random
+        n_random = (per_tree(rnd) if rnd.size == 0 or (rnd.min() >= 0 and rnd.max() <= 1)
+                    else np.add.reduceat(rnd.astype(np.int64), starts))
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.where(n_internal > 0, n_random / np.maximum(n_internal, 1), np.nan)
-        tree = np.arange(fr.n_trees)
 
         def var(values, long_name, units):
             return xr.Variable(_dims.TREE, values, {"long_name": long_name, "units": units})
 
-        return xr.Dataset(
-            {
-                "n_nodes": var(np.diff(fr.node_offsets), "nodes per tree", "count"),
-                "n_leaves": var(np.add.reduceat((fr.kind == 0).astype(np.int64), starts),
-                                "leaves per tree", "count"),
-                "depth": var(np.maximum.reduceat(fr.depth, starts), "depth of the deepest leaf",
-                             "levels"),
-                "random_share": var(share, "share of decision nodes chosen at random",
-                                    "fraction [0, 1]"),
-                "gain_ties": var(fr.ties_feature, "gain ties per feature", "count"),
-                "gain_ties_test": var(fr.ties_test, "gain ties per test", "count"),
-                "decision_nodes": var(fr.n_decision, "deterministic decision nodes", "count"),
-                "alpha": var(fr.alpha, "probability of a deterministic node", "[0, 1]"),
-                "rows_seen": var(fr.rows_seen, "training rows seen (with multiplicity)",
-                                 "count"),
-            },
-            coords={_dims.TREE: tree},
-            attrs={"estimator": type(self).__name__},
-        )
+        return {
+            "n_nodes": var(n_nodes, "nodes per tree", "count"),
+            "n_leaves": var(n_leaves, "leaves per tree", "count"),
+            "depth": var(np.maximum.reduceat(fr.depth, starts), "depth of the deepest leaf",
+                         "levels"),
+            "random_share": var(share, "share of decision nodes chosen at random",
+                                "fraction [0, 1]"),
+            "gain_ties": var(fr.ties_feature, "gain ties per feature", "count"),
+            "gain_ties_test": var(fr.ties_test, "gain ties per test", "count"),
+            "decision_nodes": var(fr.n_decision, "deterministic decision nodes", "count"),
+            "alpha": var(fr.alpha, "probability of a deterministic node", "[0, 1]"),
+            "rows_seen": var(fr.rows_seen, "training rows seen (with multiplicity)",
+                             "count"),
+        }
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

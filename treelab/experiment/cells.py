@@ -29,8 +29,9 @@ from treelab.engine.sharing import shared_work
 from treelab.experiment.data import LRU, train_test
 from treelab.experiment.groups import GROUP_MEASURES, cell_outputs
 from treelab.experiment.schema import resolve_estimator
-from treelab.experiment.seeds import cell_seed
+from treelab.experiment.seeds import canonical_json, cell_seed
 from treelab.experiment.values import (
+    _scalar_array,
     own_dims,
     record_values,
     reduce_measure,
@@ -79,11 +80,12 @@ def _build(estimator: str, params: dict[str, Any], data: LabeledData, seed: int,
 
 def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
              test: LabeledData, single: Any, proba: np.ndarray | None = None,
-             counts: np.ndarray | None = None) -> dict[str, xr.DataArray]:
+             counts: Any = None, rows: str | None = None) -> dict[str, xr.DataArray]:
     """One measure of a fitted estimator, reduced to what the cell stores
     (:func:`~treelab.experiment.values.reduce_measure`); ``proba`` is its ``predict_proba``
-    on the test rows and ``counts`` its ``member_counts``, when already computed (the cell
-    times one pass over the trees and hands its result to every measure)."""
+    on the test rows and ``counts`` its ``member_counts`` (an array) or its ``_member_pass``
+    (a tuple), when already computed (the cell times one pass over the trees and hands its
+    result to every measure); ``rows`` names the training rows (``_fitted_single``)."""
     import inspect
 
     import treelab.analysis as analysis
@@ -97,8 +99,10 @@ def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
         proba_true = None  # the training rows missed a class: columns would not line up
     if name == "diagnose":
         if hasattr(single, "get_params"):  # an unfitted estimator: fitted once, shared
-            single = _fitted_single(single, train)
-        if counts is not None:
+            single = _fitted_single(single, train, rows)
+        if isinstance(counts, tuple):
+            options = {**options, "member_pass": counts}
+        elif counts is not None:
             options = {**options, "member_counts": counts}
         # diagnose's variables without its Dataset: the same values, attrs and coordinates
         parts = diagnose_parts(est, test.X, test.y, single=single, true_proba=proba_true,
@@ -136,20 +140,29 @@ def _single_for(spec: dict[str, Any], est: Any, train: LabeledData, seed: int) -
     return _build(single["estimator"], dict(single.get("params", {})), train, seed, 1)
 
 
-def _fitted_single(model: Any, train: LabeledData) -> Any:
+def _rows_key(spec: dict[str, Any]) -> str:
+    """What a cell's training rows are made from (``data.train_test`` reads these alone)."""
+    return canonical_json([spec["dataset"], spec["seed"], spec["protocol"], spec["transforms"],
+                           spec["repeat"], spec["fold"], spec.get("root")])
+
+
+def _fitted_single(model: Any, train: LabeledData, rows: str | None = None) -> Any:
     """``model`` fitted on the cell's training rows, shared by the cells that fit the same one.
 
     The cells of one ensemble that differ only in alpha fit the same single model: its
     parameters do not include alpha, the estimator seed leaves alpha out, and the rows are the
     same. A process fits it once (keyed by its type, parameters and training rows) and reuses
     it; the warnings of that fit are replayed on every use, so each cell records the same ones
-    whether it fitted the model or not.
+    whether it fitted the model or not. ``rows`` (``_rows_key``) stands for the training
+    rows in the key where given: the same rows, without hashing their contents for every cell
+    (a quarter of a magic cell's evaluation).
     """
     from joblib import hash as content_hash
     from sklearn.base import clone
 
+    data = (rows,) if rows is not None else (train.X, train.y)
     key = content_hash((type(model).__module__, type(model).__qualname__,
-                        model.get_params(deep=False), train.X, train.y))
+                        model.get_params(deep=False), *data))
 
     def make() -> tuple[Any, list[tuple[Any, type[Warning]]]]:
         with warnings.catch_warnings(record=True) as caught:
@@ -208,8 +221,13 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1, share: bool = True
         if "diagnose" in measures and hasattr(est, "member_proba") and hasattr(
                 est, "member_counts") and hasattr(est, "forest_"):  # diagnose's treelab pass
             # the one pass over the trees that diagnose reads (its probabilities and labels
-            # derive from these counts): timed as the prediction, not walked again
-            counts = est.member_counts(test.X)
+            # derive from these counts): timed as the prediction, not walked again; the votes
+            # and summed frequencies straight from the walk where no Laplace correction
+            # applies (no (tree, sample, class) array: the same values)
+            if hasattr(est, "_member_pass") and not getattr(est, "laplace", False):
+                counts = est._member_pass(test.X)
+            else:
+                counts = est.member_counts(test.X)
         if counts is None or any(m != "diagnose" for m in measures):
             if hasattr(est, "predict_proba"):
                 proba = est.predict_proba(test.X)
@@ -223,7 +241,8 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1, share: bool = True
             for name, options in spec["measures"].items():
                 if name in GROUP_MEASURES:  # over the K repeats: from the outputs kept below
                     continue
-                kept = _measure(name, dict(options), est, train, test, single, proba, counts)
+                kept = _measure(name, dict(options), est, train, test, single, proba, counts,
+                                _rows_key(spec))
                 for var, da in own_dims(name, kept, owners).items():
                     variables[var if var not in variables else f"{name}_{var}"] = da
         else:  # an estimator without member outputs: its error only
@@ -243,7 +262,8 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1, share: bool = True
         "n_test_unseen": (n_unseen, "test rows whose class training missed (errors)", "count"),
     }
     for name, (value, long_name, units) in scalars.items():
-        variables[name] = xr.DataArray(value, attrs={"long_name": long_name, "units": units})
+        variables[name] = _scalar_array(xr.Variable((), value, {"long_name": long_name,
+                                                                "units": units}))
     out = record_values(variables, caught)
     if outputs:
         out["outputs"] = outputs

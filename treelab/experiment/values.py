@@ -70,8 +70,21 @@ def reduce_variables(data_vars: Mapping[str, xr.Variable], coords: Mapping[str, 
         elif not var.dims:
             kept[name] = _scalar_array(var)
         else:
-            kept[name] = xr.DataArray(var, coords={d: coords[d] for d in var.dims if d in coords})
+            kept[name] = _dim_array(var, {d: coords[d] for d in var.dims if d in coords})
     return kept
+
+
+def _dim_array(var: xr.Variable, coords: dict[str, xr.Variable]) -> xr.DataArray:
+    """A variable with dims and the coordinates of its dims, built the way xarray builds its
+    own results, without an index per coordinate (a store line reads the coordinates' values
+    alone; the public constructor builds a pandas index for each, most of a small cell's
+    bookkeeping); the public constructor where that path is refused."""
+    try:
+        return xr.DataArray(var, coords={d: xr.Variable(c.dims, c.values, c.attrs)
+                                         for d, c in coords.items()}, indexes={},
+                            fastpath=True)
+    except (TypeError, AssertionError, ValueError):  # pragma: no cover - another xarray
+        return xr.DataArray(var, coords=coords)
 
 
 def own_dims(measure: str, variables: dict[str, xr.DataArray], owners: dict[str, str]

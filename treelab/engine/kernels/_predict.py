@@ -333,6 +333,61 @@ def member_counts(X, node_offsets, first, feat, thr, n_children, nan_child, proj
     return out
 
 
+@njit(**NUMBA_FLAGS)
+def _member_pass_block(X, lo, hi, node_offsets, first, feat, thr, n_children, nan_child, proj,
+                       codes, anchor, counts, labels, summed, n_empty):
+    """``member_pass`` for rows lo..hi-1."""
+    T = node_offsets.shape[0] - 1
+    C = counts.shape[1]
+    leaves = np.empty(hi - lo, dtype=np.int64)
+    for t in range(T):
+        _walk(X, lo, hi, node_offsets[t], first, feat, thr, n_children, nan_child, proj, codes,
+              leaves)
+        for i in range(lo, hi):
+            a = _answering(anchor, leaves[i - lo])
+            tot = _node_rows(counts, a)
+            best = 0
+            for c in range(1, C):
+                if counts[a, c] > counts[a, best]:
+                    best = c
+            labels[t, i] = best
+            if tot <= 0:
+                w = 0.0
+                n_empty[i] += 1
+            else:
+                w = 1.0 / np.float64(tot)
+            for c in range(C):
+                summed[i, c] += np.float64(counts[a, c]) * w
+    if T > 0:
+        for i in range(lo, hi):
+            e = n_empty[i] / C
+            for c in range(C):
+                summed[i, c] += e
+
+
+def member_pass(X, node_offsets, first, feat, thr, n_children, nan_child, proj, codes, anchor,
+                counts, n_threads):
+    """Each member's vote and the members' summed class frequencies, from one walk.
+
+    Returns ``labels`` (tree, row), the first class of highest count at the answering node
+    (``anchor``, see ``answering_nodes``), and ``summed`` (row, class), the sum over trees of
+    the answering node's class frequencies (uniform for an empty node). The same numbers as
+    ``argmax(m, axis=2)`` and ``einsum("tsc,ts->sc", m, w) + n_empty / C`` on ``m =
+    member_counts(...)`` with ``w`` = 1 / row total (0 for an empty node), bit for bit: the
+    counts are integers, the products are the same, and each row's sum runs over the trees in
+    order as NumPy's does; without the (tree, row, class) array in between.
+    """
+    T, n, C = node_offsets.shape[0] - 1, X.shape[0], counts.shape[1]
+    labels = np.empty((T, n), dtype=np.int64)
+    summed = np.zeros((n, C))
+    n_empty = np.zeros(n, dtype=np.int64)
+    _on_threads(lambda lo, hi: _member_pass_block(X, lo, hi, node_offsets, first, feat, thr,
+                                                  n_children, nan_child, proj, codes, anchor,
+                                                  counts, labels, summed, n_empty),
+                n, n_threads)
+    return labels, summed
+
+
 @inner
 def _node_answer(counts, a, laplace, mode, out):
     """Node ``a``'s answer in ``out``: its class probabilities (frequencies, or with the Laplace

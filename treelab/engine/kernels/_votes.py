@@ -1,6 +1,7 @@
 """Vote-count kernels of the independent-errors voting error (treelab.analysis).
 
 ``difference_tails``: P(V_l >= V_k) per wrong class l by DP over the vote difference;
+``vote_table``: the joint distribution of the wrong classes' vote counts, by DP over members;
 ``lost_draws``: Monte Carlo rows on which class k loses the vote, on the engine's splitmix64
 generator (one seed, so results do not depend on threads or call order).
 """
@@ -11,7 +12,7 @@ from numba import njit
 from treelab.engine.kernels._config import NUMBA_FLAGS
 from treelab.engine.kernels._rng import new_state, rand_float
 
-__all__ = ["difference_tails", "lost_draws"]
+__all__ = ["difference_tails", "lost_draws", "vote_table"]
 
 
 @njit(**NUMBA_FLAGS)
@@ -42,6 +43,72 @@ def difference_tails(p: np.ndarray, k: int, wrong: np.ndarray) -> np.ndarray:
                 diff[i] = new[i]
         out[j] = diff[n_trees:].sum()
     return out
+
+
+@njit(**NUMBA_FLAGS)
+def _two_wrong(p, k, l0, l1, table, new):
+    """``vote_table`` for two wrong classes, on the cells the members can reach: after t
+    members the vote counts sum to at most t, and every other cell is 0 in both tables (its
+    NumPy step computes 0 * p + p * 0 there), so the step skips them: a sixth of the work. The
+    result is in ``table`` for an even number of members, else in ``new``."""
+    n_trees = p.shape[0]
+    side = n_trees + 1
+    for t in range(n_trees):
+        pk, p0, p1 = p[t, k], p[t, l0], p[t, l1]
+        reach = t + 1
+        for r in range(reach + 1):
+            row = r * side
+            top = reach - r
+            for c in range(top + 1):
+                new[row + c] = table[row + c] * pk
+            if p0 != 0.0 and r > 0:
+                for c in range(top + 1):
+                    new[row + c] += p0 * table[row - side + c]
+            if p1 != 0.0:
+                for c in range(1, top + 1):
+                    new[row + c] += p1 * table[row + c - 1]
+        table, new = new, table
+
+
+@njit(**NUMBA_FLAGS)
+def vote_table(p: np.ndarray, k: int, wrong: np.ndarray) -> np.ndarray:
+    """P(V_w1 = n_1, ..., V_wW = n_W) for the classes ``wrong`` (W of them), as a flat C-order
+    table of (T + 1)^W cells (T the members, rows of ``p`` (tree, class)).
+
+    Member t keeps a cell with p[t, k] and moves it one step along axis a with p[t, wrong[a]]
+    (skipped where that is 0): ``new = table * p[t, k]``, then ``new[dst] += p[t, cls] *
+    table[src]`` axis by axis, the NumPy whole-table steps of
+    ``treelab.analysis._independent`` with the same operations in the same order on every
+    cell, so the same bits; without their temporaries, in contiguous runs that vectorize.
+    """
+    n_trees = p.shape[0]
+    side = n_trees + 1
+    W = wrong.size
+    size = 1
+    for _ in range(W):
+        size *= side
+    table = np.zeros(size)
+    new = np.zeros(size)  # _two_wrong leaves the cells it cannot reach as they are
+    table[0] = 1.0
+    if W == 2:
+        _two_wrong(p, k, wrong[0], wrong[1], table, new)
+        return table if n_trees % 2 == 0 else new
+    for t in range(n_trees):
+        pk = p[t, k]
+        for i in range(size):
+            new[i] = table[i] * pk
+        inner = size
+        for a in range(W):
+            inner //= side  # cells of one step along axis a (its stride)
+            pc = p[t, wrong[a]]
+            if pc == 0.0:
+                continue
+            span = side * inner
+            for base in range(0, size, span):
+                for j in range(inner, span):
+                    new[base + j] += pc * table[base + j - inner]
+        table, new = new, table
+    return table
 
 
 @njit(**NUMBA_FLAGS)
