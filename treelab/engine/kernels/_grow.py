@@ -469,8 +469,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     # calls, e.g. _stochastic.py, _select.py, _split.py, _nominal.py,
                     # _thresholds.py, _partition.py, _presort.py, _binned.py, _local.py,
                     # _construction.py: edit this file too when they change, so that a stale
-                    # cache is not reused; last: localize and draw_construction in modules of
-                    # their own)
+                    # cache is not reused; last: the two- and three-class scans' counts as
+                    # integers)
                     if stochastic is None:
                         raise ValueError(
                             "stochastic selection needs grow_tree(..., stochastic=True)")

@@ -323,28 +323,30 @@ def _scan_complete_two(dist_counts, k, node_counts, n_node, pmass, table, min_si
     """``_scan_complete`` for two classes and entropy-based criteria, the counts in scalars.
 
     The same operations in the same order as the general loop: the left and row counts are
-    integers held exactly in float64, so ``nl = l0 + l1`` equals the loop's ``0.0 + l0 + l1``,
-    and ``ml`` adds the two classes' terms as the loop does (``0.0 + x`` is ``x`` for the
-    non-negative terms), so every gain and tie decision has the same bits.
+    integers, exact in float64, so ``nl = l0 + l1`` equals the loop's ``0.0 + l0 + l1``, and
+    ``ml`` adds the two classes' terms as the loop does (``0.0 + x`` is ``x`` for the
+    non-negative terms), so every gain and tie decision has the same bits. The running
+    counts are int64 (the table is indexed by them without converting each threshold's six
+    counts from float; ``n_node`` is the sum of the node's class counts, an integer too).
     """
-    n0 = node_counts[0]
-    n1 = node_counts[1]
-    l0 = 0.0
-    l1 = 0.0
+    n0 = np.int64(node_counts[0])
+    n1 = np.int64(node_counts[1])
+    nn = np.int64(n_node)
+    l0 = np.int64(0)
+    l1 = np.int64(0)
     best = -np.inf
     best_i = -1
     n_ties = 0
-    best_nl = 0.0
+    best_nl = np.int64(0)
     for i in range(k - 1):
-        l0 += dist_counts[i, 0]
-        l1 += dist_counts[i, 1]
+        l0 += np.int64(dist_counts[i, 0])
+        l1 += np.int64(dist_counts[i, 1])
         nl = l0 + l1
-        nr = n_node - nl
+        nr = nn - nl
         if nl < min_side or nr < min_side:
             continue
-        ml = (table[np.int64(l0)] + table[np.int64(n0 - l0)]) + (
-            table[np.int64(l1)] + table[np.int64(n1 - l1)])
-        g = (pmass - table[np.int64(nl)] - table[np.int64(nr)] + ml) / n_node
+        ml = (table[l0] + table[n0 - l0]) + (table[l1] + table[n1 - l1])
+        g = (pmass - table[nl] - table[nr] + ml) / n_node
         if best_i >= 0 and is_tie(g, best):
             n_ties += 1
         elif g > best:
@@ -356,36 +358,36 @@ def _scan_complete_two(dist_counts, k, node_counts, n_node, pmass, table, min_si
     left[1] = l1
     best_si = 0.0
     if best_i >= 0:
-        best_si = binary_split_info(best_nl, n_node - best_nl, n_node, table)
+        best_si = binary_split_info(np.float64(best_nl), n_node - best_nl, n_node, table)
     return best, best_i, False, n_ties + 1, best_si
 
 
 @njit(inline="always", **NUMBA_FLAGS)
 def _scan_complete_three(dist_counts, k, node_counts, n_node, pmass, table, min_side, left):
     """``_scan_complete_two`` for three classes (the same reasoning: the loop's operations in
-    its order, ``ml`` summed class by class from 0.0)."""
-    n0 = node_counts[0]
-    n1 = node_counts[1]
-    n2 = node_counts[2]
-    l0 = 0.0
-    l1 = 0.0
-    l2 = 0.0
+    its order, ``ml`` summed class by class from 0.0, the counts in int64)."""
+    n0 = np.int64(node_counts[0])
+    n1 = np.int64(node_counts[1])
+    n2 = np.int64(node_counts[2])
+    nn = np.int64(n_node)
+    l0 = np.int64(0)
+    l1 = np.int64(0)
+    l2 = np.int64(0)
     best = -np.inf
     best_i = -1
     n_ties = 0
-    best_nl = 0.0
+    best_nl = np.int64(0)
     for i in range(k - 1):
-        l0 += dist_counts[i, 0]
-        l1 += dist_counts[i, 1]
-        l2 += dist_counts[i, 2]
+        l0 += np.int64(dist_counts[i, 0])
+        l1 += np.int64(dist_counts[i, 1])
+        l2 += np.int64(dist_counts[i, 2])
         nl = l0 + l1 + l2
-        nr = n_node - nl
+        nr = nn - nl
         if nl < min_side or nr < min_side:
             continue
-        ml = (table[np.int64(l0)] + table[np.int64(n0 - l0)]) + (
-            table[np.int64(l1)] + table[np.int64(n1 - l1)])
-        ml += table[np.int64(l2)] + table[np.int64(n2 - l2)]
-        g = (pmass - table[np.int64(nl)] - table[np.int64(nr)] + ml) / n_node
+        ml = (table[l0] + table[n0 - l0]) + (table[l1] + table[n1 - l1])
+        ml += table[l2] + table[n2 - l2]
+        g = (pmass - table[nl] - table[nr] + ml) / n_node
         if best_i >= 0 and is_tie(g, best):
             n_ties += 1
         elif g > best:
@@ -398,7 +400,7 @@ def _scan_complete_three(dist_counts, k, node_counts, n_node, pmass, table, min_
     left[2] = l2
     best_si = 0.0
     if best_i >= 0:
-        best_si = binary_split_info(best_nl, n_node - best_nl, n_node, table)
+        best_si = binary_split_info(np.float64(best_nl), n_node - best_nl, n_node, table)
     return best, best_i, False, n_ties + 1, best_si
 
 
