@@ -238,11 +238,12 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1, share: bool = True
         if hasattr(est, "member_proba"):
             single = _single_for(spec, est, train, est_seed)
             owners: dict[str, str] = {}
+            rows = _rows_key(spec)
             for name, options in spec["measures"].items():
                 if name in GROUP_MEASURES:  # over the K repeats: from the outputs kept below
                     continue
                 kept = _measure(name, dict(options), est, train, test, single, proba, counts,
-                                _rows_key(spec))
+                                rows)
                 for var, da in own_dims(name, kept, owners).items():
                     variables[var if var not in variables else f"{name}_{var}"] = da
         else:  # an estimator without member outputs: its error only
