@@ -74,12 +74,32 @@ REF_TF = 4
 REF_TT = 5
 NO_REFERENCE = (np.zeros((0, 6), dtype=np.int64), np.zeros(0))
 
+# columns of grow_tree's node tables, one table per dtype
+N8_KIND = 0
+N8_RND = 1
+N8_NBUF = 2  # which row buffer holds the node's rows
+N8_LOCAL = 3  # whether the node reads the localized blocks
+N8_COLS = 4
+N32_FEATURE = 0
+N32_CHILD = 1
+N32_NCHILD = 2
+N32_NAN = 3
+N32_DEPTH = 4
+N32_TF = 5
+N32_TT = 6
+N32_COLS = 7
+N64_PARENT = 0
+N64_START = 1
+N64_END = 2
+N64_STACK = 3
+N64_REF = 4
+N64_COLS = 5
+
 
 @inner
 def enlarge(a, cap, fill):
-    """A copy of ``a`` with ``cap`` rows, the new rows set to ``fill`` (growing node arrays,
-    whose unused rows hold their initial value: -1 for features and parents, NaN for
-    thresholds, 0 otherwise; ``a`` is C-contiguous)."""
+    """A copy of ``a`` with ``cap`` rows, the new rows set to ``fill`` (growing node arrays;
+    ``a`` is C-contiguous)."""
     out = np.empty((cap,) + a.shape[1:], dtype=a.dtype)
     flat = out.reshape(out.size)
     old = a.reshape(a.size)
@@ -176,8 +196,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     # the weighted row count, not only the distinct rows (a stray read is a wrong gain)
     if table.shape[0] <= rows_seen:
         raise ValueError("the x log2 x table is smaller than the weighted row count")
-    # the rows of a node are buf[nbuf[node], s:e]; a split writes its children's rows into the
-    # other buffer, so no partition copies back
+    # the rows of a node are buf[n8[node, N8_NBUF], s:e]; a split writes its children's rows
+    # into the other buffer, so no partition copies back
     buf = np.empty((2, n_in), dtype=np.int64)
     q = 0
     for i in range(n):
@@ -332,48 +352,44 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     # node arrays
     # grows by doubling as the tree needs more: a fully grown tree on n distinct rows has up to
     # 2 n nodes, a typical one far fewer (a random-forest tree on 1,000,000 rows of
-    # make_classification: about 0.13 n), and every node array is zeroed when it is allocated
+    # make_classification: about 0.13 n)
     cap = n_in // NODE_CAP_DIVISOR + 16
-    # fill values of enlarged node arrays, typed (a literal would compile enlarge once more)
+    # fill value of enlarged node tables, typed (a literal would compile enlarge once more);
+    # what the new rows hold does not matter: every node's fields are set when it is created
     zero = np.int64(0)
-    minus_one = np.int64(-1)
-    kind = np.zeros(cap, dtype=np.int8)
-    feature = np.empty(cap, dtype=np.int32)
-    feature[:] = -1
+    # the node tables, one array per dtype (columns N8_*, N32_*, N64_*): each array is a few
+    # call sites of grow_tree to compile (its allocation, its growth, its reference counts),
+    # about 0.02 CPU-s a site on a first fit (benchmarks/README.md, issue 28, item 4)
+    n8 = np.empty((cap, N8_COLS), dtype=np.int8)
+    n32 = np.empty((cap, N32_COLS), dtype=np.int32)
+    n64 = np.empty((cap, N64_COLS), dtype=np.int64)
     threshold = np.empty(cap)
-    threshold[:] = np.nan
-    child_start = np.zeros(cap, dtype=np.int32)
-    n_children = np.zeros(cap, dtype=np.int32)
-    nan_child = np.zeros(cap, dtype=np.int32)
-    rnd = np.zeros(cap, dtype=np.int8)
-    depth = np.zeros(cap, dtype=np.int32)
-    counts = np.zeros((cap, C), dtype=np.int32)
-    parent = np.empty(cap, dtype=np.int64)
-    parent[:] = -1
-    nstart = np.zeros(cap, dtype=np.int64)
-    nend = np.zeros(cap, dtype=np.int64)
-    stack = np.zeros(cap, dtype=np.int64)
-    nbuf = np.zeros(cap, dtype=np.int8)
-    local = np.zeros(cap, dtype=np.int8)
-    # node of the reference tree (-1: none); each node's ties are kept by all-deterministic
-    # trees only, the ones that can serve as a reference, and only when asked for (8 bytes a
-    # node that a forest does not keep)
+    counts = np.empty((cap, C), dtype=np.int32)
+    # node of the reference tree (-1: none, N64_REF); each node's ties (N32_TF, N32_TT) are
+    # returned by all-deterministic trees only, the ones that can serve as a reference, and
+    # only when asked for
     has_ref = ref_i.shape[0] > 0
     keep_ties = alpha >= 1.0 and iparams[P_KEEP_TIES] != 0
-    ref_of = np.empty(cap if has_ref else 0, dtype=np.int64)
-    ref_of[:] = -1
-    node_tf = np.zeros(cap if keep_ties else 0, dtype=np.int32)
-    node_tt = np.zeros(cap if keep_ties else 0, dtype=np.int32)
-    if has_ref:
-        ref_of[0] = 0
+    # the root
+    for c in range(C):
+        counts[0, c] = 0
+    for k in range(N8_COLS):
+        n8[0, k] = 0
+    for k in range(N32_COLS):
+        n32[0, k] = 0
+    n32[0, N32_FEATURE] = -1
+    threshold[0] = np.nan
+    n64[0, N64_PARENT] = -1
+    n64[0, N64_START] = 0
+    n64[0, N64_REF] = 0 if has_ref else -1
 
     for j in range(n_in):
         counts[0, cls_of(buf[0, j])] += w[row_of(buf[0, j])]
-    nend[0] = n_in
+    n64[0, N64_END] = n_in
     n_nodes = 1
     sp = 0
     if n_in > 0:
-        stack[0] = 0
+        n64[0, N64_STACK] = 0
         sp = 1
     min_split = iparams[P_MIN_SPLIT]
     min_leaf = iparams[P_MIN_LEAF]
@@ -393,31 +409,16 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     while sp > 0:
         if n_nodes + max_need > cap:
             cap = max(2 * cap, n_nodes + max_need)
-            kind = enlarge(kind, cap, zero)
-            feature = enlarge(feature, cap, minus_one)
+            n8 = enlarge(n8, cap, zero)
+            n32 = enlarge(n32, cap, zero)
+            n64 = enlarge(n64, cap, zero)
             threshold = enlarge(threshold, cap, np.nan)
-            child_start = enlarge(child_start, cap, zero)
-            n_children = enlarge(n_children, cap, zero)
-            nan_child = enlarge(nan_child, cap, zero)
-            rnd = enlarge(rnd, cap, zero)
-            depth = enlarge(depth, cap, zero)
             counts = enlarge(counts, cap, zero)
-            parent = enlarge(parent, cap, minus_one)
-            nstart = enlarge(nstart, cap, zero)
-            nend = enlarge(nend, cap, zero)
-            stack = enlarge(stack, cap, zero)
-            nbuf = enlarge(nbuf, cap, zero)
-            local = enlarge(local, cap, zero)
-            if has_ref:
-                ref_of = enlarge(ref_of, cap, minus_one)
-            if keep_ties:
-                node_tf = enlarge(node_tf, cap, zero)
-                node_tt = enlarge(node_tt, cap, zero)
         while sp > 0 and n_nodes + max_need <= cap:
             sp -= 1
-            node = stack[sp]
-            s = nstart[node]
-            e = nend[node]
+            node = n64[sp, N64_STACK]
+            s = n64[node, N64_START]
+            e = n64[node, N64_END]
             n_node = 0.0
             n_nonzero = 0
             for c in range(C):
@@ -425,23 +426,23 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 n_node += node_counts[c]
                 if node_counts[c] > 0:
                     n_nonzero += 1
-            if n_node < min_split or depth[node] >= max_depth or n_nonzero <= 1:
+            if n_node < min_split or n32[node, N32_DEPTH] >= max_depth or n_nonzero <= 1:
                 continue
             # the row-buffer views only for nodes that are split: every view raises and lowers a
             # reference count, and about half the nodes popped are leaves
-            rows = buf[nbuf[node]]
-            other = buf[1 - nbuf[node]]
-            p = parent[node] if has_nominal else -1
+            rows = buf[n8[node, N8_NBUF]]
+            other = buf[1 - n8[node, N8_NBUF]]
+            p = n64[node, N64_PARENT] if has_nominal else -1
             while p >= 0:
-                if kind[p] == KIND_NOMINAL:
-                    used[feature[p]] = 1
-                p = parent[p]
+                if n8[p, N8_KIND] == KIND_NOMINAL:
+                    used[n32[p, N32_FEATURE]] = 1
+                p = n64[p, N64_PARENT]
             use_sorted = presort and (e - s) >= sorted_min
-            if not local[node] and e - s <= local_cap:
+            if not n8[node, N8_LOCAL] and e - s <= local_cap:
                 localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob)
-                local[node] = 1
-            Xv = Xl if local[node] else Xc
-            Rv = Rl if local[node] else R
+                n8[node, N8_LOCAL] = 1
+            Xv = Xl if n8[node, N8_LOCAL] else Xc
+            Rv = Rl if n8[node, N8_LOCAL] else R
             det = alpha >= 1.0 or (alpha > 0.0 and rand_float(state) < alpha)
             attempts = 1 if det else RANDOM_ATTEMPTS
             split = False
@@ -452,7 +453,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
             sk = 0
             t = np.nan
             nanc = 0
-            r = ref_of[node] if det and has_ref else -1
+            r = n64[node, N64_REF] if det and has_ref else -1
             for _ in range(attempts):
                 if r >= 0:
                     found = ref_i[r, REF_KIND] != KIND_LEAF
@@ -476,9 +477,9 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                             "stochastic selection needs grow_tree(..., stochastic=True)")
                     found, f, sk, t, nanc, tf, tt = stochastic_select(
                         beta_from_bits(iparams[P_BETA_BITS]), stochastic_mode, min_split,
-                        min_leaf, max_depth - depth[node], nominal, n_distinct, uniq, uniq_off,
-                        used, vis, nv, rows, s, e, Xv, Rv, node_counts, n_node, state, keys,
-                        keys2, hist, occ, dist_rank, dist_counts, nan_counts, table,
+                        min_leaf, max_depth - n32[node, N32_DEPTH], nominal, n_distinct, uniq,
+                        uniq_off, used, vis, nv, rows, s, e, Xv, Rv, node_counts, n_node, state,
+                        keys, keys2, hist, occ, dist_rank, dist_counts, nan_counts, table,
                         all_classes)
                 elif det:
                     found, f, sk, t, nanc, tf, tt = deterministic_select(
@@ -526,10 +527,10 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                         lc = left_counts[c] + (nan_part[c] if nanc == 0 else 0)
                         counts[a, c] = np.int32(lc)
                         counts[a + 1, c] = counts[node, c] - np.int32(lc)
-                    nstart[a] = s
-                    nend[a] = nr_rows_start
-                    nstart[a + 1] = nr_rows_start
-                    nend[a + 1] = e
+                    n64[a, N64_START] = s
+                    n64[a, N64_END] = nr_rows_start
+                    n64[a + 1, N64_START] = nr_rows_start
+                    n64[a + 1, N64_END] = e
                     n_kids = 2
                 else:
                     if general is None:
@@ -566,60 +567,65 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                         for c in range(C):
                             extra = nan_counts[c] if b == nanc else 0.0
                             counts[a + b, c] = np.int32(dist_counts[b, c] + extra)
-                        nstart[a + b] = bucket[b]
-                        nend[a + b] = bucket[b + 1]
+                        n64[a + b, N64_START] = bucket[b]
+                        n64[a + b, N64_END] = bucket[b + 1]
                     n_kids = arity
                 split = True
                 break
-            p = parent[node] if has_nominal else -1
+            p = n64[node, N64_PARENT] if has_nominal else -1
             while p >= 0:
-                if kind[p] == KIND_NOMINAL:
-                    used[feature[p]] = 0
-                p = parent[p]
+                if n8[p, N8_KIND] == KIND_NOMINAL:
+                    used[n32[p, N32_FEATURE]] = 0
+                p = n64[p, N64_PARENT]
             if not split:
                 continue
             if det:
                 n_decision += 1
                 ties_feature += tf
                 ties_test += tt
-                if keep_ties:
-                    node_tf[node] = tf
-                    node_tt[node] = tt
+                n32[node, N32_TF] = tf
+                n32[node, N32_TT] = tt
             if use_sorted:
                 if general is None:
                     raise ValueError(LEAN_REFUSES)
                 for b in range(n_kids):
                     ch = n_nodes + b
-                    fill[b] = nstart[ch]
-                    for j in range(nstart[ch], nend[ch]):
+                    fill[b] = n64[ch, N64_START]
+                    for j in range(n64[ch, N64_START], n64[ch, N64_END]):
                         r_j = row_of(other[j])
-                        child_of[glob[r_j] if local[node] else r_j] = b
+                        child_of[glob[r_j] if n8[node, N8_LOCAL] else r_j] = b
                 for b in range(n_kids):
                     bucket[b] = fill[b]
                 partition_lists(lists, s, e, child_of, bucket, n_kids, fill, scratch)
-            kind[node] = sk
-            feature[node] = f
+            n8[node, N8_KIND] = sk
+            n32[node, N32_FEATURE] = f
             threshold[node] = t
-            child_start[node] = n_nodes
-            n_children[node] = n_kids
-            nan_child[node] = nanc
-            rnd[node] = 0 if det else 1
+            n32[node, N32_CHILD] = n_nodes
+            n32[node, N32_NCHILD] = n_kids
+            n32[node, N32_NAN] = nanc
+            n8[node, N8_RND] = 0 if det else 1
             for b in range(n_kids - 1, -1, -1):
                 ch = n_nodes + b
-                depth[ch] = depth[node] + 1
-                parent[ch] = node
-                nbuf[ch] = 1 - nbuf[node]
-                local[ch] = local[node]
-                if has_ref:
-                    ref_of[ch] = ref_i[r, REF_CHILD] + b if r >= 0 else -1
-                if nend[ch] > nstart[ch]:
-                    stack[sp] = ch
+                # every field of a new node is set here (the tables are not initialized)
+                for k in range(N8_COLS):
+                    n8[ch, k] = 0
+                for k in range(N32_COLS):
+                    n32[ch, k] = 0
+                n8[ch, N8_NBUF] = 1 - n8[node, N8_NBUF]
+                n8[ch, N8_LOCAL] = n8[node, N8_LOCAL]
+                n32[ch, N32_FEATURE] = -1
+                n32[ch, N32_DEPTH] = n32[node, N32_DEPTH] + 1
+                threshold[ch] = np.nan
+                n64[ch, N64_PARENT] = node
+                n64[ch, N64_REF] = ref_i[r, REF_CHILD] + b if r >= 0 else -1
+                if n64[ch, N64_END] > n64[ch, N64_START]:
+                    n64[sp, N64_STACK] = ch
                     sp += 1
             n_nodes += n_kids
-    return (kind[:n_nodes].copy(), feature[:n_nodes].copy(), threshold[:n_nodes].copy(),
-            child_start[:n_nodes].copy(), n_children[:n_nodes].copy(),
-            nan_child[:n_nodes].copy(), rnd[:n_nodes].copy(), depth[:n_nodes].copy(),
+    n_ties = n_nodes if keep_ties else 0
+    return (n8[:n_nodes, N8_KIND].copy(), n32[:n_nodes, N32_FEATURE].copy(),
+            threshold[:n_nodes].copy(), n32[:n_nodes, N32_CHILD].copy(),
+            n32[:n_nodes, N32_NCHILD].copy(), n32[:n_nodes, N32_NAN].copy(),
+            n8[:n_nodes, N8_RND].copy(), n32[:n_nodes, N32_DEPTH].copy(),
             counts[:n_nodes].copy(), ties_feature, ties_test, n_decision, rows_seen,
-            node_tf[: min(n_nodes, node_tf.shape[0])].copy(),
-            node_tt[: min(n_nodes, node_tt.shape[0])].copy())
-
+            n32[:n_ties, N32_TF].copy(), n32[:n_ties, N32_TT].copy())
