@@ -1,6 +1,7 @@
 """treelab: decision-tree ensembles across the spectrum of randomness, and their diversity.
 
-The estimators are imported with the package. The subpackages ``analysis``, ``plot``,
+The estimators are imported with the package (the oblique ones, ``RotationForest``, ``PERT``
+and ``StochasticID3`` on first access). The subpackages ``analysis``, ``plot``,
 ``stats``, ``widgets``, ``datasets``, ``experiment`` and ``combine`` are attributes too, but
 each is imported only when first used (PEP 562), so ``import treelab`` stays fast and fitting
 a model never imports xarray or matplotlib::
@@ -20,11 +21,6 @@ from treelab._cache import configure_cache
 configure_cache()
 
 from treelab.estimators import (  # noqa: E402
-    CVDT,
-    MMDT,
-    PERT,
-    BaggedCVDT,
-    BaggedMMDT,
     BaggedTrees,
     Coalescence,
     DecisionTree,
@@ -33,8 +29,6 @@ from treelab.estimators import (  # noqa: E402
     MaxDiverseEnsemble,
     RandomDecisionTrees,
     RandomForest,
-    RotationForest,
-    StochasticID3,
     VRTrees,
 )
 
@@ -46,17 +40,24 @@ except PackageNotFoundError:  # running from a source tree that was not installe
 #: Subpackages reachable as attributes, imported on first access.
 _LAZY = ("analysis", "combine", "datasets", "experiment", "plot", "stats", "widgets")
 
+#: Estimators that ``treelab.estimators`` imports on first access.
+_LAZY_ESTIMATORS = ("CVDT", "MMDT", "PERT", "BaggedCVDT", "BaggedMMDT", "RotationForest",
+                    "StochasticID3")
+
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        module = importlib.import_module(f"treelab.{name}")
-        globals()[name] = module  # later look-ups skip this function
-        return module
-    raise AttributeError(f"module 'treelab' has no attribute {name!r}")
+        value = importlib.import_module(f"treelab.{name}")
+    elif name in _LAZY_ESTIMATORS:
+        value = getattr(importlib.import_module("treelab.estimators"), name)
+    else:
+        raise AttributeError(f"module 'treelab' has no attribute {name!r}")
+    globals()[name] = value  # later look-ups skip this function
+    return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_LAZY_ESTIMATORS))
 
 
 __all__ = [

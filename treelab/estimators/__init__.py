@@ -1,4 +1,13 @@
-"""scikit-learn compatible tree learners."""
+"""scikit-learn compatible tree learners.
+
+The oblique learners (``CVDT``, ``MMDT``, ``BaggedCVDT``, ``BaggedMMDT``),
+``RotationForest``, ``PERT`` and ``StochasticID3`` are imported on first access (PEP 562): the
+other learners do not need their modules (the oblique ones with their own engine and kernels),
+and ``import treelab`` is lighter without them.
+"""
+
+import importlib
+from typing import Any
 
 from treelab.estimators._base import TreeEnsembleClassifier
 from treelab.estimators.ensembles import (
@@ -12,9 +21,31 @@ from treelab.estimators.ensembles import (
     RandomForest,
     VRTrees,
 )
-from treelab.estimators.learners import PERT, StochasticID3
-from treelab.estimators.oblique import CVDT, MMDT, BaggedCVDT, BaggedMMDT
-from treelab.estimators.rotation import RotationForest
+
+#: Learners imported on first access: name -> module under ``treelab.estimators``.
+_LAZY = {
+    "CVDT": "oblique",
+    "MMDT": "oblique",
+    "BaggedCVDT": "oblique",
+    "BaggedMMDT": "oblique",
+    "PERT": "learners",
+    "RotationForest": "rotation",
+    "StochasticID3": "learners",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'treelab.estimators' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"treelab.estimators.{module}"), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "CVDT",

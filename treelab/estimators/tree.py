@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from treelab.engine.pruning import pessimistic_prune, reduced_error_prune
 from treelab.estimators._base import TreeEnsembleClassifier
 from treelab.estimators._docstrings import fill_shared_doc
 from treelab.estimators._spec import TreeSpec
@@ -138,6 +137,9 @@ def fit_pruned(est, Xv: np.ndarray, y_codes: np.ndarray, grow,
     reduced-error pruning on the held-out rows, each tuning error counted with its row's
     weight.
     """
+    # the pruning kernels are imported by the fits that prune, not with every estimator
+    from treelab.engine.pruning import pessimistic_prune, reduced_error_prune
+
     if est.prune == "pessimistic":
         grow(Xv, y_codes, weights)
         est.forest_, _ = pessimistic_prune(est.forest_, PESSIMISTIC_CONFIDENCE)

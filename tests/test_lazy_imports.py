@@ -1,0 +1,83 @@
+"""What ``import treelab`` and a fit on NumPy arrays import, and the public names that are
+imported on first access.
+
+A fit and prediction on NumPy arrays import neither xarray nor the learners and engines they
+do not use (oblique trees, rotation, pruning, stochastic ID3 and PERT); the learners imported
+on first access are the same objects as their modules'."""
+
+import importlib
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import treelab
+import treelab.estimators
+
+LAZY = {"CVDT": "oblique", "MMDT": "oblique", "BaggedCVDT": "oblique", "BaggedMMDT": "oblique",
+        "RotationForest": "rotation", "PERT": "learners", "StochasticID3": "learners"}
+
+
+def run_child(code: str) -> str:
+    """Run ``code`` in a fresh interpreter that imports this source tree and reads the kernel
+    cache this process uses (so what the parent fitted loads instead of compiling)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(treelab.__file__)), os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
+                         capture_output=True, text=True, check=True)
+    return out.stdout.strip().splitlines()[-1]
+
+
+def numeric_data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int) + (X[:, 2] > 0.5)
+    return X, y
+
+
+def test_a_numpy_fit_and_prediction_import_no_xarray_or_unused_learners_and_engines():
+    X, y = numeric_data()
+    treelab.VRTrees(n_estimators=3, random_state=0).fit(X, y).predict_proba(X)  # cache it
+    loaded = run_child("""
+        import sys
+        import numpy as np
+        import treelab
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(120, 4))
+        y = (X[:, 0] + X[:, 1] > 0).astype(int) + (X[:, 2] > 0.5)
+        treelab.VRTrees(n_estimators=3, random_state=0).fit(X, y).predict_proba(X)
+        names = ("xarray", "treelab.engine.oblique", "treelab.engine.pruning",
+                 "treelab.estimators.oblique", "treelab.estimators.rotation",
+                 "treelab.estimators.learners")
+        print(",".join(n for n in names if n in sys.modules) or "none")
+    """)
+    assert loaded == "none"
+
+
+@pytest.mark.parametrize("name", sorted(LAZY))
+def test_learners_imported_on_first_access_are_their_modules_classes(name):
+    module = importlib.import_module(f"treelab.estimators.{LAZY[name]}")
+    assert getattr(treelab, name) is getattr(module, name)
+    assert getattr(treelab.estimators, name) is getattr(module, name)
+    assert name in dir(treelab) and name in dir(treelab.estimators)
+    assert name in treelab.__all__ and name in treelab.estimators.__all__
+
+
+def test_from_import_of_a_lazy_learner_in_a_fresh_process():
+    assert run_child("""
+        from treelab import MMDT, RotationForest
+        from treelab.estimators import BaggedCVDT
+        print(MMDT.__module__, RotationForest.__module__, BaggedCVDT.__module__)
+    """) == ("treelab.estimators.oblique treelab.estimators.rotation "
+             "treelab.estimators.oblique")
+
+
+def test_unknown_names_still_raise_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'NotALearner'"):
+        treelab.NotALearner  # noqa: B018
+    with pytest.raises(AttributeError, match="no attribute 'NotALearner'"):
+        treelab.estimators.NotALearner  # noqa: B018
+
