@@ -286,7 +286,7 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
                         stream = True
                     else:
                         k = continuous_counts(how, n_sum, rmin, hist, occ, keys, dist_rank,
-                                              dist_counts, cmap)
+                                              dist_counts, nan_counts, cmap)
                 if stream:
                     fused = True
                     k, g, bi, nt, si, f_nl, r_lo, r_hi = scan_sorted_few(

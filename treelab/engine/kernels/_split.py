@@ -16,7 +16,7 @@ from treelab.engine.kernels._criteria import (
     GINI,
     binary_gain,
 )
-from treelab.engine.kernels._presort import store_counts
+from treelab.engine.kernels._presort import summarize_stream_few
 
 # Relative tolerance for gain ties (analysis spec 5).
 TIE_RTOL = 1e-12
@@ -214,9 +214,10 @@ def continuous_pass(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, nan_counts, 
 
 
 @njit(inline="always", **NUMBA_FLAGS)
-def continuous_counts(how, n, rmin, hist, occ, keys, dist_rank, dist_counts, cmap):
+def continuous_counts(how, n, rmin, hist, occ, keys, dist_rank, dist_counts, nan_counts, cmap):
     """The summary from ``continuous_pass``'s result: the distinct ranks into ``dist_rank``
-    (increasing), their class counts into ``dist_counts``; returns how many."""
+    (increasing), their class counts into ``dist_counts``; returns how many (``nan_counts``:
+    the row pass counted the missing rows already; the keys hold none)."""
     C = dist_counts.shape[1]
     if how == 1:
         return _histogram_counts(hist, occ, n, rmin, dist_rank, dist_counts)
@@ -225,33 +226,8 @@ def continuous_counts(how, n, rmin, hist, occ, keys, dist_rank, dist_counts, cma
         return k
     prev = np.int64(-1)
     if 2 <= C <= 3:
-        # a rank's counts in integer registers, stored once the rank ends (as
-        # _presort._summarize_sorted_few: exact integers, the same bits)
-        a0 = np.int64(0)
-        a1 = np.int64(0)
-        a2 = np.int64(0)
-        for q in range(n):
-            key = keys[q]
-            r = key >> 32
-            if r != prev:
-                if k > 0:
-                    store_counts(dist_counts, k - 1, C, a0, a1, a2)
-                dist_rank[k] = r + rmin
-                k += 1
-                prev = r
-                a0 = 0
-                a1 = 0
-                a2 = 0
-            wt = wt_of(key)
-            c = cmap[cls_of(key)]
-            w1 = wt * np.int64(c == 1)
-            w2 = wt * np.int64(c == 2)
-            a1 += w1
-            a2 += w2
-            a0 += wt - w1 - w2
-        if k > 0:
-            store_counts(dist_counts, k - 1, C, a0, a1, a2)
-        return k
+        return summarize_stream_few(keys, 0, n, keys, False, rmin, np.int64(-1), dist_rank,
+                                    dist_counts, nan_counts, cmap)
     for q in range(n):
         key = keys[q]
         r = key >> 32
@@ -283,7 +259,8 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
     """
     how, n, rmin = continuous_pass(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, nan_counts,
                                    cmap, dist_counts.shape[1], general)
-    return continuous_counts(how, n, rmin, hist, occ, keys, dist_rank, dist_counts, cmap)
+    return continuous_counts(how, n, rmin, hist, occ, keys, dist_rank, dist_counts, nan_counts,
+                             cmap)
 
 
 @njit(inline="always", **NUMBA_FLAGS)
