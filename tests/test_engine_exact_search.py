@@ -201,3 +201,109 @@ def test_list_partition_is_the_stable_partition(n_kids):
     partition_lists(lists, s, e, child_of, begin.astype(np.int64), n_kids,
                     np.zeros(n_kids + 1, dtype=np.int64), scratch)
     np.testing.assert_array_equal(lists, expected)  # outside [s, e) untouched too
+
+
+def _reference_candidate(r, y, w, C, min_side, table):
+    """Distinct ranks and per-rank class counts of a node in NumPy, then ``reference_scan``:
+    (k, gain, threshold index, ties, split info, rows left of the best threshold, the ranks
+    either side of it)."""
+    present = np.unique(r)
+    dist = np.array([[w[(r == v) & (y == c)].sum() for c in range(C)] for v in present],
+                    dtype=float)
+    best, best_i, nt, si, pmass = reference_scan(dist, min_side, table)
+    nl = int(dist[: best_i + 1].sum()) if best_i >= 0 else 0
+    lo, hi = (present[best_i], present[best_i + 1]) if best_i >= 0 else (0, 0)
+    return present.shape[0], best, best_i, nt, si, nl, lo, hi, dist.sum(axis=0), pmass
+
+
+def _check_fused(got, ref):
+    k, g, bi, nt, si, nl, lo, hi = got
+    assert k == ref[0]
+    assert bi == ref[2]
+    if bi >= 0:
+        # the same bits, not only close, and the same ties, split info and threshold ranks
+        assert (g, nt, si, nl, lo, hi) == (ref[1], ref[3], ref[4], ref[5], ref[6], ref[7])
+
+
+def _node_ranks(rng, trial, m, nd):
+    """Ranks of m rows: spread wide, or a few values repeated (exact ties between
+    thresholds: the second half mirrors the first)."""
+    if trial % 3 == 0:
+        half = rng.integers(0, 6, (m + 1) // 2)
+        return np.concatenate([half, nd - 1 - half[: m // 2]])
+    return rng.integers(0, nd, m)
+
+
+@pytest.mark.parametrize("C", [2, 3])
+@pytest.mark.parametrize("min_side", [1, 2, 7])
+def test_fused_presorted_scan_matches_the_reference(C, min_side):
+    # a presorted list's segment summarised and scanned in one pass (_scan.scan_sorted_few,
+    # lookup of each row's weight and class) against the summary and scan in NumPy
+    from treelab.engine.kernels._scan import scan_sorted_few
+
+    rng = np.random.default_rng(10 * C + min_side)
+    table = xlogx_table(5000)
+    n, nd = 400, 60
+    for trial in range(120):
+        m = int(rng.integers(1, 300))
+        rows_idx = rng.choice(n, m, replace=False)
+        R = np.full(n, -1)
+        R[rows_idx] = _node_ranks(rng, trial, m, nd)
+        y = rng.integers(0, C, n)
+        w = rng.integers(1, 5, n)
+        seg = rows_idx[np.argsort(R[rows_idx], kind="stable")]
+        src = np.full(m + 5, -1, dtype=np.int64)
+        src[2:2 + m] = (R[seg].astype(np.int64) << 32) | seg
+        yw = (w.astype(np.int64) << 16) | y
+        cmap = np.arange(C, dtype=np.int64)[::-1].copy()  # classes numbered in reverse
+        ref = _reference_candidate(R[rows_idx], cmap[y[rows_idx]], w[rows_idx], C, min_side,
+                                   table)
+        got = scan_sorted_few(src, 2, 2 + m, yw, True, np.int64(0), C, cmap, ref[8],
+                              float(ref[8].sum()), ref[9], table, min_side)
+        _check_fused(got, ref)
+
+
+@pytest.mark.parametrize("C", [2, 3])
+@pytest.mark.parametrize("min_side", [1, 2, 7])
+@pytest.mark.parametrize("nd", [40, 300_000])
+def test_fused_node_scan_matches_the_reference(C, min_side, nd):
+    # a node's rows counted in the dense histogram (40 ranks) or as sorted keys (a wide rank
+    # range), then summarised and scanned in one pass (_scan.scan_histogram_few,
+    # scan_sorted_few on the keys) against the summary and scan in NumPy; the histogram and
+    # its occupancy are left zeroed
+    from treelab.engine.kernels._scan import scan_histogram_few, scan_sorted_few
+    from treelab.engine.kernels._split import continuous_pass
+
+    rng = np.random.default_rng(1000 * C + min_side + nd)
+    table = xlogx_table(5000)
+    n = 1500
+    keys = np.empty(n, dtype=np.int64)
+    keys2 = np.empty(n, dtype=np.int64)
+    hist = np.zeros(400 * C)
+    occ = np.zeros(400, dtype=np.uint8)
+    nan_counts = np.zeros(C)
+    cmap = np.arange(C, dtype=np.int64)[::-1].copy()
+    seen = []
+    for trial in range(60):
+        m = int(rng.integers(1, 1200))
+        R = _node_ranks(rng, trial, n, nd).astype(np.int32).reshape(1, n)
+        y = rng.integers(0, C, n)
+        w = rng.integers(1, 4, n)
+        rows_idx = np.sort(rng.choice(n, m, replace=False))
+        rows = ((rows_idx.astype(np.int64) << 32) | (w[rows_idx].astype(np.int64) << 16)
+                | y[rows_idx])
+        ref = _reference_candidate(R[0, rows_idx], cmap[y[rows_idx]], w[rows_idx], C,
+                                   min_side, table)
+        how, cnt, rmin = continuous_pass(0, rows, 0, m, R, nd, keys, keys2, hist, occ,
+                                         nan_counts, cmap, C, True)
+        seen.append(how)
+        args = (C, ref[8], float(ref[8].sum()), ref[9], table, min_side)
+        if how == 1:
+            got = scan_histogram_few(hist, occ, cnt, rmin, *args)
+        else:
+            got = scan_sorted_few(keys, 0, cnt, keys, False, rmin, C, cmap, *args[1:])
+        _check_fused(got, ref)
+        assert not hist.any() and not occ.any() and not nan_counts.any()
+    # mostly the path the rank range asks for (small nodes of the narrow range sort keys,
+    # nodes on one side of the wide range use the histogram)
+    assert seen.count(1 if nd == 40 else 2) > 40

@@ -469,9 +469,9 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     # (numba's cache of this function does not see edits of the kernels it
                     # calls, e.g. _stochastic.py, _select.py, _split.py, _nominal.py,
                     # _thresholds.py, _partition.py, _presort.py, _binned.py, _local.py,
-                    # _construction.py: edit this file too when they change, so that a stale
-                    # cache is not reused; last: the two- and three-class scans' counts as
-                    # integers)
+                    # _construction.py, _scan.py: edit this file too when they change, so that a
+                    # stale cache is not reused; last: one register summary for presorted lists
+                    # and sorted keys)
                     if stochastic is None:
                         raise ValueError(
                             "stochastic selection needs grow_tree(..., stochastic=True)")

@@ -69,8 +69,8 @@ def summarize_sorted(lists, q, s, e, yw, nd_f, dist_rank, dist_counts, nan_count
     C = dist_counts.shape[1]
     nan_counts[:] = 0.0
     if 2 <= C <= 3:
-        return _summarize_sorted_few(lists, q, s, e, yw, nd_f, dist_rank, dist_counts,
-                                     nan_counts, cmap)
+        return summarize_stream_few(lists[q], s, e, yw, True, np.int64(0), nd_f, dist_rank,
+                                    dist_counts, nan_counts, cmap)
     k = 0
     prev = np.int64(-1)
     for j in range(s, e):
@@ -138,9 +138,16 @@ def _partition_lists_two(lists, s, e, child_of, mid, scratch):
 
 
 @njit(inline="always", **NUMBA_FLAGS)
-def _summarize_sorted_few(lists, q, s, e, yw, nd_f, dist_rank, dist_counts, nan_counts, cmap):
-    """``summarize_sorted`` for two or three classes: a rank's counts are summed in integer
-    registers and stored once the rank ends.
+def summarize_stream_few(src, s, e, yw, lookup, rmin, nd_f, dist_rank, dist_counts, nan_counts,
+                         cmap):
+    """The summary of entries ``src[s:e]`` in increasing rank order (high 32 bits, plus
+    ``rmin``; rank ``nd_f`` missing) for two or three classes: a rank's counts are summed in
+    integer registers and stored once the rank ends.
+
+    ``lookup``: the entries are a presorted list's ``rank << 32 | row`` and each row's weight
+    and class are read from ``yw[row]``; otherwise they are ``_split.continuous_pass``'s
+    sorted keys, which hold them in their low 32 bits (and none is missing: pass ``nd_f``
+    -1). One loop for both (``summarize_sorted``, ``_split.continuous_counts``).
 
     The general loop adds every entry's weight into ``dist_counts`` in memory, each add
     waiting for the previous store to the same cell (runs of one rank and class); the
@@ -154,18 +161,18 @@ def _summarize_sorted_few(lists, q, s, e, yw, nd_f, dist_rank, dist_counts, nan_
     a1 = np.int64(0)
     a2 = np.int64(0)
     for j in range(s, e):
-        entry = lists[q, j]
+        entry = src[j]
         r = entry >> 32
-        p = yw[entry & _LOW32]
+        p = yw[entry & _LOW32] if lookup else entry
         c = cmap[p & _LOW16]
-        wt = p >> 16
+        wt = (p >> 16) & _LOW16
         if r == nd_f:
             nan_counts[c] += wt
             continue
         if r != prev:
             if k > 0:
                 store_counts(dist_counts, k - 1, C, a0, a1, a2)
-            dist_rank[k] = r
+            dist_rank[k] = r + rmin
             k += 1
             prev = r
             a0 = 0

@@ -26,9 +26,12 @@ from treelab.engine.kernels._params import (
 )
 from treelab.engine.kernels._presort import summarize_sorted
 from treelab.engine.kernels._rng import rand_int
+from treelab.engine.kernels._scan import scan_histogram_few, scan_sorted_few
 from treelab.engine.kernels._split import (
     class_map,
     cls_of,
+    continuous_counts,
+    continuous_pass,
     count_threshold,
     is_tie,
     row_of,
@@ -120,6 +123,9 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
         (n_rows, C))
     nan_counts = nan_counts[:C]
     pmass = parent_mass(criterion, node_counts, n_node, table)
+    # two or three classes under an entropy criterion: continuous candidates without missing
+    # rows are summarised and scanned in one pass (_scan)
+    few = 2 <= C <= 3 and criterion != GINI
     left = bufs[0, :C]
     left_n = bufs[1, :C]
     right_n = bufs[2, :C]
@@ -228,21 +234,71 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
                 cand_nan[nc] = 0 if nl >= n_node - nl else 1
             cand_nt[nc] = nt
         else:
-            if use_sorted and slot_of[f] >= 0:
-                if general is None:
+            nd_f = n_distinct[f]
+            k = 0
+            # fused: the summary and the scan in one pass (_scan), the common candidate
+            fused = False
+            g = -np.inf
+            bi = -1
+            nan_left = False
+            nt = 0
+            si = 0.0
+            f_nl = np.int64(0)
+            r_lo = np.int64(0)
+            r_hi = np.int64(0)
+            if general is None:
+                if use_sorted and slot_of[f] >= 0:
                     raise ValueError(LEAN_REFUSES)
-                k = summarize_sorted(lists, slot_of[f], s, e, yw, n_distinct[f], dist_rank,
-                                     dist_counts, nan_counts, cmap)
+                k = summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ,
+                                         dist_rank, dist_counts, nan_counts, cmap, general)
             else:
-                k = summarize_continuous(f, rows, s, e, R, n_distinct[f], keys, keys2, hist,
-                                         occ, dist_rank, dist_counts, nan_counts, cmap,
-                                         general)
+                listed = use_sorted and slot_of[f] >= 0
+                stream = False
+                if listed:
+                    src = lists[slot_of[f]]
+                    if (src[s] >> 32) == (src[e - 1] >> 32):
+                        # one rank (or only missing rows) from the first entry to the last:
+                        # fewer than two distinct values, nothing to read
+                        continue
+                    ss = s
+                    ee = e
+                    rmin = np.int64(0)
+                    # missing rows (rank nd_f) come last in a list
+                    stream = few and (src[e - 1] >> 32) != nd_f
+                    if not stream:
+                        k = summarize_sorted(lists, slot_of[f], s, e, yw, nd_f, dist_rank,
+                                             dist_counts, nan_counts, cmap)
+                else:
+                    how, n_sum, rmin = continuous_pass(f, rows, s, e, R, nd_f, keys, keys2,
+                                                       hist, occ, nan_counts, cmap, C, general)
+                    src = keys
+                    ss = np.int64(0)
+                    ee = n_sum
+                    n_nan = 0.0
+                    for c in range(C):
+                        n_nan += nan_counts[c]
+                    if few and n_nan == 0 and how == 1:
+                        fused = True
+                        k, g, bi, nt, si, f_nl, r_lo, r_hi = scan_histogram_few(
+                            hist, occ, n_sum, rmin, C, node_counts, n_node, pmass, table,
+                            min_side)
+                    elif few and n_nan == 0 and how == 2:
+                        stream = True
+                    else:
+                        k = continuous_counts(how, n_sum, rmin, hist, occ, keys, dist_rank,
+                                              dist_counts, nan_counts, cmap)
+                if stream:
+                    fused = True
+                    k, g, bi, nt, si, f_nl, r_lo, r_hi = scan_sorted_few(
+                        src, ss, ee, yw, listed, rmin, C, cmap, node_counts, n_node, pmass,
+                        table, min_side)
             if k < 2:
                 continue
             n_avail += 1
-            g, bi, nan_left, nt, si = scan_thresholds(criterion, dist_counts, k, nan_counts,
-                                                       node_counts, n_node, pmass, table,
-                                                       min_side, left, left_n, right_n)
+            if not fused:
+                g, bi, nan_left, nt, si = scan_thresholds(criterion, dist_counts, k, nan_counts,
+                                                           node_counts, n_node, pmass, table,
+                                                           min_side, left, left_n, right_n)
             if bi < 0:
                 continue
             if c45 and criterion != GINI:
@@ -252,20 +308,25 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
             if not g > GAIN_EPS:
                 continue
             cand_kind[nc] = 1
-            cand_t[nc] = split_threshold(uniq, uniq_off[f], dist_rank[bi], dist_rank[bi + 1],
-                                         binned)
-            nn = 0.0
-            nl = 0.0
-            for c in range(nan_counts.shape[0]):
-                nn += nan_counts[c]
-            for q in range(bi + 1):
-                for c in range(dist_counts.shape[1]):
-                    nl += dist_counts[q, c]
-            if nn > 0:
-                cand_nan[nc] = 0 if nan_left else 1
-            else:
-                cand_nan[nc] = 0 if nl >= n_node - nl else 1
             cand_nt[nc] = nt
+            if fused:
+                # no missing rows: they will follow the larger side
+                cand_t[nc] = split_threshold(uniq, uniq_off[f], r_lo, r_hi, binned)
+                cand_nan[nc] = 0 if f_nl >= n_node - f_nl else 1
+            else:
+                cand_t[nc] = split_threshold(uniq, uniq_off[f], dist_rank[bi],
+                                             dist_rank[bi + 1], binned)
+                nn = 0.0
+                nl = 0.0
+                for c in range(nan_counts.shape[0]):
+                    nn += nan_counts[c]
+                for q in range(bi + 1):
+                    for c in range(dist_counts.shape[1]):
+                        nl += dist_counts[q, c]
+                if nn > 0:
+                    cand_nan[nc] = 0 if nan_left else 1
+                else:
+                    cand_nan[nc] = 0 if nl >= n_node - nl else 1
         cand_f[nc] = f
         cand_g[nc] = g
         cand_si[nc] = si

@@ -16,7 +16,7 @@ from treelab.engine.kernels._criteria import (
     GINI,
     binary_gain,
 )
-from treelab.engine.kernels._presort import store_counts
+from treelab.engine.kernels._presort import summarize_stream_few
 
 # Relative tolerance for gain ties (analysis spec 5).
 TIE_RTOL = 1e-12
@@ -123,11 +123,10 @@ def class_map(node_counts, cmap, present):
 
 
 @njit(inline="always", **NUMBA_FLAGS)
-def _histogram(f, rows, s, e, R, nd_f, rmin, span, hist, occ, dist_rank, dist_counts,
-               nan_counts, cmap):
-    """``summarize_continuous`` by a dense histogram over ranks rmin..rmin+span-1 (zeroed
-    again on the way out); missing rows are counted into ``nan_counts``."""
-    C = dist_counts.shape[1]
+def _histogram_rows(f, rows, s, e, R, nd_f, rmin, hist, occ, nan_counts, cmap, C):
+    """The row pass of a dense histogram over ranks rmin..: class counts per rank in
+    ``hist`` (rank-major, C columns), occupied ranks marked in ``occ``, missing rows counted
+    into ``nan_counts``."""
     for j in range(e - s):
         p = rows[s + j]
         r = np.int64(R[f, row_of(p)])
@@ -137,6 +136,13 @@ def _histogram(f, rows, s, e, R, nd_f, rmin, span, hist, occ, dist_rank, dist_co
         b = r - rmin
         hist[b * C + cmap[cls_of(p)]] += wt_of(p)
         occ[b] = 1
+
+
+@njit(inline="always", **NUMBA_FLAGS)
+def _histogram_counts(hist, occ, span, rmin, dist_rank, dist_counts):
+    """The occupied ranks of a dense histogram into ``dist_rank``/``dist_counts`` (the
+    histogram zeroed again on the way out); returns how many."""
+    C = dist_counts.shape[1]
     k = 0
     for b in range(span):
         if occ[b]:
@@ -150,28 +156,21 @@ def _histogram(f, rows, s, e, R, nd_f, rmin, span, hist, occ, dist_rank, dist_co
 
 
 @njit(inline="always", **NUMBA_FLAGS)
-def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_rank, dist_counts,
-                         nan_counts, cmap, general):
-    """Distinct non-missing ranks of feature f at the node, with class counts per rank.
+def continuous_pass(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, nan_counts, cmap, C,
+                    general):
+    """The row pass of ``summarize_continuous``: returns (how, n, rmin).
 
-    Fills ``dist_rank[:k]`` (increasing), ``dist_counts[:k]`` and ``nan_counts``; returns k.
-    Class c is counted in column ``cmap[c]`` (see ``class_map``).
-    A node whose rank range is at most about twice its size is counted in a dense histogram;
-    otherwise packed (rank, class, weight) keys are sorted (by insertion up to 48 keys, by
-    radix passes on the rank beyond).
-
-    ``general``: ``None`` in the lean growth routine (``_grow.grow_tree``), whose features have
-    at most ``LIST_MIN_DISTINCT`` distinct values: a node sorts keys only while its rank span
-    exceeds 2 m + 16, so at most about 120 of them; they are sorted by insertion there, and
-    the radix sort is not compiled.
+    how 1: the node's ranks rmin..rmin+n-1 counted in the dense histogram (``hist``, ``occ``);
+    how 2: n packed keys ``(rank - rmin) << 32 | weight << 16 | class`` sorted by rank in
+    ``keys``; how 0: every row missing. Missing rows are counted into ``nan_counts`` (zeroed
+    first) in every case.
     """
-    C = dist_counts.shape[1]
     m = e - s
     nan_counts[:] = 0.0
     if nd_f <= 2 * m + 16 and nd_f <= occ.shape[0]:
         # the feature's whole rank range fits the dense histogram: no pass for min and max
-        return _histogram(f, rows, s, e, R, nd_f, np.int64(0), nd_f, hist, occ, dist_rank,
-                          dist_counts, nan_counts, cmap)
+        _histogram_rows(f, rows, s, e, R, nd_f, np.int64(0), hist, occ, nan_counts, cmap, C)
+        return 1, np.int64(nd_f), np.int64(0)
     rmin = np.int64(nd_f)
     rmax = np.int64(-1)
     for j in range(m):
@@ -182,16 +181,15 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
             rmin = r
         if r > rmax:
             rmax = r
-    k = 0
     if rmax < 0:
         for j in range(m):
             p = rows[s + j]
             nan_counts[cmap[cls_of(p)]] += wt_of(p)
-        return 0
+        return 0, np.int64(0), rmin
     span = rmax - rmin + 1
     if span <= 2 * m + 16 and span <= occ.shape[0]:
-        return _histogram(f, rows, s, e, R, nd_f, rmin, span, hist, occ, dist_rank, dist_counts,
-                          nan_counts, cmap)
+        _histogram_rows(f, rows, s, e, R, nd_f, rmin, hist, occ, nan_counts, cmap, C)
+        return 1, span, rmin
     mm = np.int64(0)
     for j in range(m):
         p = rows[s + j]
@@ -212,36 +210,25 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
         # stack; measured in benchmarks/README.md, "Item 3, third round")
         radix_sort_high(keys, keys2, mm, span,
                         _RADIX_BITS if mm >= _RADIX_MIN else _RADIX_BITS_SMALL)
+    return 2, mm, rmin
+
+
+@njit(inline="always", **NUMBA_FLAGS)
+def continuous_counts(how, n, rmin, hist, occ, keys, dist_rank, dist_counts, nan_counts, cmap):
+    """The summary from ``continuous_pass``'s result: the distinct ranks into ``dist_rank``
+    (increasing), their class counts into ``dist_counts``; returns how many (``nan_counts``:
+    the row pass counted the missing rows already; the keys hold none)."""
+    C = dist_counts.shape[1]
+    if how == 1:
+        return _histogram_counts(hist, occ, n, rmin, dist_rank, dist_counts)
+    k = 0
+    if how == 0:
+        return k
     prev = np.int64(-1)
     if 2 <= C <= 3:
-        # a rank's counts in integer registers, stored once the rank ends (as
-        # _presort._summarize_sorted_few: exact integers, the same bits)
-        a0 = np.int64(0)
-        a1 = np.int64(0)
-        a2 = np.int64(0)
-        for q in range(mm):
-            key = keys[q]
-            r = key >> 32
-            if r != prev:
-                if k > 0:
-                    store_counts(dist_counts, k - 1, C, a0, a1, a2)
-                dist_rank[k] = r + rmin
-                k += 1
-                prev = r
-                a0 = 0
-                a1 = 0
-                a2 = 0
-            wt = wt_of(key)
-            c = cmap[cls_of(key)]
-            w1 = wt * np.int64(c == 1)
-            w2 = wt * np.int64(c == 2)
-            a1 += w1
-            a2 += w2
-            a0 += wt - w1 - w2
-        if k > 0:
-            store_counts(dist_counts, k - 1, C, a0, a1, a2)
-        return k
-    for q in range(mm):
+        return summarize_stream_few(keys, 0, n, keys, False, rmin, np.int64(-1), dist_rank,
+                                    dist_counts, nan_counts, cmap)
+    for q in range(n):
         key = keys[q]
         r = key >> 32
         if r != prev:
@@ -255,17 +242,36 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
 
 
 @njit(inline="always", **NUMBA_FLAGS)
+def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_rank, dist_counts,
+                         nan_counts, cmap, general):
+    """Distinct non-missing ranks of feature f at the node, with class counts per rank.
+
+    Fills ``dist_rank[:k]`` (increasing), ``dist_counts[:k]`` and ``nan_counts``; returns k.
+    Class c is counted in column ``cmap[c]`` (see ``class_map``).
+    A node whose rank range is at most about twice its size is counted in a dense histogram;
+    otherwise packed (rank, class, weight) keys are sorted (by insertion up to 48 keys, by
+    radix passes on the rank beyond): ``continuous_pass``, then ``continuous_counts``.
+
+    ``general``: ``None`` in the lean growth routine (``_grow.grow_tree``), whose features have
+    at most ``LIST_MIN_DISTINCT`` distinct values: a node sorts keys only while its rank span
+    exceeds 2 m + 16, so at most about 120 of them; they are sorted by insertion there, and
+    the radix sort is not compiled.
+    """
+    how, n, rmin = continuous_pass(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, nan_counts,
+                                   cmap, dist_counts.shape[1], general)
+    return continuous_counts(how, n, rmin, hist, occ, keys, dist_rank, dist_counts, nan_counts,
+                             cmap)
+
+
+@njit(inline="always", **NUMBA_FLAGS)
 def _scan_complete(criterion, dist_counts, k, node_counts, n_node, pmass, table, min_side,
                    left):
     """``scan_thresholds`` for a node without missing values: the impurity of both sides is
     computed inline from the running left counts (the hot loop of deterministic trees)."""
     C = dist_counts.shape[1]
-    if C == 2 and criterion != GINI:
-        return _scan_complete_two(dist_counts, k, node_counts, n_node, pmass, table, min_side,
+    if 2 <= C <= 3 and criterion != GINI:
+        return _scan_complete_few(dist_counts, k, node_counts, n_node, pmass, table, min_side,
                                   left)
-    if C == 3 and criterion != GINI:
-        return _scan_complete_three(dist_counts, k, node_counts, n_node, pmass, table,
-                                    min_side, left)
     for c in range(C):
         left[c] = 0.0
     best = -np.inf
@@ -318,57 +324,43 @@ def _scan_complete(criterion, dist_counts, k, node_counts, n_node, pmass, table,
     return best, best_i, False, n_ties + 1, best_si
 
 
-@njit(inline="always", **NUMBA_FLAGS)
-def _scan_complete_two(dist_counts, k, node_counts, n_node, pmass, table, min_side, left):
-    """``_scan_complete`` for two classes and entropy-based criteria, the counts in scalars.
+@inner
+def scan_step(C, l0, l1, l2, n0, n1, n2, nn, min_side, pmass, n_node, table, i, lo, hi, best,
+              best_i, n_ties, best_nl, best_lo, best_hi):
+    """One threshold of the two- and three-class entropy scan: the left side holds l0, l1,
+    l2 rows of each class (l2 = 0 for two), the node n0, n1, n2 (nn in all); returns the
+    running best (gain, threshold index i, ties, left rows, the ranks lo and hi either side)
+    updated with it.
 
-    The same operations in the same order as the general loop: the left and row counts are
-    integers, exact in float64, so ``nl = l0 + l1`` equals the loop's ``0.0 + l0 + l1``, and
-    ``ml`` adds the two classes' terms as the loop does (``0.0 + x`` is ``x`` for the
-    non-negative terms), so every gain and tie decision has the same bits. The running
-    counts are int64 (the table is indexed by them without converting each threshold's six
-    counts from float; ``n_node`` is the sum of the node's class counts, an integer too).
+    The general loop's operations in its order (``_scan_complete``): the counts are integers,
+    exact in float64, so ``nl = l0 + l1 (+ l2)`` equals its ``0.0 + l0 + l1 (+ l2)``, and
+    ``ml`` adds the classes' terms as the loop does (``0.0 + x`` is ``x`` for the non-negative
+    terms): every gain and tie decision has the same bits. The counts are int64, so the
+    x log2 x table is indexed by them without converting each threshold's counts from float.
     """
-    n0 = np.int64(node_counts[0])
-    n1 = np.int64(node_counts[1])
-    nn = np.int64(n_node)
-    l0 = np.int64(0)
-    l1 = np.int64(0)
-    best = -np.inf
-    best_i = -1
-    n_ties = 0
-    best_nl = np.int64(0)
-    for i in range(k - 1):
-        l0 += np.int64(dist_counts[i, 0])
-        l1 += np.int64(dist_counts[i, 1])
-        nl = l0 + l1
-        nr = nn - nl
-        if nl < min_side or nr < min_side:
-            continue
-        ml = (table[l0] + table[n0 - l0]) + (table[l1] + table[n1 - l1])
-        g = (pmass - table[nl] - table[nr] + ml) / n_node
-        if best_i >= 0 and is_tie(g, best):
-            n_ties += 1
-        elif g > best:
-            best = g
-            best_i = i
-            n_ties = 0
-            best_nl = nl
-    left[0] = l0
-    left[1] = l1
-    best_si = 0.0
-    if best_i >= 0:
-        best_si = binary_split_info(np.float64(best_nl), n_node - best_nl, n_node, table)
-    return best, best_i, False, n_ties + 1, best_si
+    nl = l0 + l1 + l2
+    nr = nn - nl
+    if nl < min_side or nr < min_side:
+        return best, best_i, n_ties, best_nl, best_lo, best_hi
+    ml = (table[l0] + table[n0 - l0]) + (table[l1] + table[n1 - l1])
+    if C == 3:
+        ml += table[l2] + table[n2 - l2]
+    g = (pmass - table[nl] - table[nr] + ml) / n_node
+    if best_i >= 0 and is_tie(g, best):
+        return best, best_i, n_ties + 1, best_nl, best_lo, best_hi
+    if g > best:
+        return g, i, np.int64(0), nl, lo, hi
+    return best, best_i, n_ties, best_nl, best_lo, best_hi
 
 
 @njit(inline="always", **NUMBA_FLAGS)
-def _scan_complete_three(dist_counts, k, node_counts, n_node, pmass, table, min_side, left):
-    """``_scan_complete_two`` for three classes (the same reasoning: the loop's operations in
-    its order, ``ml`` summed class by class from 0.0, the counts in int64)."""
+def _scan_complete_few(dist_counts, k, node_counts, n_node, pmass, table, min_side, left):
+    """``_scan_complete`` for two or three classes and entropy-based criteria, the counts in
+    int64 scalars (``scan_step``)."""
+    C = dist_counts.shape[1]
     n0 = np.int64(node_counts[0])
     n1 = np.int64(node_counts[1])
-    n2 = np.int64(node_counts[2])
+    n2 = np.int64(node_counts[2]) if C == 3 else np.int64(0)
     nn = np.int64(n_node)
     l0 = np.int64(0)
     l1 = np.int64(0)
@@ -377,27 +369,20 @@ def _scan_complete_three(dist_counts, k, node_counts, n_node, pmass, table, min_
     best_i = -1
     n_ties = 0
     best_nl = np.int64(0)
+    lo = np.int64(0)
+    hi = np.int64(0)
     for i in range(k - 1):
         l0 += np.int64(dist_counts[i, 0])
         l1 += np.int64(dist_counts[i, 1])
-        l2 += np.int64(dist_counts[i, 2])
-        nl = l0 + l1 + l2
-        nr = nn - nl
-        if nl < min_side or nr < min_side:
-            continue
-        ml = (table[l0] + table[n0 - l0]) + (table[l1] + table[n1 - l1])
-        ml += table[l2] + table[n2 - l2]
-        g = (pmass - table[nl] - table[nr] + ml) / n_node
-        if best_i >= 0 and is_tie(g, best):
-            n_ties += 1
-        elif g > best:
-            best = g
-            best_i = i
-            n_ties = 0
-            best_nl = nl
+        if C == 3:
+            l2 += np.int64(dist_counts[i, 2])
+        best, best_i, n_ties, best_nl, lo, hi = scan_step(
+            C, l0, l1, l2, n0, n1, n2, nn, min_side, pmass, n_node, table, i, lo, hi, best,
+            best_i, n_ties, best_nl, lo, hi)
     left[0] = l0
     left[1] = l1
-    left[2] = l2
+    if C == 3:
+        left[2] = l2
     best_si = 0.0
     if best_i >= 0:
         best_si = binary_split_info(np.float64(best_nl), n_node - best_nl, n_node, table)

@@ -1,0 +1,126 @@
+"""The deterministic search's summary and threshold scan in one pass (two or three classes,
+entropy criteria, no missing rows at the node): the most common candidate of the exact
+search.
+
+``_split.summarize_continuous`` (or ``_presort.summarize_sorted``) writes every distinct rank's
+class counts into ``dist_counts`` and ``_split.scan_thresholds`` reads them back; here each
+rank's counts stay in integer registers and the threshold after a rank is scored as soon as
+the next rank begins (``_split.scan_step``: the same operations in the same order, so the same
+gains, ties and split information bit for bit). What is saved is the store and reload of
+every rank's counts, their conversions from float, and a second loop over the ranks.
+"""
+
+import numpy as np
+from numba import njit
+
+from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._split import binary_split_info, scan_step
+
+_LOW32 = np.int64(0xFFFFFFFF)
+_LOW16 = np.int64(0xFFFF)
+
+
+@njit(inline="always", **NUMBA_FLAGS)
+def _node_few(node_counts, C, n_node):
+    """The node's class counts and size as int64 (the third 0 for two classes)."""
+    n2 = np.int64(node_counts[2]) if C == 3 else np.int64(0)
+    return np.int64(node_counts[0]), np.int64(node_counts[1]), n2, np.int64(n_node)
+
+
+@njit(inline="always", **NUMBA_FLAGS)
+def scan_sorted_few(src, s, e, yw, lookup, rmin, C, cmap, node_counts, n_node, pmass, table,
+                    min_side):
+    """Summary and scan of entries ``src[s:e]`` in increasing rank order (high 32 bits, plus
+    ``rmin``), none missing.
+
+    ``lookup``: the entries are a presorted list's ``rank << 32 | row`` and each row's
+    weight and class are read from ``yw[row]`` (``weight << 16 | class``); otherwise they are
+    ``_split.continuous_pass``'s sorted keys, which hold them in their low 32 bits.
+
+    Returns (k distinct ranks, gain, threshold index, tests tying the best, split info, rows
+    left of the best threshold, the ranks either side of it): what ``summarize_sorted`` /
+    ``summarize_continuous`` followed by ``scan_thresholds`` give, bit for bit.
+    """
+    n0, n1, n2, nn = _node_few(node_counts, C, n_node)
+    k = 0
+    prev = np.int64(-1)
+    a0 = np.int64(0)
+    a1 = np.int64(0)
+    a2 = np.int64(0)
+    l0 = np.int64(0)
+    l1 = np.int64(0)
+    l2 = np.int64(0)
+    best = -np.inf
+    best_i = -1
+    n_ties = 0
+    best_nl = np.int64(0)
+    best_lo = np.int64(0)
+    best_hi = np.int64(0)
+    for j in range(s, e):
+        entry = src[j]
+        r = entry >> 32
+        p = yw[entry & _LOW32] if lookup else entry
+        c = cmap[p & _LOW16]
+        wt = (p >> 16) & _LOW16
+        if r != prev:
+            if k > 0:
+                # the threshold between the previous rank and this one
+                l0 += a0
+                l1 += a1
+                l2 += a2
+                best, best_i, n_ties, best_nl, best_lo, best_hi = scan_step(
+                    C, l0, l1, l2, n0, n1, n2, nn, min_side, pmass, n_node, table, k - 1,
+                    prev + rmin, r + rmin, best, best_i, n_ties, best_nl, best_lo, best_hi)
+            k += 1
+            prev = r
+            a0 = 0
+            a1 = 0
+            a2 = 0
+        w1 = wt * np.int64(c == 1)
+        w2 = wt * np.int64(c == 2)
+        a1 += w1
+        a2 += w2
+        a0 += wt - w1 - w2
+    best_si = 0.0
+    if best_i >= 0:
+        best_si = binary_split_info(np.float64(best_nl), n_node - best_nl, n_node, table)
+    return k, best, best_i, n_ties + 1, best_si, best_nl, best_lo, best_hi
+
+
+@njit(inline="always", **NUMBA_FLAGS)
+def scan_histogram_few(hist, occ, span, rmin, C, node_counts, n_node, pmass, table, min_side):
+    """Summary and scan of ``_split.continuous_pass``'s dense histogram (ranks rmin..rmin+span-1,
+    no missing rows), zeroing it on the way; returns what ``scan_sorted_few`` does."""
+    n0, n1, n2, nn = _node_few(node_counts, C, n_node)
+    k = 0
+    prev = np.int64(-1)
+    l0 = np.int64(0)
+    l1 = np.int64(0)
+    l2 = np.int64(0)
+    best = -np.inf
+    best_i = -1
+    n_ties = 0
+    best_nl = np.int64(0)
+    best_lo = np.int64(0)
+    best_hi = np.int64(0)
+    for b in range(span):
+        if occ[b]:
+            occ[b] = 0
+            r = rmin + b
+            if k > 0:
+                best, best_i, n_ties, best_nl, best_lo, best_hi = scan_step(
+                    C, l0, l1, l2, n0, n1, n2, nn, min_side, pmass, n_node, table, k - 1, prev,
+                    r, best, best_i, n_ties, best_nl, best_lo, best_hi)
+            l0 += np.int64(hist[b * C])
+            l1 += np.int64(hist[b * C + 1])
+            hist[b * C] = 0.0
+            hist[b * C + 1] = 0.0
+            if C == 3:
+                l2 += np.int64(hist[b * C + 2])
+                hist[b * C + 2] = 0.0
+            k += 1
+            prev = r
+    best_si = 0.0
+    if best_i >= 0:
+        best_si = binary_split_info(np.float64(best_nl), n_node - best_nl, n_node, table)
+    return k, best, best_i, n_ties + 1, best_si, best_nl, best_lo, best_hi
