@@ -55,12 +55,15 @@ def partition_threshold(f, thr, missing, nan_left, rows, s, e, K, out, left_coun
     return s + nl
 
 
-@inner
+@inner(_nrt=False)
 def partition_nominal(f, n_codes, nan_child, rows, s, e, Xc, scratch, bucket_start):
     """Stable counting sort of rows[s:e] by nominal code into scratch[s:e]; missing rows join
     ``nan_child``.
 
-    ``bucket_start[:n_codes + 1]`` receives the boundaries of each child's block.
+    ``bucket_start[:n_codes + 1]`` receives the boundaries of each child's block. Each
+    child's write cursor is its own cell of ``bucket_start`` (from its block's start to its
+    end, the next block's start), shifted into place after the sweep: no cursor array is
+    allocated, so the kernel runs without numba's runtime as the other per-node kernels do.
     """
     bucket_start[: n_codes + 1] = 0
     for j in range(s, e):
@@ -70,10 +73,13 @@ def partition_nominal(f, n_codes, nan_child, rows, s, e, Xc, scratch, bucket_sta
     bucket_start[0] = s
     for b in range(n_codes):
         bucket_start[b + 1] += bucket_start[b]
-    fill = bucket_start[:n_codes].copy()
     for j in range(s, e):
         p = rows[j]
         v = Xc[f, row_of(p)]
         b = nan_child if np.isnan(v) else np.int64(v)
-        scratch[fill[b]] = p
-        fill[b] += 1
+        scratch[bucket_start[b]] = p
+        bucket_start[b] += 1
+    # cell b now holds the end of block b, the start of block b + 1
+    for b in range(n_codes, 0, -1):
+        bucket_start[b] = bucket_start[b - 1]
+    bucket_start[0] = s
