@@ -40,13 +40,19 @@ def localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob):
         p = rows[s + j]
         glob[j] = row_of(p)
         rows[s + j] = (np.int64(j) << 32) | (p & 0xFFFFFFFF)
-    if Xl.shape[1] > 0:
-        for q in range(nv):
-            f = vis[q]
+    # one sweep per feature fills both blocks: each entry's training row is loaded once
+    values = Xl.shape[1] > 0
+    ranks = Rl.shape[1] > 0
+    for q in range(nv):
+        f = vis[q]
+        if values and ranks:
+            for j in range(m):
+                g = glob[j]
+                Xl[f, j] = Xc[f, g]
+                Rl[f, j] = R[f, g]
+        elif values:
             for j in range(m):
                 Xl[f, j] = Xc[f, glob[j]]
-    if Rl.shape[1] > 0:
-        for q in range(nv):
-            f = vis[q]
+        elif ranks:
             for j in range(m):
                 Rl[f, j] = R[f, glob[j]]
