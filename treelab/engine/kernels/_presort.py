@@ -48,17 +48,21 @@ def rank_sorted(col, order, R_f, uniq_f):
 
 @njit(**NUMBA_FLAGS)
 def build_lists(order, R, w, slots, n_in):
-    """Sorted lists (slot, n_in) of the rows with positive weight, from the global order."""
+    """Sorted lists (slot, n_in + 1) of the rows with positive weight, from the global order
+    (the last column is room for the branch-free loop's final write, never read).
+
+    Every row is written and the cursor advances only over rows with positive weight: with
+    bootstrap weights whether a row is in is a coin flip for the branch predictor.
+    """
     n_slots = slots.shape[0]
-    lists = np.empty((n_slots, max(n_in, 1)), dtype=np.int64)
+    lists = np.empty((n_slots, n_in + 1), dtype=np.int64)
     for q in range(n_slots):
         f = slots[q]
         k = 0
         for i in range(order.shape[1]):
             row = order[f, i]
-            if w[row] > 0:
-                lists[q, k] = (np.int64(R[f, row]) << 32) | np.int64(row)
-                k += 1
+            lists[q, k] = (np.int64(R[f, row]) << 32) | np.int64(row)
+            k += np.int64(w[row] > 0)
     return lists
 
 
