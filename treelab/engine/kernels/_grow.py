@@ -471,7 +471,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     # _thresholds.py, _partition.py, _presort.py, _binned.py, _local.py,
                     # _construction.py, _scan.py: edit this file too when they change, so that a
                     # stale cache is not reused; last: one register summary for presorted lists
-                    # and sorted keys)
+                    # and sorted keys; the nominal partition's cursors, localize's one sweep,
+                    # build_lists branch-free)
                     if stochastic is None:
                         raise ValueError(
                             "stochastic selection needs grow_tree(..., stochastic=True)")
