@@ -472,7 +472,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     # _construction.py, _scan.py: edit this file too when they change, so that a
                     # stale cache is not reused; last: one register summary for presorted lists
                     # and sorted keys; the nominal partition's cursors, localize's one sweep,
-                    # build_lists branch-free)
+                    # build_lists branch-free; the register loops' shared entry helpers)
                     if stochastic is None:
                         raise ValueError(
                             "stochastic selection needs grow_tree(..., stochastic=True)")

@@ -17,6 +17,24 @@ _LOW32 = np.int64(0xFFFFFFFF)
 _LOW16 = np.int64(0xFFFF)
 
 
+@njit(inline="always", **NUMBA_FLAGS)
+def stream_entry(entry, yw, lookup, cmap):
+    """An entry's rank (high 32 bits), class code (through ``cmap``) and weight: a presorted
+    list's ``rank << 32 | row`` read through ``yw[row]`` (``weight << 16 | class``) when
+    ``lookup``, else a sorted key holding weight and class in its low 32 bits."""
+    p = yw[entry & _LOW32] if lookup else entry
+    return entry >> 32, cmap[p & _LOW16], (p >> 16) & _LOW16
+
+
+@njit(inline="always", **NUMBA_FLAGS)
+def add_few(wt, c, a0, a1, a2):
+    """Running two- or three-class counts with weight ``wt`` added to class ``c``
+    (branch-free)."""
+    w1 = wt * np.int64(c == 1)
+    w2 = wt * np.int64(c == 2)
+    return a0 + (wt - w1 - w2), a1 + w1, a2 + w2
+
+
 @njit(**NUMBA_FLAGS)
 def rank_sorted(col, order, R_f, uniq_f):
     """Global ranks of one feature from its stable sort order (missing values last).
@@ -165,11 +183,7 @@ def summarize_stream_few(src, s, e, yw, lookup, rmin, nd_f, dist_rank, dist_coun
     a1 = np.int64(0)
     a2 = np.int64(0)
     for j in range(s, e):
-        entry = src[j]
-        r = entry >> 32
-        p = yw[entry & _LOW32] if lookup else entry
-        c = cmap[p & _LOW16]
-        wt = (p >> 16) & _LOW16
+        r, c, wt = stream_entry(src[j], yw, lookup, cmap)
         if r == nd_f:
             nan_counts[c] += wt
             continue
@@ -182,11 +196,7 @@ def summarize_stream_few(src, s, e, yw, lookup, rmin, nd_f, dist_rank, dist_coun
             a0 = 0
             a1 = 0
             a2 = 0
-        w1 = wt * np.int64(c == 1)
-        w2 = wt * np.int64(c == 2)
-        a1 += w1
-        a2 += w2
-        a0 += wt - w1 - w2
+        a0, a1, a2 = add_few(wt, c, a0, a1, a2)
     if k > 0:
         store_counts(dist_counts, k - 1, C, a0, a1, a2)
     return k

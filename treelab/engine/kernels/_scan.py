@@ -14,17 +14,8 @@ import numpy as np
 from numba import njit
 
 from treelab.engine.kernels._config import NUMBA_FLAGS
-from treelab.engine.kernels._split import binary_split_info, scan_step
-
-_LOW32 = np.int64(0xFFFFFFFF)
-_LOW16 = np.int64(0xFFFF)
-
-
-@njit(inline="always", **NUMBA_FLAGS)
-def _node_few(node_counts, C, n_node):
-    """The node's class counts and size as int64 (the third 0 for two classes)."""
-    n2 = np.int64(node_counts[2]) if C == 3 else np.int64(0)
-    return np.int64(node_counts[0]), np.int64(node_counts[1]), n2, np.int64(n_node)
+from treelab.engine.kernels._presort import add_few, stream_entry
+from treelab.engine.kernels._split import binary_split_info, node_few, scan_step
 
 
 @njit(inline="always", **NUMBA_FLAGS)
@@ -41,7 +32,7 @@ def scan_sorted_few(src, s, e, yw, lookup, rmin, C, cmap, node_counts, n_node, p
     left of the best threshold, the ranks either side of it): what ``summarize_sorted`` /
     ``summarize_continuous`` followed by ``scan_thresholds`` give, bit for bit.
     """
-    n0, n1, n2, nn = _node_few(node_counts, C, n_node)
+    n0, n1, n2, nn = node_few(node_counts, C, n_node)
     k = 0
     prev = np.int64(-1)
     a0 = np.int64(0)
@@ -57,11 +48,7 @@ def scan_sorted_few(src, s, e, yw, lookup, rmin, C, cmap, node_counts, n_node, p
     best_lo = np.int64(0)
     best_hi = np.int64(0)
     for j in range(s, e):
-        entry = src[j]
-        r = entry >> 32
-        p = yw[entry & _LOW32] if lookup else entry
-        c = cmap[p & _LOW16]
-        wt = (p >> 16) & _LOW16
+        r, c, wt = stream_entry(src[j], yw, lookup, cmap)
         if r != prev:
             if k > 0:
                 # the threshold between the previous rank and this one
@@ -76,11 +63,7 @@ def scan_sorted_few(src, s, e, yw, lookup, rmin, C, cmap, node_counts, n_node, p
             a0 = 0
             a1 = 0
             a2 = 0
-        w1 = wt * np.int64(c == 1)
-        w2 = wt * np.int64(c == 2)
-        a1 += w1
-        a2 += w2
-        a0 += wt - w1 - w2
+        a0, a1, a2 = add_few(wt, c, a0, a1, a2)
     best_si = 0.0
     if best_i >= 0:
         best_si = binary_split_info(np.float64(best_nl), n_node - best_nl, n_node, table)
@@ -91,7 +74,7 @@ def scan_sorted_few(src, s, e, yw, lookup, rmin, C, cmap, node_counts, n_node, p
 def scan_histogram_few(hist, occ, span, rmin, C, node_counts, n_node, pmass, table, min_side):
     """Summary and scan of ``_split.continuous_pass``'s dense histogram (ranks rmin..rmin+span-1,
     no missing rows), zeroing it on the way; returns what ``scan_sorted_few`` does."""
-    n0, n1, n2, nn = _node_few(node_counts, C, n_node)
+    n0, n1, n2, nn = node_few(node_counts, C, n_node)
     k = 0
     prev = np.int64(-1)
     l0 = np.int64(0)

@@ -354,14 +354,19 @@ def scan_step(C, l0, l1, l2, n0, n1, n2, nn, min_side, pmass, n_node, table, i, 
 
 
 @njit(inline="always", **NUMBA_FLAGS)
+def node_few(node_counts, C, n_node):
+    """The node's class counts and size as int64 for the two- and three-class scans (the
+    third 0 for two classes)."""
+    n2 = np.int64(node_counts[2]) if C == 3 else np.int64(0)
+    return np.int64(node_counts[0]), np.int64(node_counts[1]), n2, np.int64(n_node)
+
+
+@njit(inline="always", **NUMBA_FLAGS)
 def _scan_complete_few(dist_counts, k, node_counts, n_node, pmass, table, min_side, left):
     """``_scan_complete`` for two or three classes and entropy-based criteria, the counts in
     int64 scalars (``scan_step``)."""
     C = dist_counts.shape[1]
-    n0 = np.int64(node_counts[0])
-    n1 = np.int64(node_counts[1])
-    n2 = np.int64(node_counts[2]) if C == 3 else np.int64(0)
-    nn = np.int64(n_node)
+    n0, n1, n2, nn = node_few(node_counts, C, n_node)
     l0 = np.int64(0)
     l1 = np.int64(0)
     l2 = np.int64(0)
