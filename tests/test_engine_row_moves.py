@@ -61,8 +61,8 @@ def test_nominal_partition_is_the_stable_counting_sort(nan_child):
 
 
 @njit
-def _localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob):
-    localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob)
+def _localize(rows, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob):
+    localize(rows, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob)
 
 
 @pytest.mark.parametrize("blocks", ["both", "values", "ranks"])
@@ -79,7 +79,9 @@ def test_localize_copies_the_visible_features_of_the_node(blocks):
     Xl = np.full((d, cap if blocks != "ranks" else 0), np.nan)
     Rl = np.full((d, cap if blocks != "values" else 0), -1, dtype=np.int32)
     glob = np.full(cap, -1, dtype=np.int64)
-    _localize(rows, np.int64(s), np.int64(e), vis, np.int64(3), Xc, R, Xl, Rl, glob)
+    nominal = np.zeros(d, dtype=np.uint8)
+    nominal[5] = 1  # no ranks: its rows of Rl stay as they were
+    _localize(rows, np.int64(s), np.int64(e), vis, np.int64(3), nominal, Xc, R, Xl, Rl, glob)
     m = e - s
     np.testing.assert_array_equal(glob[:m], node_rows)
     np.testing.assert_array_equal(rows[s:e] >> 32, np.arange(m))
@@ -89,7 +91,8 @@ def test_localize_copies_the_visible_features_of_the_node(blocks):
         if blocks != "ranks":
             np.testing.assert_array_equal(Xl[f, :m], Xc[f, node_rows] if f in vis else np.nan)
         if blocks != "values":
-            np.testing.assert_array_equal(Rl[f, :m], R[f, node_rows] if f in vis else -1)
+            np.testing.assert_array_equal(Rl[f, :m], R[f, node_rows] if f in vis and not
+                                          nominal[f] else -1)
 
 
 @pytest.mark.parametrize("local", [0, 1])

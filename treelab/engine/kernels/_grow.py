@@ -62,8 +62,11 @@ from treelab.engine.kernels._thresholds import rank_threshold
 
 RANDOM_ATTEMPTS = 10
 LIST_MIN_DISTINCT = 256
-# the node arrays start with room for (rows in the tree) / NODE_CAP_DIVISOR nodes
-NODE_CAP_DIVISOR = 8
+# the node arrays start with room for (rows in the tree) / NODE_CAP_DIVISOR nodes: one a row,
+# as many as most trees of the spectrum study grow (adult's reach 0.4-0.98 of their rows).
+# Untouched rooms cost no page (np.empty); from an eighth, enlarging them (every table copied
+# at each doubling) took 2-3% of adult's and letter's fits
+NODE_CAP_DIVISOR = 1
 
 # columns of a reference tree's integer array (grow_tree; built by forest.reference_arrays)
 REF_KIND = 0
@@ -406,6 +409,10 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     # has no versions of them to merge, each of which numba counted at every node
     # (the trees are cut to n_nodes at the end, so where they grow changes nothing)
     max_need = max(np.int64(2), np.int64(max_arity))
+    # the nominal tests on the path to the node being split, n_path of them: a path holds a
+    # nominal feature once at most, and each threshold split leaves both children smaller
+    path = np.empty(n_in + d + 2 if has_nominal else 1, dtype=np.int64)
+    n_path = np.int64(0)
     while sp > 0:
         if n_nodes + max_need > cap:
             cap = max(2 * cap, n_nodes + max_need)
@@ -432,14 +439,19 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
             # reference count, and about half the nodes popped are leaves
             rows = buf[n8[node, N8_NBUF]]
             other = buf[1 - n8[node, N8_NBUF]]
-            p = n64[node, N64_PARENT] if has_nominal else -1
-            while p >= 0:
-                if n8[p, N8_KIND] == KIND_NOMINAL:
-                    used[n32[p, N32_FEATURE]] = 1
-                p = n64[p, N64_PARENT]
+            if has_nominal:
+                # used[f]: f is a nominal test above this node. path[k] holds the nominal
+                # feature tested at depth k on the way here (-1: a threshold test); entries
+                # from this node's depth down belong to subtrees finished before it (depth
+                # first), so they are cleared, and the entries above are its ancestors'
+                depth = n32[node, N32_DEPTH]
+                while n_path > depth:
+                    n_path -= 1
+                    if path[n_path] >= 0:
+                        used[path[n_path]] = 0
             use_sorted = presort and (e - s) >= sorted_min
             if not n8[node, N8_LOCAL] and e - s <= local_cap:
-                localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob)
+                localize(rows, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob)
                 n8[node, N8_LOCAL] = 1
             Xv = Xl if n8[node, N8_LOCAL] else Xc
             Rv = Rl if n8[node, N8_LOCAL] else R
@@ -472,7 +484,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     # _construction.py, _scan.py: edit this file too when they change, so that a
                     # stale cache is not reused; last: one register summary for presorted lists
                     # and sorted keys; the nominal partition's cursors, localize's one sweep,
-                    # build_lists branch-free; the register loops' shared entry helpers)
+                    # build_lists branch-free; the register loops' shared entry helpers;
+                    # localize without nominal features' ranks)
                     if stochastic is None:
                         raise ValueError(
                             "stochastic selection needs grow_tree(..., stochastic=True)")
@@ -573,13 +586,13 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     n_kids = arity
                 split = True
                 break
-            p = n64[node, N64_PARENT] if has_nominal else -1
-            while p >= 0:
-                if n8[p, N8_KIND] == KIND_NOMINAL:
-                    used[n32[p, N32_FEATURE]] = 0
-                p = n64[p, N64_PARENT]
             if not split:
                 continue
+            if has_nominal:
+                path[n_path] = f if sk == KIND_NOMINAL else -1
+                n_path += 1
+                if sk == KIND_NOMINAL:
+                    used[f] = 1
             if det:
                 n_decision += 1
                 ties_feature += tf

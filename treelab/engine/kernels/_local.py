@@ -23,10 +23,11 @@ LOCAL_MAX_FEATURES_RANDOM = 64
 
 
 @inner(_nrt=False)
-def localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob):
+def localize(rows, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob):
     """Copy the visible features of rows[s:e] from ``Xc`` and ``R`` into the blocks ``Xl`` and
     ``Rl`` (each only when it has columns: values for trees that read them, ranks for trees
-    with deterministic nodes) and renumber the entries 0..e-s-1, keeping weight and class;
+    with deterministic nodes; nominal features have no ranks, and their rows of ``Rl`` are
+    left as they were) and renumber the entries 0..e-s-1, keeping weight and class;
     ``glob[j]`` keeps the training row of entry j (presorted lists name rows by their training
     index).
 
@@ -45,7 +46,7 @@ def localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob):
     ranks = Rl.shape[1] > 0
     for q in range(nv):
         f = vis[q]
-        if values and ranks:
+        if values and ranks and not nominal[f]:
             for j in range(m):
                 g = glob[j]
                 Xl[f, j] = Xc[f, g]
@@ -53,6 +54,6 @@ def localize(rows, s, e, vis, nv, Xc, R, Xl, Rl, glob):
         elif values:
             for j in range(m):
                 Xl[f, j] = Xc[f, glob[j]]
-        elif ranks:
+        elif ranks and not nominal[f]:
             for j in range(m):
                 Rl[f, j] = R[f, glob[j]]
