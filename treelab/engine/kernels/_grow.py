@@ -439,7 +439,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
             # reference count, and about half the nodes popped are leaves
             rows = buf[n8[node, N8_NBUF]]
             other = buf[1 - n8[node, N8_NBUF]]
-            if has_nominal:
+            # (the lean version, general None, has no nominal features: numba drops this)
+            if general is not None and has_nominal:
                 # used[f]: f is a nominal test above this node. path[k] holds the nominal
                 # feature tested at depth k on the way here (-1: a threshold test); entries
                 # from this node's depth down belong to subtrees finished before it (depth
@@ -588,7 +589,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 break
             if not split:
                 continue
-            if has_nominal:
+            if general is not None and has_nominal:
                 path[n_path] = f if sk == KIND_NOMINAL else -1
                 n_path += 1
                 if sk == KIND_NOMINAL:
