@@ -20,6 +20,7 @@ from treelab._cache import configure_cache
 # before anything below imports numba: it reads NUMBA_CACHE_DIR once, when first imported
 configure_cache()
 
+from treelab import estimators  # noqa: E402
 from treelab.estimators import (  # noqa: E402
     BaggedTrees,
     Coalescence,
@@ -40,16 +41,15 @@ except PackageNotFoundError:  # running from a source tree that was not installe
 #: Subpackages reachable as attributes, imported on first access.
 _LAZY = ("analysis", "combine", "datasets", "experiment", "plot", "stats", "widgets")
 
-#: Estimators that ``treelab.estimators`` imports on first access.
-_LAZY_ESTIMATORS = ("CVDT", "MMDT", "PERT", "BaggedCVDT", "BaggedMMDT", "RotationForest",
-                    "StochasticID3")
+#: Estimators that ``treelab.estimators`` imports on first access (its own table).
+_LAZY_ESTIMATORS = tuple(estimators._LAZY)
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         value = importlib.import_module(f"treelab.{name}")
     elif name in _LAZY_ESTIMATORS:
-        value = getattr(importlib.import_module("treelab.estimators"), name)
+        value = getattr(estimators, name)
     else:
         raise AttributeError(f"module 'treelab' has no attribute {name!r}")
     globals()[name] = value  # later look-ups skip this function

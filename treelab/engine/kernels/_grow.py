@@ -486,7 +486,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     # stale cache is not reused; last: one register summary for presorted lists
                     # and sorted keys; the nominal partition's cursors, localize's one sweep,
                     # build_lists branch-free; the register loops' shared entry helpers;
-                    # localize without nominal features' ranks)
+                    # localize without nominal features' ranks; the scans' shared split info)
                     if stochastic is None:
                         raise ValueError(
                             "stochastic selection needs grow_tree(..., stochastic=True)")

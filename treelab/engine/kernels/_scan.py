@@ -15,7 +15,7 @@ from numba import njit
 
 from treelab.engine.kernels._config import NUMBA_FLAGS
 from treelab.engine.kernels._presort import add_few, stream_entry
-from treelab.engine.kernels._split import binary_split_info, node_few, scan_step
+from treelab.engine.kernels._split import few_split_info, node_few, scan_step
 
 
 @njit(inline="always", **NUMBA_FLAGS)
@@ -64,9 +64,7 @@ def scan_sorted_few(src, s, e, yw, lookup, rmin, C, cmap, node_counts, n_node, p
             a1 = 0
             a2 = 0
         a0, a1, a2 = add_few(wt, c, a0, a1, a2)
-    best_si = 0.0
-    if best_i >= 0:
-        best_si = binary_split_info(np.float64(best_nl), n_node - best_nl, n_node, table)
+    best_si = few_split_info(best_i, best_nl, n_node, table)
     return k, best, best_i, n_ties + 1, best_si, best_nl, best_lo, best_hi
 
 
@@ -103,7 +101,5 @@ def scan_histogram_few(hist, occ, span, rmin, C, node_counts, n_node, pmass, tab
                 hist[b * C + 2] = 0.0
             k += 1
             prev = r
-    best_si = 0.0
-    if best_i >= 0:
-        best_si = binary_split_info(np.float64(best_nl), n_node - best_nl, n_node, table)
+    best_si = few_split_info(best_i, best_nl, n_node, table)
     return k, best, best_i, n_ties + 1, best_si, best_nl, best_lo, best_hi

@@ -362,6 +362,15 @@ def node_few(node_counts, C, n_node):
 
 
 @njit(inline="always", **NUMBA_FLAGS)
+def few_split_info(best_i, best_nl, n_node, table):
+    """The split info of a two- or three-class scan's best threshold (``best_nl`` int64 rows
+    left of it), 0.0 where the scan found none."""
+    if best_i < 0:
+        return 0.0
+    return binary_split_info(np.float64(best_nl), n_node - best_nl, n_node, table)
+
+
+@njit(inline="always", **NUMBA_FLAGS)
 def _scan_complete_few(dist_counts, k, node_counts, n_node, pmass, table, min_side, left):
     """``_scan_complete`` for two or three classes and entropy-based criteria, the counts in
     int64 scalars (``scan_step``)."""
@@ -388,9 +397,7 @@ def _scan_complete_few(dist_counts, k, node_counts, n_node, pmass, table, min_si
     left[1] = l1
     if C == 3:
         left[2] = l2
-    best_si = 0.0
-    if best_i >= 0:
-        best_si = binary_split_info(np.float64(best_nl), n_node - best_nl, n_node, table)
+    best_si = few_split_info(best_i, best_nl, n_node, table)
     return best, best_i, False, n_ties + 1, best_si
 
 
