@@ -70,6 +70,43 @@ def test_lean_and_general_routines_grow_identical_forests(make, dataset, monkeyp
         np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
 
 
+# a class a row is what scikit-learn's check of y warns about (regression-like targets)
+@pytest.mark.filterwarnings("ignore:The number of unique classes:UserWarning")
+@pytest.mark.parametrize("alpha", [1.0, 0.5])
+def test_lean_routine_holds_trees_of_one_leaf_a_row(alpha, monkeypatch):
+    """The lean routine's node tables have room for 2 n - 1 nodes from the start and never
+    grow (it compiles no enlarging): trees of noise, one leaf a row, reach that bound, and
+    they are the general routine's trees."""
+    rng = np.random.default_rng(5)
+    n = 240
+    X = np.column_stack([rng.permutation(n), rng.permutation(n)]).astype(float)
+    y = rng.permutation(n)  # a class a row: a leaf a row, 2 n - 1 nodes
+
+    def make():
+        return treelab.VRTrees(n_estimators=3, alpha=alpha, c45=False, min_objs=1,
+                               min_samples_split=2, curtail_min=1, random_state=0)
+
+    with monkeypatch.context() as m:
+        m.setattr(F, "lean_suffices", lambda *args: False)
+        general = make().fit(X, y).forest_
+    seen = []
+    real = F.grow_tree
+
+    def spy(*args):
+        seen.append(args[general_at()])
+        return real(*args)
+
+    monkeypatch.setattr(F, "grow_tree", spy)
+    monkeypatch.setattr(F, "compiled_or_cached", lambda kernel, args: False)
+    lean = make().fit(X, y).forest_
+    assert seen and set(seen) == {None}
+    sizes = np.diff(lean.node_offsets)
+    # the bound 2 n - 1, beyond the general routine's first room (n + 16)
+    assert sizes.max() == 2 * n - 1 > n // G.NODE_CAP_DIVISOR + 16
+    for name in F.Forest._fields:
+        assert getattr(general, name).tobytes() == getattr(lean, name).tobytes(), name
+
+
 def test_lean_routine_is_chosen_only_where_it_suffices(monkeypatch):
     seen = []
     real = F.grow_tree

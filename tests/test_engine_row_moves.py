@@ -34,12 +34,21 @@ def test_build_lists_keeps_the_rows_in_with_their_ranks_in_order(weights):
 
 
 @njit
-def _partition_nominal(f, n_codes, nan_child, rows, s, e, Xc, scratch, bucket):
-    partition_nominal(f, n_codes, nan_child, rows, s, e, Xc, scratch, bucket)
+def _partition_nominal(f, n_codes, nan_child, buf, nbuf, s, e, Xg, Xl, loc, bucket):
+    partition_nominal(f, n_codes, nan_child, buf, nbuf, s, e, Xg, Xl, loc, bucket)
 
 
+def _junk_like(a):
+    """An array of ``a``'s type whose every value would send rows elsewhere: the kernels given
+    the node's rows by buffer index and the blocks by ``loc`` must not read it."""
+    if a.dtype.kind == "f":
+        return np.full_like(a, np.nan)
+    return np.full_like(a, -7)
+
+
+@pytest.mark.parametrize("loc", [False, True])
 @pytest.mark.parametrize("nan_child", [0, 2, 4])
-def test_nominal_partition_is_the_stable_counting_sort(nan_child):
+def test_nominal_partition_is_the_stable_counting_sort(nan_child, loc):
     rng = np.random.default_rng(nan_child)
     n, s, e, arity = 300, 20, 270, 5
     Xc = rng.integers(0, arity, size=(2, n)).astype(float)
@@ -49,8 +58,13 @@ def test_nominal_partition_is_the_stable_counting_sort(nan_child):
     rows[s:e] = (np.sort(rng.choice(n, e - s, replace=False)).astype(np.int64) << 32) | 2
     scratch = np.full(n, -3, dtype=np.int64)
     bucket = np.full(arity + 1, 99, dtype=np.int64)
-    _partition_nominal(np.int64(1), np.int64(arity), np.int64(nan_child), rows, np.int64(s),
-                       np.int64(e), Xc, scratch, bucket)
+    # the node's rows in the second buffer, its children written into the first
+    buf = np.stack([scratch, rows])
+    Xg, Xl = (_junk_like(Xc), Xc) if loc else (Xc, _junk_like(Xc))
+    _partition_nominal(np.int64(1), np.int64(arity), np.int64(nan_child), buf, np.int64(1),
+                       np.int64(s), np.int64(e), Xg, Xl, loc, bucket)
+    np.testing.assert_array_equal(buf[1], rows)
+    scratch = buf[0]
     v = Xc[1, rows[s:e] >> 32]
     code = np.where(np.isnan(v), nan_child, v).astype(int)
     expected = np.concatenate([rows[s:e][code == b] for b in range(arity)])
@@ -61,8 +75,8 @@ def test_nominal_partition_is_the_stable_counting_sort(nan_child):
 
 
 @njit
-def _localize(rows, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob):
-    localize(rows, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob)
+def _localize(buf, nbuf, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob):
+    localize(buf, nbuf, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob)
 
 
 @pytest.mark.parametrize("blocks", ["both", "values", "ranks"])
@@ -81,7 +95,12 @@ def test_localize_copies_the_visible_features_of_the_node(blocks):
     glob = np.full(cap, -1, dtype=np.int64)
     nominal = np.zeros(d, dtype=np.uint8)
     nominal[5] = 1  # no ranks: its rows of Rl stay as they were
-    _localize(rows, np.int64(s), np.int64(e), vis, np.int64(3), nominal, Xc, R, Xl, Rl, glob)
+    # the node's rows in the second buffer: the first is left alone
+    buf = np.stack([np.full(n, -5, dtype=np.int64), rows])
+    _localize(buf, np.int64(1), np.int64(s), np.int64(e), vis, np.int64(3), nominal, Xc, R, Xl,
+              Rl, glob)
+    assert (buf[0] == -5).all()
+    rows = buf[1]
     m = e - s
     np.testing.assert_array_equal(glob[:m], node_rows)
     np.testing.assert_array_equal(rows[s:e] >> 32, np.arange(m))
@@ -150,15 +169,17 @@ def test_presorted_trees_with_leaf_limits_equal_trees_sorting_at_every_node(
 
 
 @njit
-def _partition_threshold(f, thr, missing, nan_left, rows, s, e, K, out, left, nan):
-    return partition_threshold(f, thr, missing, nan_left, rows, s, e, K, out, left, nan)
+def _partition_threshold(f, thr, missing, nan_left, buf, nbuf, s, e, Kg, Kl, loc, left, nan):
+    return partition_threshold(f, thr, missing, nan_left, buf, nbuf, s, e, Kg, Kl, loc, left,
+                               nan)
 
 
+@pytest.mark.parametrize("loc", [False, True])
 @pytest.mark.parametrize("C", [1, 2, 3, 5])
 @pytest.mark.parametrize("nan_left", [0, 1])
 @pytest.mark.parametrize(("on", "cut"), [("ranks", 0.2), ("ranks", 0.8), ("values", 0.3),
                                          ("values", 0.9)])
-def test_threshold_partition_and_its_counts(C, nan_left, on, cut):
+def test_threshold_partition_and_its_counts(C, nan_left, on, cut, loc):
     """The stable partition and the class counts of the rows going left (missing rows apart)
     and of the missing rows, against NumPy."""
     rng = np.random.default_rng([C, nan_left, int(10 * cut)])
@@ -180,8 +201,13 @@ def test_threshold_partition_and_its_counts(C, nan_left, on, cut):
     out = np.full(n, -1, dtype=np.int64)
     left = np.full(C, -9, dtype=np.int64)
     nan = np.full(C, -9, dtype=np.int64)
-    end = _partition_threshold(np.int64(1), thr, missing, np.int64(nan_left), rows, np.int64(s),
-                               np.int64(e), K, out, left, nan)
+    # the node's rows in the first buffer, its children written into the second
+    buf = np.stack([rows, out])
+    Kg, Kl = (_junk_like(K), K) if loc else (K, _junk_like(K))
+    end = _partition_threshold(np.int64(1), thr, missing, np.int64(nan_left), buf, np.int64(0),
+                               np.int64(s), np.int64(e), Kg, Kl, loc, left, nan)
+    np.testing.assert_array_equal(buf[0], rows)
+    out = buf[1]
     k, m = K[1, node_rows], miss[node_rows]
     goes_left = (~m & (k <= thr)) | (m & bool(nan_left))
     assert end == s + goes_left.sum()

@@ -357,6 +357,11 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     # 2 n nodes, a typical one far fewer (a random-forest tree on 1,000,000 rows of
     # make_classification: about 0.13 n)
     cap = n_in // NODE_CAP_DIVISOR + 16
+    if general is None:
+        # the lean version splits on thresholds alone, which leave rows on both sides: at
+        # most n_in leaves, 2 n_in - 1 nodes, so its tables never grow and numba compiles no
+        # enlarge for it (four versions, about 0.5 CPU-s of a first fit)
+        cap = 2 * n_in + 16
     # fill value of enlarged node tables, typed (a literal would compile enlarge once more);
     # what the new rows hold does not matter: every node's fields are set when it is created
     zero = np.int64(0)
@@ -415,6 +420,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     n_path = np.int64(0)
     while sp > 0:
         if n_nodes + max_need > cap:
+            if general is None:
+                raise AssertionError("the lean routine's node tables are full")
             cap = max(2 * cap, n_nodes + max_need)
             n8 = enlarge(n8, cap, zero)
             n32 = enlarge(n32, cap, zero)
@@ -435,10 +442,10 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     n_nonzero += 1
             if n_node < min_split or n32[node, N32_DEPTH] >= max_depth or n_nonzero <= 1:
                 continue
-            # the row-buffer views only for nodes that are split: every view raises and lowers a
-            # reference count, and about half the nodes popped are leaves
-            rows = buf[n8[node, N8_NBUF]]
-            other = buf[1 - n8[node, N8_NBUF]]
+            # no views of the row buffers or choices between the global arrays and the blocks
+            # here: each would raise and lower a reference count at every split node, so the
+            # kernels below take the arrays themselves, the buffer's index and ``loc``
+            nbuf = n8[node, N8_NBUF]
             # (the lean version, general None, has no nominal features: numba drops this)
             if general is not None and has_nominal:
                 # used[f]: f is a nominal test above this node. path[k] holds the nominal
@@ -452,10 +459,9 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                         used[path[n_path]] = 0
             use_sorted = presort and (e - s) >= sorted_min
             if not n8[node, N8_LOCAL] and e - s <= local_cap:
-                localize(rows, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob)
+                localize(buf, nbuf, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob)
                 n8[node, N8_LOCAL] = 1
-            Xv = Xl if n8[node, N8_LOCAL] else Xc
-            Rv = Rl if n8[node, N8_LOCAL] else R
+            loc = n8[node, N8_LOCAL] != 0
             det = alpha >= 1.0 or (alpha > 0.0 and rand_float(state) < alpha)
             attempts = 1 if det else RANDOM_ATTEMPTS
             split = False
@@ -486,26 +492,28 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     # stale cache is not reused; last: one register summary for presorted lists
                     # and sorted keys; the nominal partition's cursors, localize's one sweep,
                     # build_lists branch-free; the register loops' shared entry helpers;
-                    # localize without nominal features' ranks; the scans' shared split info)
+                    # localize without nominal features' ranks; the scans' shared split info; the
+                    # per-node kernels take the row buffer and its index, not views)
                     if stochastic is None:
                         raise ValueError(
                             "stochastic selection needs grow_tree(..., stochastic=True)")
                     found, f, sk, t, nanc, tf, tt = stochastic_select(
                         beta_from_bits(iparams[P_BETA_BITS]), stochastic_mode, min_split,
                         min_leaf, max_depth - n32[node, N32_DEPTH], nominal, n_distinct, uniq,
-                        uniq_off, used, vis, nv, rows, s, e, Xv, Rv, node_counts, n_node, state,
+                        uniq_off, used, vis, nv, buf[nbuf], s, e, Xl if loc else Xc,
+                        Rl if loc else R, node_counts, n_node, state,
                         keys, keys2, hist, occ, dist_rank, dist_counts, nan_counts, table,
                         all_classes)
                 elif det:
                     found, f, sk, t, nanc, tf, tt = deterministic_select(
-                        iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm, rows, s,
-                        e, Xv, Rv, node_counts, n_node, table, state, keys, keys2, hist, occ,
-                        dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g, cand_si, cand_t,
-                        cand_nan, cand_kind, cand_nt, use_sorted, lists, slot_of, yw, cmap,
-                        present, bhist, bocc, blst, general, Rtv, bg, brows)
+                        iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm, buf,
+                        nbuf, s, e, Xc, R, Xl, Rl, loc, node_counts, n_node, table, state, keys,
+                        keys2, hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f,
+                        cand_g, cand_si, cand_t, cand_nan, cand_kind, cand_nt, use_sorted, lists,
+                        slot_of, yw, cmap, present, bhist, bocc, blst, general, Rtv, bg, brows)
                 else:
-                    found, f, sk, t = random_select(rule, nominal, used, nv, perm, rows, s, e, Xv,
-                                                     state, general)
+                    found, f, sk, t = random_select(rule, nominal, used, nv, perm, buf, nbuf, s,
+                                                     e, Xc, Xl, loc, state, general)
                 if not found:
                     break
                 if sk == KIND_THRESHOLD:
@@ -514,11 +522,12 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     rt = rank_threshold(f, t, uniq, uniq_off) if det else 0
                     nd_f = n_distinct[f]
                     if det:
-                        split_at = partition_threshold(f, rt, nd_f, 1 if nanc == 0 else 0, rows, s,
-                                                       e, Rv, other, left_counts, nan_part)
+                        split_at = partition_threshold(f, rt, nd_f, 1 if nanc == 0 else 0, buf,
+                                                       nbuf, s, e, R, Rl, loc, left_counts,
+                                                       nan_part)
                     else:
-                        split_at = partition_threshold(f, t, np.nan, np.int64(0), rows, s, e,
-                                                       Xv, other, left_counts, nan_part)
+                        split_at = partition_threshold(f, t, np.nan, np.int64(0), buf, nbuf, s,
+                                                       e, Xc, Xl, loc, left_counts, nan_part)
                     nl = 0.0
                     nn = 0.0
                     for c in range(C):
@@ -528,8 +537,9 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     if not det:
                         nanc = 0 if nl >= nr else 1
                         if nanc == 0 and nn > 0:
-                            split_at = partition_threshold(f, t, np.nan, np.int64(1), rows, s,
-                                                           e, Xv, other, left_counts, nan_part)
+                            split_at = partition_threshold(f, t, np.nan, np.int64(1), buf,
+                                                           nbuf, s, e, Xc, Xl, loc, left_counts,
+                                                           nan_part)
                     if nanc == 0:
                         nl += nn
                     else:
@@ -551,8 +561,9 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     if general is None:
                         raise ValueError(LEAN_REFUSES)
                     arity = n_distinct[f]
-                    summarize_nominal(f, arity, rows, s, e, Xv, dist_counts, nan_counts,
-                                      all_classes)
+                    # (views here cost their counts at nominal splits alone)
+                    summarize_nominal(f, arity, buf[nbuf], s, e, Xl if loc else Xc, dist_counts,
+                                      nan_counts, all_classes)
                     nn = 0.0
                     for c in range(C):
                         nn += nan_counts[c]
@@ -576,7 +587,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                             ok = False
                     if not ok:
                         continue
-                    partition_nominal(f, arity, nanc, rows, s, e, Xv, other, bucket)
+                    partition_nominal(f, arity, nanc, buf, nbuf, s, e, Xc, Xl, loc, bucket)
                     a = n_nodes
                     for b in range(arity):
                         for c in range(C):
@@ -607,7 +618,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     ch = n_nodes + b
                     fill[b] = n64[ch, N64_START]
                     for j in range(n64[ch, N64_START], n64[ch, N64_END]):
-                        r_j = row_of(other[j])
+                        r_j = row_of(buf[1 - nbuf, j])
                         child_of[glob[r_j] if n8[node, N8_LOCAL] else r_j] = b
                 for b in range(n_kids):
                     bucket[b] = fill[b]

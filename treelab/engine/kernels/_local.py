@@ -23,8 +23,9 @@ LOCAL_MAX_FEATURES_RANDOM = 64
 
 
 @inner(_nrt=False)
-def localize(rows, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob):
-    """Copy the visible features of rows[s:e] from ``Xc`` and ``R`` into the blocks ``Xl`` and
+def localize(buf, nbuf, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob):
+    """Copy the visible features of rows[s:e] (``rows = buf[nbuf]``, as in
+    ``_partition.partition_threshold``) from ``Xc`` and ``R`` into the blocks ``Xl`` and
     ``Rl`` (each only when it has columns: values for trees that read them, ranks for trees
     with deterministic nodes; nominal features have no ranks, and their rows of ``Rl`` are
     left as they were) and renumber the entries 0..e-s-1, keeping weight and class;
@@ -36,6 +37,7 @@ def localize(rows, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob):
     Safe to reuse the blocks for the next localized subtree: nodes are grown depth first, so
     a subtree is finished before any node outside it is popped.
     """
+    rows = buf[nbuf]
     m = e - s
     for j in range(m):
         p = rows[s + j]

@@ -8,10 +8,17 @@ from treelab.engine.kernels._split import cls_of, row_of, wt_of
 
 
 @inner(_nrt=False)
-def partition_threshold(f, thr, missing, nan_left, rows, s, e, K, out, left_counts, nan_counts):
+def partition_threshold(f, thr, missing, nan_left, buf, nbuf, s, e, Kg, Kl, loc, left_counts,
+                        nan_counts):
     """Write rows[s:e] into out[s:e]: first the rows going left (K[f, row] <= thr, or missing
     when ``nan_left``), then the others; returns the end of the left block and fills the class
     counts of the rows with K <= thr and of the missing rows.
+
+    The node's rows are ``rows = buf[nbuf]``, its children's go to ``out = buf[1 - nbuf]``, and
+    ``K`` is the localized block ``Kl`` when ``loc``, else the global array ``Kg``: the growth
+    routine passes the arrays it holds, not views of them, because every view it made would
+    raise and lower a reference count at each split node (this kernel, compiled without
+    numba's runtime, makes its views for nothing).
 
     ``K`` is either the int32 global ranks (deterministic splits: ``thr`` a rank, ``missing``
     the missing-value rank) or the float64 values (random splits: ``thr`` the threshold,
@@ -23,6 +30,9 @@ def partition_threshold(f, thr, missing, nan_left, rows, s, e, K, out, left_coun
     matching cursor advances (at random nodes the comparison is a coin flip for the branch
     predictor); writing into a second buffer spares copying back.
     """
+    rows = buf[nbuf]
+    out = buf[1 - nbuf]
+    K = Kl if loc else Kg
     nl = 0
     nr = 0
     n_miss = 0
@@ -56,15 +66,19 @@ def partition_threshold(f, thr, missing, nan_left, rows, s, e, K, out, left_coun
 
 
 @inner(_nrt=False)
-def partition_nominal(f, n_codes, nan_child, rows, s, e, Xc, scratch, bucket_start):
+def partition_nominal(f, n_codes, nan_child, buf, nbuf, s, e, Xg, Xl, loc, bucket_start):
     """Stable counting sort of rows[s:e] by nominal code into scratch[s:e]; missing rows join
-    ``nan_child``.
+    ``nan_child``. As in ``partition_threshold``, ``rows = buf[nbuf]``, ``scratch = buf[1 - nbuf]``
+    and the values ``Xc`` are ``Xl`` when ``loc``, else ``Xg``.
 
     ``bucket_start[:n_codes + 1]`` receives the boundaries of each child's block. Each
     child's write cursor is its own cell of ``bucket_start`` (from its block's start to its
     end, the next block's start), shifted into place after the sweep: no cursor array is
     allocated, so the kernel runs without numba's runtime as the other per-node kernels do.
     """
+    rows = buf[nbuf]
+    scratch = buf[1 - nbuf]
+    Xc = Xl if loc else Xg
     bucket_start[: n_codes + 1] = 0
     for j in range(s, e):
         v = Xc[f, row_of(rows[j])]

@@ -42,8 +42,9 @@ def scan_sorted_few(src, s, e, yw, lookup, rmin, C, cmap, node_counts, n_node, p
     l1 = np.int64(0)
     l2 = np.int64(0)
     best = -np.inf
-    best_i = -1
-    n_ties = 0
+    # typed int64 from the start: as literals numba compiled scan_step once more
+    best_i = np.int64(-1)
+    n_ties = np.int64(0)
     best_nl = np.int64(0)
     best_lo = np.int64(0)
     best_hi = np.int64(0)
@@ -79,8 +80,9 @@ def scan_histogram_few(hist, occ, span, rmin, C, node_counts, n_node, pmass, tab
     l1 = np.int64(0)
     l2 = np.int64(0)
     best = -np.inf
-    best_i = -1
-    n_ties = 0
+    # typed int64 from the start: as literals numba compiled scan_step once more
+    best_i = np.int64(-1)
+    n_ties = np.int64(0)
     best_nl = np.int64(0)
     best_lo = np.int64(0)
     best_hi = np.int64(0)

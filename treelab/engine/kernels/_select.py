@@ -68,9 +68,9 @@ def _score(criterion, gain, split_info, avg_gain):
 
 @inner(_nrt=False)
 def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm,
-                         rows, s, e, Xc, R, node_counts, n_node, table, state, keys, keys2,
-                         hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f, cand_g,
-                         cand_si, cand_t, cand_nan, cand_kind, cand_nt, use_sorted, lists,
+                         buf, nbuf, s, e, Xg, Rg, Xl, Rl, loc, node_counts, n_node, table, state,
+                         keys, keys2, hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f,
+                         cand_g, cand_si, cand_t, cand_nan, cand_kind, cand_nt, use_sorted, lists,
                          slot_of, yw, cmap, present, bhist, bocc, blst, general, Rt, bg, brows):
     """C4.5/ID3/CART-style choice among up to ``max_features`` available features.
 
@@ -101,7 +101,14 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
     return an array; numba compiles the functions it calls with its flags unless they say
     ``_nrt=True`` (``_sort.sort_head``, ``_split.radix_sort_high``), and an allocation
     without the runtime fails to compile rather than run wrong.
+
+    The node's rows are ``buf[nbuf][s:e]``, and it reads the localized blocks ``Xl``, ``Rl``
+    when ``loc``, else the global ``Xg``, ``Rg``: views made by the growth routine would each
+    raise and lower a reference count at every split node (``_partition.partition_threshold``).
     """
+    rows = buf[nbuf]
+    Xc = Xl if loc else Xg
+    R = Rl if loc else Rg
     criterion = iparams[P_CRITERION]
     c45 = iparams[P_C45] != 0
     min_leaf = iparams[P_MIN_LEAF]
@@ -360,8 +367,10 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
 
 
 @inner(_nrt=False)
-def random_select(rule, nominal, used, nv, perm, rows, s, e, Xc, state, general):
-    """Random test-selection: (found, feature, kind, threshold).
+def random_select(rule, nominal, used, nv, perm, buf, nbuf, s, e, Xg, Xl, loc, state, general):
+    """Random test-selection: (found, feature, kind, threshold). The node's rows are
+    ``buf[nbuf][s:e]``, its values ``Xl`` when ``loc``, else ``Xg`` (as in
+    ``deterministic_select``).
 
     ``general``: ``None`` for the lean version (``_grow.grow_tree``): ``pair_midpoint`` on
     continuous features only.
@@ -371,6 +380,8 @@ def random_select(rule, nominal, used, nv, perm, rows, s, e, Xc, state, general)
     """
     if general is None and rule != RS_PAIR:
         raise ValueError(LEAN_REFUSES)
+    rows = buf[nbuf]
+    Xc = Xl if loc else Xg
     if rule == RS_PERT:
         if general is None:
             raise ValueError(LEAN_REFUSES)

@@ -380,8 +380,9 @@ def _scan_complete_few(dist_counts, k, node_counts, n_node, pmass, table, min_si
     l1 = np.int64(0)
     l2 = np.int64(0)
     best = -np.inf
-    best_i = -1
-    n_ties = 0
+    # typed int64 from the start: as literals numba compiled scan_step once more
+    best_i = np.int64(-1)
+    n_ties = np.int64(0)
     best_nl = np.int64(0)
     lo = np.int64(0)
     hi = np.int64(0)
