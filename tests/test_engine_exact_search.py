@@ -7,14 +7,44 @@ general formulas give, or trees would change.
 
 import numpy as np
 import pytest
+from numba import njit
 
+from treelab.engine.kernels import _presort, _scan, _split
 from treelab.engine.kernels._criteria import xlogx_table
-from treelab.engine.kernels._split import (
-    TIE_RTOL,
-    insertion_sort,
-    scan_thresholds,
-    summarize_continuous,
-)
+from treelab.engine.kernels._split import TIE_RTOL, insertion_sort
+
+# the summaries and scans are kernels that only kernels call (compiled without a Python entry
+# point, engine.kernels._config.inner): the tests call them through these
+
+
+@njit
+def scan_thresholds(*args):
+    return _split.scan_thresholds(*args)
+
+
+@njit
+def summarize_continuous(*args):
+    return _split.summarize_continuous(*args)
+
+
+@njit
+def continuous_pass(*args):
+    return _split.continuous_pass(*args)
+
+
+@njit
+def summarize_sorted(*args):
+    return _presort.summarize_sorted(*args)
+
+
+@njit
+def scan_sorted_few(*args):
+    return _scan.scan_sorted_few(*args)
+
+
+@njit
+def scan_histogram_few(*args):
+    return _scan.scan_histogram_few(*args)
 
 
 def reference_scan(dist_counts, min_side, table):
@@ -148,7 +178,6 @@ def test_small_node_summary_matches_numpy(m, nd, general, C):
 def test_presorted_summary_matches_numpy(m, C):
     # a node's segment of a presorted list (rank << 32 | row, increasing rank, missing rows
     # last with rank nd); two and three classes are counted in registers, five in memory
-    from treelab.engine.kernels._presort import summarize_sorted
     rng = np.random.default_rng(100 + m + C)
     n, nd = 1000, 40
     R = rng.integers(0, nd + 1, n)  # rank nd = missing
@@ -239,8 +268,6 @@ def _node_ranks(rng, trial, m, nd):
 def test_fused_presorted_scan_matches_the_reference(C, min_side):
     # a presorted list's segment summarised and scanned in one pass (_scan.scan_sorted_few,
     # lookup of each row's weight and class) against the summary and scan in NumPy
-    from treelab.engine.kernels._scan import scan_sorted_few
-
     rng = np.random.default_rng(10 * C + min_side)
     table = xlogx_table(5000)
     n, nd = 400, 60
@@ -271,9 +298,6 @@ def test_fused_node_scan_matches_the_reference(C, min_side, nd):
     # range), then summarised and scanned in one pass (_scan.scan_histogram_few,
     # scan_sorted_few on the keys) against the summary and scan in NumPy; the histogram and
     # its occupancy are left zeroed
-    from treelab.engine.kernels._scan import scan_histogram_few, scan_sorted_few
-    from treelab.engine.kernels._split import continuous_pass
-
     rng = np.random.default_rng(1000 * C + min_side + nd)
     table = xlogx_table(5000)
     n = 1500

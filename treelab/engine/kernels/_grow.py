@@ -493,7 +493,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     # and sorted keys; the nominal partition's cursors, localize's one sweep,
                     # build_lists branch-free; the register loops' shared entry helpers;
                     # localize without nominal features' ranks; the scans' shared split info; the
-                    # per-node kernels take the row buffer and its index, not views)
+                    # per-node kernels take the row buffer and its index, not views; the summaries
+                    # and scans called, not inlined)
                     if stochastic is None:
                         raise ValueError(
                             "stochastic selection needs grow_tree(..., stochastic=True)")

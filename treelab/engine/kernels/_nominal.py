@@ -2,9 +2,8 @@
 (ID3/C4.5) split's score."""
 
 import numpy as np
-from numba import njit
 
-from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._config import inner
 from treelab.engine.kernels._criteria import (
     GINI,
     side_entropy_mass,
@@ -14,7 +13,7 @@ from treelab.engine.kernels._criteria import (
 from treelab.engine.kernels._split import cls_of, is_tie, row_of, wt_of
 
 
-@njit(inline="always", **NUMBA_FLAGS)
+@inner(_nrt=False)
 def summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts, cmap):
     """Class counts per code (0..arity-1) of nominal feature f at the node (class c in column
     ``cmap[c]``)."""
@@ -32,7 +31,7 @@ def summarize_nominal(f, arity, rows, s, e, Xc, dist_counts, nan_counts, cmap):
             dist_counts[np.int64(v), cmap[cls_of(p)]] += wt_of(p)
 
 
-@njit(inline="always", **NUMBA_FLAGS)
+@inner(_nrt=False)
 def eval_nominal(criterion, dist_counts, n_codes, nan_counts, n_node, pmass, table, min_objs,
                  min_leaf, branch_n, tmp):
     """Gain of the m-ary split on a nominal feature (missing rows tried in every branch).

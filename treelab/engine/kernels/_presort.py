@@ -11,7 +11,7 @@ every list, nodes fall back to per-node sorting.
 import numpy as np
 from numba import njit
 
-from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._config import NUMBA_FLAGS, inner
 
 _LOW32 = np.int64(0xFFFFFFFF)
 _LOW16 = np.int64(0xFFFF)
@@ -84,7 +84,7 @@ def build_lists(order, R, w, slots, n_in):
     return lists
 
 
-@njit(inline="always", **NUMBA_FLAGS)
+@inner(_nrt=False)
 def summarize_sorted(lists, q, s, e, yw, nd_f, dist_rank, dist_counts, nan_counts, cmap):
     """Like ``summarize_continuous`` but reading the segment of presorted list q (no sort;
     the list is indexed in place: a view of it per candidate cost a reference count)."""
@@ -159,7 +159,7 @@ def _partition_lists_two(lists, s, e, child_of, mid, scratch):
             lists[q, mid + j] = scratch[j]
 
 
-@njit(inline="always", **NUMBA_FLAGS)
+@inner(_nrt=False)
 def summarize_stream_few(src, s, e, yw, lookup, rmin, nd_f, dist_rank, dist_counts, nan_counts,
                          cmap):
     """The summary of entries ``src[s:e]`` in increasing rank order (high 32 bits, plus

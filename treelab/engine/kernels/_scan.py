@@ -11,14 +11,13 @@ every rank's counts, their conversions from float, and a second loop over the ra
 """
 
 import numpy as np
-from numba import njit
 
-from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._config import inner
 from treelab.engine.kernels._presort import add_few, stream_entry
 from treelab.engine.kernels._split import few_split_info, node_few, scan_step
 
 
-@njit(inline="always", **NUMBA_FLAGS)
+@inner(_nrt=False)
 def scan_sorted_few(src, s, e, yw, lookup, rmin, C, cmap, node_counts, n_node, pmass, table,
                     min_side):
     """Summary and scan of entries ``src[s:e]`` in increasing rank order (high 32 bits, plus
@@ -69,7 +68,7 @@ def scan_sorted_few(src, s, e, yw, lookup, rmin, C, cmap, node_counts, n_node, p
     return k, best, best_i, n_ties + 1, best_si, best_nl, best_lo, best_hi
 
 
-@njit(inline="always", **NUMBA_FLAGS)
+@inner(_nrt=False)
 def scan_histogram_few(hist, occ, span, rmin, C, node_counts, n_node, pmass, table, min_side):
     """Summary and scan of ``_split.continuous_pass``'s dense histogram (ranks rmin..rmin+span-1,
     no missing rows), zeroing it on the way; returns what ``scan_sorted_few`` does."""

@@ -88,10 +88,13 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
     together and their codes gathered from it into ``bg`` (``brows``: the node's entries
     renumbered), ``_binned.gather_codes``: the same draws and the same counts.
 
-    The per-candidate summaries and threshold scans are inlined into this function (numba's
-    ``inline="always"``): called, each passed 5-10 arrays whose reference counts numba
-    raises and lowers on every call, about 15% of a bagged VR-Trees fit on small data sets
-    (benchmarks/README.md, "Issue 28, item 3").
+    The per-candidate summaries and threshold scans (``_split.continuous_pass``,
+    ``summarize_continuous``, ``scan_thresholds``, ``_scan.scan_sorted_few``, ...) are kernels
+    it calls, compiled without reference counts as it is (``_nrt=False``): a call passes its
+    arrays for nothing. They were inlined (numba's ``inline="always"``) while their arrays'
+    counts cost about 15% of a bagged VR-Trees fit on small data sets; inlined, numba typed
+    and lowered each again at every call site, about 2 CPU-s of a first fit, against 0.5-1%
+    of the fits (benchmarks/README.md, "Issue 28, item 4: the seventh round").
 
     Compiled without numba's reference counting (``_nrt=False``), like the other kernels that
     run at every node (``random_select``, ``_split.partition_threshold``, ...): the caller

@@ -155,7 +155,7 @@ def _histogram_counts(hist, occ, span, rmin, dist_rank, dist_counts):
     return k
 
 
-@njit(inline="always", **NUMBA_FLAGS)
+@inner(_nrt=False)
 def continuous_pass(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, nan_counts, cmap, C,
                     general):
     """The row pass of ``summarize_continuous``: returns (how, n, rmin).
@@ -241,7 +241,7 @@ def continuous_counts(how, n, rmin, hist, occ, keys, dist_rank, dist_counts, nan
     return k
 
 
-@njit(inline="always", **NUMBA_FLAGS)
+@inner(_nrt=False)
 def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_rank, dist_counts,
                          nan_counts, cmap, general):
     """Distinct non-missing ranks of feature f at the node, with class counts per rank.
@@ -263,7 +263,7 @@ def summarize_continuous(f, rows, s, e, R, nd_f, keys, keys2, hist, occ, dist_ra
                              cmap)
 
 
-@njit(inline="always", **NUMBA_FLAGS)
+@inner(_nrt=False)
 def _scan_complete(criterion, dist_counts, k, node_counts, n_node, pmass, table, min_side,
                    left):
     """``scan_thresholds`` for a node without missing values: the impurity of both sides is
@@ -370,7 +370,7 @@ def few_split_info(best_i, best_nl, n_node, table):
     return binary_split_info(np.float64(best_nl), n_node - best_nl, n_node, table)
 
 
-@njit(inline="always", **NUMBA_FLAGS)
+@inner(_nrt=False)
 def _scan_complete_few(dist_counts, k, node_counts, n_node, pmass, table, min_side, left):
     """``_scan_complete`` for two or three classes and entropy-based criteria, the counts in
     int64 scalars (``scan_step``)."""
@@ -412,7 +412,7 @@ def binary_split_info(a, b, n_node, table):
     return (table[np.int64(n_node)] - s) / n_node
 
 
-@njit(inline="always", **NUMBA_FLAGS)
+@inner(_nrt=False)
 def scan_thresholds(criterion, dist_counts, k, nan_counts, node_counts, n_node, pmass, table,
                     min_side, left, left_n, right_n):
     """Best threshold between consecutive distinct values by impurity decrease.
