@@ -14,37 +14,23 @@ from treelab.engine.kernels._criteria import xlogx_table
 from treelab.engine.kernels._split import TIE_RTOL, insertion_sort
 
 # the summaries and scans are kernels that only kernels call (compiled without a Python entry
-# point, engine.kernels._config.inner): the tests call them through these
+# point, engine.kernels._config.inner): the tests call them through jitted forwarders
 
 
-@njit
-def scan_thresholds(*args):
-    return _split.scan_thresholds(*args)
+def _from_python(kernel):
+    @njit
+    def call(*args):
+        return kernel(*args)
+
+    return call
 
 
-@njit
-def summarize_continuous(*args):
-    return _split.summarize_continuous(*args)
-
-
-@njit
-def continuous_pass(*args):
-    return _split.continuous_pass(*args)
-
-
-@njit
-def summarize_sorted(*args):
-    return _presort.summarize_sorted(*args)
-
-
-@njit
-def scan_sorted_few(*args):
-    return _scan.scan_sorted_few(*args)
-
-
-@njit
-def scan_histogram_few(*args):
-    return _scan.scan_histogram_few(*args)
+scan_thresholds = _from_python(_split.scan_thresholds)
+summarize_continuous = _from_python(_split.summarize_continuous)
+continuous_pass = _from_python(_split.continuous_pass)
+summarize_sorted = _from_python(_presort.summarize_sorted)
+scan_sorted_few = _from_python(_scan.scan_sorted_few)
+scan_histogram_few = _from_python(_scan.scan_histogram_few)
 
 
 def reference_scan(dist_counts, min_side, table):

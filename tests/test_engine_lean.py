@@ -19,6 +19,20 @@ def general_at() -> int:
     return list(inspect.signature(G.grow_tree.py_func).parameters).index("general")
 
 
+def spy_on_general(monkeypatch) -> list:
+    """The ``general`` argument of every ``grow_tree`` call the forests make, as they make
+    them."""
+    seen = []
+    real = F.grow_tree
+
+    def spy(*args):
+        seen.append(args[general_at()])
+        return real(*args)
+
+    monkeypatch.setattr(F, "grow_tree", spy)
+    return seen
+
+
 def small_data():
     """Continuous features with few distinct values (rounded), missing values, three classes."""
     rng = np.random.default_rng(3)
@@ -45,14 +59,7 @@ FACTORIES = [
 def test_lean_and_general_routines_grow_identical_forests(make, dataset, monkeypatch):
     X, y = load_iris(return_X_y=True) if dataset == "iris" else small_data()
     w = np.arange(len(y)) % 3  # integer sample weights, zeros included
-    seen = []
-    real = F.grow_tree
-
-    def spy(*args):
-        seen.append(args[general_at()])
-        return real(*args)
-
-    monkeypatch.setattr(F, "grow_tree", spy)
+    seen = spy_on_general(monkeypatch)
     with monkeypatch.context() as m:
         m.setattr(F, "lean_suffices", lambda *args: False)
         general = [make().fit(X, y), make().fit(X, y, sample_weight=w)]
@@ -89,14 +96,7 @@ def test_lean_routine_holds_trees_of_one_leaf_a_row(alpha, monkeypatch):
     with monkeypatch.context() as m:
         m.setattr(F, "lean_suffices", lambda *args: False)
         general = make().fit(X, y).forest_
-    seen = []
-    real = F.grow_tree
-
-    def spy(*args):
-        seen.append(args[general_at()])
-        return real(*args)
-
-    monkeypatch.setattr(F, "grow_tree", spy)
+    seen = spy_on_general(monkeypatch)
     monkeypatch.setattr(F, "compiled_or_cached", lambda kernel, args: False)
     lean = make().fit(X, y).forest_
     assert seen and set(seen) == {None}
@@ -108,14 +108,7 @@ def test_lean_routine_holds_trees_of_one_leaf_a_row(alpha, monkeypatch):
 
 
 def test_lean_routine_is_chosen_only_where_it_suffices(monkeypatch):
-    seen = []
-    real = F.grow_tree
-
-    def spy(*args):
-        seen.append(args[general_at()])
-        return real(*args)
-
-    monkeypatch.setattr(F, "grow_tree", spy)
+    seen = spy_on_general(monkeypatch)
     monkeypatch.setattr(F, "compiled_or_cached", lambda kernel, args: False)
     X, y = load_iris(return_X_y=True)
     treelab.VRTrees(n_estimators=2, random_state=0).fit(X, y)
