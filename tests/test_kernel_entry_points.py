@@ -16,10 +16,13 @@ from treelab.engine.kernels import (
     _criteria,
     _grow,
     _local,
+    _nodes,
     _nominal,
     _partition,
     _predict,
+    _presort,
     _rng,
+    _scan,
     _select,
     _split,
     _thresholds,
@@ -28,8 +31,8 @@ from treelab.engine.kernels import (
 
 def inner_kernels():
     found = []
-    for module in (_select, _grow, _local, _split, _thresholds, _partition, _nominal, _criteria,
-                   _rng, _predict):
+    for module in (_select, _grow, _nodes, _local, _split, _scan, _presort, _thresholds,
+                   _partition, _nominal, _criteria, _rng, _predict):
         for obj in vars(module).values():
             if isinstance(obj, _config._KernelOnly) and obj.py_func.__module__ == module.__name__:
                 found.append(obj)

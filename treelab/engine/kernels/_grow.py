@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from treelab.engine.kernels._binned import GATHER_ROWS
-from treelab.engine.kernels._config import NUMBA_FLAGS, inner
+from treelab.engine.kernels._config import NUMBA_FLAGS
 from treelab.engine.kernels._construction import draw_construction
 from treelab.engine.kernels._local import (
     LOCAL_BYTES,
@@ -20,6 +20,36 @@ from treelab.engine.kernels._local import (
     LOCAL_MAX_FEATURES_RANDOM,
     LOCAL_MIN_ROWS,
     localize,
+)
+from treelab.engine.kernels._nodes import (  # noqa: F401 (callers read them as _grow.*)
+    N8_COLS,
+    N8_KIND,
+    N8_LOCAL,
+    N8_NBUF,
+    N8_RND,
+    N32_CHILD,
+    N32_COLS,
+    N32_DEPTH,
+    N32_FEATURE,
+    N32_NAN,
+    N32_NCHILD,
+    N32_TF,
+    N32_TT,
+    N64_COLS,
+    N64_END,
+    N64_PARENT,
+    N64_REF,
+    N64_STACK,
+    N64_START,
+    NO_REFERENCE,
+    NODE_CAP_DIVISOR,
+    REF_CHILD,
+    REF_FEATURE,
+    REF_KIND,
+    REF_NAN,
+    REF_TF,
+    REF_TT,
+    enlarge,
 )
 from treelab.engine.kernels._nominal import summarize_nominal
 from treelab.engine.kernels._params import (  # noqa: F401 (callers read the layout as _grow.P_*)
@@ -62,57 +92,6 @@ from treelab.engine.kernels._thresholds import rank_threshold
 
 RANDOM_ATTEMPTS = 10
 LIST_MIN_DISTINCT = 256
-# the node arrays start with room for (rows in the tree) / NODE_CAP_DIVISOR nodes: one a row,
-# as many as most trees of the spectrum study grow (adult's reach 0.4-0.98 of their rows).
-# Untouched rooms cost no page (np.empty); from an eighth, enlarging them (every table copied
-# at each doubling) took 2-3% of adult's and letter's fits
-NODE_CAP_DIVISOR = 1
-
-# columns of a reference tree's integer array (grow_tree; built by forest.reference_arrays)
-REF_KIND = 0
-REF_FEATURE = 1
-REF_CHILD = 2
-REF_NAN = 3
-REF_TF = 4
-REF_TT = 5
-NO_REFERENCE = (np.zeros((0, 6), dtype=np.int64), np.zeros(0))
-
-# columns of grow_tree's node tables, one table per dtype
-N8_KIND = 0
-N8_RND = 1
-N8_NBUF = 2  # which row buffer holds the node's rows
-N8_LOCAL = 3  # whether the node reads the localized blocks
-N8_COLS = 4
-N32_FEATURE = 0
-N32_CHILD = 1
-N32_NCHILD = 2
-N32_NAN = 3
-N32_DEPTH = 4
-N32_TF = 5
-N32_TT = 6
-N32_COLS = 7
-N64_PARENT = 0
-N64_START = 1
-N64_END = 2
-N64_STACK = 3
-N64_REF = 4
-N64_COLS = 5
-
-
-@inner
-def enlarge(a, cap, fill):
-    """A copy of ``a`` with ``cap`` rows, the new rows set to ``fill`` (growing node arrays;
-    ``a`` is C-contiguous)."""
-    out = np.empty((cap,) + a.shape[1:], dtype=a.dtype)
-    flat = out.reshape(out.size)
-    old = a.reshape(a.size)
-    for i in range(old.shape[0]):
-        flat[i] = old[i]
-    for i in range(old.shape[0], flat.shape[0]):
-        flat[i] = fill
-    return out
-
-
 @njit(**NUMBA_FLAGS)
 def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
               alpha, table, seed, row_mode, part, tree_id, n_sub, ref_i, ref_t, stochastic,
@@ -488,13 +467,14 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     # (numba's cache of this function does not see edits of the kernels it
                     # calls, e.g. _stochastic.py, _select.py, _split.py, _nominal.py,
                     # _thresholds.py, _partition.py, _presort.py, _binned.py, _local.py,
-                    # _construction.py, _scan.py: edit this file too when they change, so that a
-                    # stale cache is not reused; last: one register summary for presorted lists
-                    # and sorted keys; the nominal partition's cursors, localize's one sweep,
-                    # build_lists branch-free; the register loops' shared entry helpers;
-                    # localize without nominal features' ranks; the scans' shared split info; the
-                    # per-node kernels take the row buffer and its index, not views; the summaries
-                    # and scans called, not inlined)
+                    # _construction.py, _scan.py, _nodes.py: edit this file too when they
+                    # change, so that a stale cache is not reused; last: one register summary for
+                    # presorted lists and sorted keys; the nominal partition's cursors, localize's
+                    # one sweep, build_lists branch-free; the register loops' shared entry
+                    # helpers; localize without nominal features' ranks; the scans' shared split
+                    # info; the per-node kernels take the row buffer and its index, not views;
+                    # the summaries and scans called, not inlined; the node tables' layout and
+                    # enlarge in _nodes.py)
                     if stochastic is None:
                         raise ValueError(
                             "stochastic selection needs grow_tree(..., stochastic=True)")
@@ -620,7 +600,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     fill[b] = n64[ch, N64_START]
                     for j in range(n64[ch, N64_START], n64[ch, N64_END]):
                         r_j = row_of(buf[1 - nbuf, j])
-                        child_of[glob[r_j] if n8[node, N8_LOCAL] else r_j] = b
+                        child_of[glob[r_j] if loc else r_j] = b
                 for b in range(n_kids):
                     bucket[b] = fill[b]
                 partition_lists(lists, s, e, child_of, bucket, n_kids, fill, scratch)

@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from treelab.engine.kernels._config import NUMBA_FLAGS
-from treelab.engine.kernels._grow import enlarge
+from treelab.engine.kernels._nodes import enlarge
 from treelab.engine.kernels._rng import new_state, rand_float
 
 KIND_LEAF = 0
