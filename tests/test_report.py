@@ -108,14 +108,33 @@ def test_renderers():
     assert "font-weight: bold" in html and "10.0" in html
 
 
-@pytest.mark.parametrize("kwargs, error", [
-    ({"test": "t-test"}, ValueError), ({"scale": 0}, ValueError), ({"digits": -1}, ValueError),
-    ({"reference": "nope"}, ValueError), ({"dim_method": "method"}, ValueError)])
-def test_bad_arguments_are_refused(kwargs, error):
-    with pytest.raises(error):
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"test": "t-test"}, ValueError, r"test must be one of .*got 't-test'"),
+    ({"scale": 0}, ValueError, "scale must be a positive number, got 0"),
+    ({"digits": -1}, ValueError, "digits must be a non-negative int, got -1"),
+    ({"reference": "nope"}, ValueError, "reference='nope' is not a method of"),
+    ({"dim_method": "method"}, ValueError, "dim_method='method' is not a dim of results")])
+def test_bad_arguments_are_refused(kwargs, error, match):
+    with pytest.raises(error, match=match):
         table(ERRORS, **kwargs)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="results must be an xarray Dataset/DataArray or a "
+                                        "pandas DataFrame"):
         table([[0.1, 0.2]])
+
+
+def test_compare_overall_gap_weighs_every_filled_cell_alike():
+    """Columns holding different numbers of filled cells: the overall mean |gap| is the mean
+    over the cells (one column's four gaps of 1 and another's one gap of 6 give 2), not the
+    mean of the column means (3.5)."""
+    paper = pd.DataFrame({"RF": [10.0, 20.0, 30.0, 40.0], "Bag": [10.0, np.nan, 30.0, 5.0]},
+                         index=["a", "b", "c", "d"])
+    mine = pd.DataFrame({"RF": [11.0, 19.0, 31.0, 39.0], "Bag": [16.0, 25.0, np.nan, np.nan]},
+                        index=["a", "b", "c", "d"])
+    c = compare(paper, mine)
+    assert c.mean_abs_gap.tolist() == [1.0, 6.0]
+    cells = np.abs(mine.to_numpy() - paper.to_numpy())
+    assert c.overall_mean_abs_gap == np.nanmean(cells) == 2.0
+    assert "over all 5 cells both fill: 2.0." in c.caption()
 
 
 def test_compare_gaps_spearman_and_ranks():
