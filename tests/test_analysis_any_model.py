@@ -77,8 +77,11 @@ def test_forest_member_labels_are_labels_not_indices():
     X, y = _data([3, 7, 11])
     rf = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
     lab = member_outputs(rf, X, kind="labels").values
-    assert set(np.unique(lab)) <= {3, 7, 11}
-    assert set(np.unique(rf.estimators_[0].predict(X))) <= {0, 1, 2}
+    indices = np.stack([tree.predict(X).astype(int) for tree in rf.estimators_])
+    assert set(np.unique(indices)) == {0, 1, 2}
+    # each tree's own index, mapped by hand: label 3, 7 or 11 for index 0, 1 or 2
+    np.testing.assert_array_equal(lab, np.choose(indices, [3, 7, 11]))
+    assert not np.any(lab == indices)
 
 
 def test_forest_with_a_class_missing_from_a_bootstrap():
@@ -143,6 +146,36 @@ def test_bagging_members_use_their_features(base):
     np.testing.assert_allclose(member_outputs(bag, Xt).values, np.stack(proba), atol=1e-15)
     ds = diagnose(bag, Xt, yt)
     assert float(ds.ensemble_error) == np.mean(bag.predict(Xt) != yt)
+
+
+def test_bagging_classifier_members_missing_the_first_class_keep_their_columns():
+    """k-NN takes no sample_weight, so BaggingClassifier fits each member on its drawn rows
+    alone, and a member whose draw misses the rare class "a" (which sorts first) knows only
+    "b" and "c": its probabilities belong in columns 1 and 2, not 0 and 1. Checked against a
+    slow loop over the members and against the model's own predict_proba and predict."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(200, 4))
+    y = np.where(X[:, 0] > 0.2, "c", "b")
+    y[:8] = "a"  # eight of the 160 training rows: many members draw none of them
+    X[:8, 1] += 3.0
+    bag = BaggingClassifier(KNeighborsClassifier(3), n_estimators=9, max_samples=0.15,
+                            max_features=0.75, random_state=0)
+    bag.fit(X[:160], y[:160])
+    Xt = np.vstack([X[:8], X[160:]])  # the "a" rows too, where column 0 matters
+    missing = [t for t, est in enumerate(bag.estimators_) if 0 not in est.classes_]
+    assert 0 < len(missing) < 9  # the case under test is present
+    proba = np.zeros((9, len(Xt), 3))
+    for t, (est, feats) in enumerate(zip(bag.estimators_, bag.estimators_features_,
+                                         strict=True)):
+        p = est.predict_proba(Xt[:, feats])
+        for j, c in enumerate(est.classes_):
+            proba[t, :, int(c)] = p[:, j]
+    got = A.members.resolve(bag, Xt)
+    np.testing.assert_array_equal(member_outputs(bag, Xt).values, proba)
+    np.testing.assert_allclose(got.ensemble_proba, bag.predict_proba(Xt), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(got.ensemble_proba, proba.mean(axis=0), rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(bag.classes_[got.ensemble], bag.predict(Xt))
+    assert np.all(proba[missing, :, 0] == 0.0)
 
 
 class Fixed:
@@ -225,9 +258,40 @@ def test_voting_matches_predict_exactly(voting, weights):
     lab = member_outputs(v, Xt, kind="labels").values
     slow = np.stack([v.classes_[est.predict(Xt)] for est in v.estimators_])
     np.testing.assert_array_equal(lab, slow)
+    # row by row, not only the error rate (weights that change predictions: the test below)
+    np.testing.assert_array_equal(v.classes_[A.members.resolve(v, Xt).ensemble],
+                                  v.predict(Xt))
     ds = diagnose(v, Xt, yt)
     assert float(ds.ensemble_error) == np.mean(v.predict(Xt) != yt)
     assert float(A.errors(v, yt, X=Xt).ensemble_error) == np.mean(v.predict(Xt) != yt)
+
+
+@pytest.mark.parametrize("voting", ["hard", "soft"])
+@pytest.mark.parametrize("weights", [[1, 1, 3], [0.2, 0.9, 0.35]])
+def test_voting_classifier_weights_decide_the_ensemble_row_by_row(voting, weights):
+    """Weights that change many predictions (the unweighted model predicts otherwise on some
+    rows): the ensemble read from the members is VotingClassifier's own predict on every row,
+    its probabilities a hand-weighted vote (hard) or the model's predict_proba (soft)."""
+    X, y = _data(["q", "p", "r"], n=400, seed=3)
+    Xtr, ytr, Xt = X[:200], y[:200], X[200:]
+    members = [("lr", LogisticRegression(max_iter=300)), ("nb", GaussianNB()),
+               ("tree", DecisionTreeClassifier(max_depth=2, random_state=0))]
+    v = VotingClassifier(members, voting=voting, weights=weights).fit(Xtr, ytr)
+    plain = VotingClassifier(members, voting=voting).fit(Xtr, ytr)
+    assert np.sum(v.predict(Xt) != plain.predict(Xt)) >= 5  # the weights matter here
+    got = A.members.resolve(v, Xt)
+    np.testing.assert_array_equal(v.classes_[got.ensemble], v.predict(Xt))
+    if voting == "soft":
+        np.testing.assert_allclose(got.ensemble_proba, v.predict_proba(Xt), rtol=0,
+                                   atol=1e-15)
+    else:
+        votes = np.zeros((len(Xt), 3))
+        for est, w in zip(v.estimators_, weights, strict=True):
+            votes[np.arange(len(Xt)), est.predict(Xt)] += w
+        np.testing.assert_allclose(got.ensemble_proba, votes / votes.sum(1, keepdims=True),
+                                   rtol=0, atol=1e-15)
+    yt = y[200:]
+    assert float(diagnose(v, Xt, yt).ensemble_error) == np.mean(v.predict(Xt) != yt)
 
 
 def test_hard_voting_tie_goes_to_the_first_class():
@@ -376,10 +440,22 @@ def test_kappa_error_points_take_models():
     et = ExtraTreesClassifier(n_estimators=4, random_state=0).fit(X[:180], y[:180])
     Xt, yt = X[180:], y[180:]
     got = kappa_error_points({"RF": rf, "ET": et}, X=Xt, y=yt)
-    ref = kappa_error_points({"RF": A.pairwise_diversity(rf, yt, X=Xt),
-                              "ET": A.pairwise_diversity(et, yt, X=Xt)})
     assert len(got) == 10 + 6
-    np.testing.assert_array_equal(got.to_numpy(), ref.to_numpy())
+    # every point from the members' own predictions: scikit-learn's Cohen's kappa of the
+    # two members' labels and the mean of their two error rates
+    from sklearn.metrics import cohen_kappa_score
+
+    rows = []
+    for name, model in (("RF", rf), ("ET", et)):
+        labels = [model.classes_[tree.predict(Xt).astype(int)] for tree in model.estimators_]
+        errors = [np.mean(lab != yt) for lab in labels]
+        for t in range(len(labels)):
+            for k in range(t + 1, len(labels)):
+                rows.append((name, t, k, cohen_kappa_score(labels[t], labels[k]),
+                             (errors[t] + errors[k]) / 2))
+    assert got[["ensemble", "tree", "tree_other"]].values.tolist() == [list(r[:3]) for r in rows]
+    np.testing.assert_allclose(got["kappa"], [r[3] for r in rows], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got["pair_error"], [r[4] for r in rows], rtol=0, atol=1e-15)
 
 
 def test_explorer_takes_stacked_diagnoses_of_any_model():
