@@ -13,8 +13,20 @@ from treelab.engine import sharing
 from treelab.engine._resources import release_freed_memory, run_threads
 from treelab.engine.kernels._presort import rank_sorted
 
-__all__ = ["FeatureArrays", "bin_column", "bin_cuts", "bin_feature", "check_nominal_codes",
+__all__ = ["FEATURE_KEY_IGNORED", "FEATURE_KEY_INPUTS", "FEATURE_KEY_KEPT", "FeatureArrays",
+           "bin_column", "bin_cuts", "bin_feature", "check_nominal_codes",
            "concat_values", "prepare_features", "row_major_codes"]
+
+
+# The inputs of prepare_features that the arrays depend on, in the order the sharing key
+# digests them (``engine.sharing``): the values and bins, which the trees grown on the arrays
+# depend on (their digest is FeatureArrays.key, part of the key of shared trees) ...
+FEATURE_KEY_INPUTS = ("X", "nominal", "arity", "max_bins", "weights")
+# ... then which arrays are kept (a fit asking for sort orders must not get arrays without)
+FEATURE_KEY_KEPT = ("ranks", "order", "values")
+# and the one input that changes no array: the same arrays on any number of threads.
+# tests/test_engine_sharing.py varies each input of these lists alone inside one scope
+FEATURE_KEY_IGNORED = ("n_threads",)
 
 
 class FeatureArrays(NamedTuple):
@@ -79,11 +91,13 @@ def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, rank
     if store is None:
         return _prepare(X, nominal, arity, ranks, n_threads, max_bins, order, values, weights,
                         "")
+    inputs = {"X": X, "nominal": np.asarray(nominal, dtype=bool),
+              "arity": np.asarray(arity, dtype=np.int64), "max_bins": max_bins,
+              "weights": None if weights is None else np.asarray(weights),
+              "ranks": bool(ranks), "order": bool(order), "values": bool(values)}
     # the trees grown on them depend on the values and bins, not on which arrays are kept
-    data = sharing.digest(X, np.asarray(nominal, dtype=bool),
-                          np.asarray(arity, dtype=np.int64), max_bins,
-                          None if weights is None else np.asarray(weights))
-    key = sharing.digest(data, bool(ranks), bool(order), bool(values))
+    data = sharing.digest(*(inputs[name] for name in FEATURE_KEY_INPUTS))
+    key = sharing.digest(data, *(inputs[name] for name in FEATURE_KEY_KEPT))
     feats = store.features.peek(key)
     if feats is None:
         feats = _prepare(X, nominal, arity, ranks, n_threads, max_bins, order, values, weights,

@@ -423,6 +423,19 @@ def tests_follow_rows(iparams: np.ndarray, n_sub: int, d: int) -> bool:
                 and iparams[G.P_STOCHASTIC] == 0)
 
 
+# The inputs of grow_forest that shape a tree, in the order the key of shared trees
+# (_grow_trees, ``engine.sharing``) digests them: ``feats`` by its digest of the values and
+# bins (FeatureArrays.key), ``iparams`` without P_KEEP_TIES (which changes what an
+# all-deterministic tree returns, not the tree)
+FOREST_KEY_INPUTS = ("feats", "y", "n_classes", "iparams", "seeds", "row_mode", "part",
+                     "n_sub", "sample_weight")
+# and those that shape no shared tree: ``alphas`` (only all-deterministic forests are kept, and
+# a later fit takes tree t at its own alpha), ``n_threads`` (the same trees on any number).
+# A new input of grow_forest belongs to one of the two; tests/test_engine_sharing.py checks
+# that, and grows two forests in one scope differing in each input of the first alone
+FOREST_KEY_IGNORED = ("alphas", "n_threads")
+
+
 def _grow_trees(one: Callable, feats: FeatureArrays, y32: np.ndarray, n_classes: int,
                 iparams: np.ndarray, alphas: np.ndarray, seeds: np.ndarray, row_mode: int,
                 part: np.ndarray, n_sub: int, n_threads: int, sw: np.ndarray | None) -> list:
@@ -437,10 +450,10 @@ def _grow_trees(one: Callable, feats: FeatureArrays, y32: np.ndarray, n_classes:
             and tests_follow_rows(iparams, n_sub, d)):
         plain = iparams.copy()
         plain[G.P_KEEP_TIES] = 0
-        # every input that shapes a tree, alpha aside (tests/test_engine_sharing.py has a
-        # tripwire on grow_forest's signature: a new input belongs here too)
-        key = sharing.digest(feats.key, y32, n_classes, plain, np.asarray(seeds, np.uint64),
-                             row_mode, part, n_sub, sw)
+        inputs = {"feats": feats.key, "y": y32, "n_classes": n_classes, "iparams": plain,
+                  "seeds": np.asarray(seeds, np.uint64), "row_mode": row_mode, "part": part,
+                  "n_sub": n_sub, "sample_weight": sw}
+        key = sharing.digest(*(inputs[name] for name in FOREST_KEY_INPUTS))
         known = store.forests.peek(key)
         if known is not None:  # the all-deterministic trees of these seeds (engine.sharing)
             store.hits["trees"] += 1
