@@ -7,18 +7,20 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from naive_analysis import strength_oob
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_validate
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
 
 import treelab
+from treelab.analysis import member_outputs
 from treelab.analysis.oob import in_bag_counts, oob_strength_correlation
 from treelab.engine.forest import grow_forest, prepare_features
 from treelab.engine.kernels import _grow as G
 from treelab.engine.oblique import row_weights
 from treelab.estimators._spec import spec_iparams
-from treelab.estimators._weights import WeightRoundingWarning
+from treelab.estimators._weights import WeightRoundingWarning, engine_weights
 
 FOREST_FIELDS = ("node_offsets", "kind", "feature", "threshold", "child_start", "n_children",
                  "nan_child", "random", "depth", "counts", "rows_seen", "projections")
@@ -139,6 +141,13 @@ def test_unit_weights_give_the_unweighted_forest(est):
     a = clone(est).fit(df, y)
     b = clone(est).fit(df, y, sample_weight=np.ones(len(y)))
     same_forest(a.forest_, b.forest_)
+    # beside it, weights that are not 1 must count: weights of 2 double every tree's root
+    # class counts (the same rows drawn, each counted twice), neither ignored nor squared
+    c = clone(est).fit(df, y, sample_weight=np.full(len(y), 2.0))
+    roots_a = a.forest_.counts[a.forest_.node_offsets[:-1]]
+    roots_c = c.forest_.counts[c.forest_.node_offsets[:-1]]
+    assert roots_a.sum() > 0
+    np.testing.assert_array_equal(roots_c, 2 * roots_a)
 
 
 def test_engine_multiplies_draws_by_weights_without_moving_them():
@@ -245,11 +254,31 @@ def test_fractional_weights_are_counted_to_a_fine_resolution():
         root = est.forest_.counts[0]
         assert root.dtype == np.float64
         assert np.isfinite(est.predict_proba(df)).all()
+        codes = np.searchsorted(est.classes_, y)
+        fr = est.forest_
         if isinstance(est, treelab.DecisionTree):
-            exact = np.bincount(np.searchsorted(est.classes_, y), weights=sw)
+            exact = np.bincount(codes, weights=sw)
             np.testing.assert_allclose(root, exact, rtol=1e-4)
             np.testing.assert_allclose(est.tree_stats().rows_seen.values, [sw.sum()],
                                        rtol=1e-4)
+            continue
+        # bagged learners: every root holds its drawn rows' weights, replayed (the forest's
+        # draws from the unweighted fit, the oblique ones from their seeds), each weight
+        # counted in units of 2**-k: to within half a unit, and with k >= 10
+        if isinstance(est, treelab.RandomForest):
+            draws = in_bag_counts(clone(est).fit(df, y), y)
+        else:
+            seeds = check_random_state(0).randint(0, np.iinfo(np.int32).max, size=fr.n_trees)
+            draws = [row_weights(np.random.default_rng(int(s)), len(y), True) for s in seeds]
+        units = engine_weights(sw, True)
+        assert units.shift >= 10
+        counted = units.units * 2.0 ** -units.shift
+        assert np.abs(counted - sw).max() <= 2.0 ** -units.shift / 2
+        for t in range(fr.n_trees):
+            exact = np.bincount(codes, weights=draws[t] * counted, minlength=3)
+            np.testing.assert_allclose(fr.counts[fr.node_offsets[t]], exact, rtol=1e-12)
+            np.testing.assert_allclose(exact, np.bincount(codes, weights=draws[t] * sw,
+                                                          minlength=3), rtol=2e-3)
 
 
 def test_weights_that_round_coarsely_warn():
@@ -335,8 +364,18 @@ def test_out_of_bag_estimates_replay_the_weighted_draws():
         in_bag_counts(est, y)
     bag = in_bag_counts(est, y, sample_weight=w)
     assert np.all(bag[:, w == 0] == 0)  # a row of weight 0 is out of every bag
+    # the draws of the unweighted fit (checked against its roots' class counts) times the
+    # weights, and the trees' own votes: a recursive out-of-bag strength from scratch
+    plain = treelab.RandomForest(n_estimators=6, random_state=1).fit(df, y)
+    draws = in_bag_counts(plain, y) * w
+    np.testing.assert_array_equal(bag, draws)
+    codes = np.searchsorted(est.classes_, y)
+    labels = np.searchsorted(est.classes_, member_outputs(est, df, kind="labels").values)
+    expected = strength_oob(labels.tolist(), codes.tolist(), 3, draws.tolist())
     ds = oob_strength_correlation(est, df, y, sample_weight=w)
-    assert int(ds["n_rows"]) >= int(np.sum(w == 0))
+    assert int(ds["n_rows"]) == expected["n_rows"] > int(np.sum(w == 0))
+    assert float(ds["strength"]) == pytest.approx(expected["strength"], abs=1e-12)
+    assert float(ds["correlation"]) == pytest.approx(expected["correlation"], abs=1e-12)
 
 
 def test_reduced_error_pruning_weighs_its_tuning_errors():
@@ -351,6 +390,49 @@ def test_reduced_error_pruning_weighs_its_tuning_errors():
         est.fit(df, y, sample_weight=sw)
         assert np.array_equal(est.tuning_mask_, tune)
         same_forest(est.forest_, plain.forest_)
+
+
+def forests_differ(a, b) -> bool:
+    try:
+        same_forest(a, b)
+    except AssertionError:
+        return True
+    return False
+
+
+# seeds where leaving out either weighting changes the pruned tree (checked below); most
+# seeds show only the growing weights
+@pytest.mark.parametrize("seed", [3, 5, 7])
+def test_reduced_error_pruning_grows_and_tunes_on_the_weighted_rows(seed):
+    """Integer weights are repeated rows on both sides of reduced_error pruning: the pruned
+    tree is the tree grown on the growing rows repeated by their weights, pruned
+    (reduced_error_prune) on the held-out rows repeated by theirs; the held-out rows are drawn
+    over rows, whatever their weights. The weights differ from row to row on both sides, and
+    the test checks that ignoring them on either side gives another tree."""
+    from treelab.engine.pruning import reduced_error_prune
+
+    df, y, _ = data(n=150, seed=seed)
+    w = np.random.default_rng(seed).integers(0, 4, size=len(y))
+    est = treelab.DecisionTree(prune="reduced_error", random_state=seed)
+    est.fit(df, y, sample_weight=w)
+    mask = treelab.DecisionTree(prune="reduced_error", random_state=seed).fit(df, y)
+    mask = mask.tuning_mask_
+    assert np.array_equal(est.tuning_mask_, mask)
+    Xv = est._encode_predict(df)
+    codes = np.searchsorted(est.classes_, y)
+    grow_rows = np.repeat(np.flatnonzero(~mask), w[~mask])
+    tune_rows = np.repeat(np.flatnonzero(mask), w[mask])
+
+    def pruned(grown, rows):
+        return reduced_error_prune(grown.forest_, Xv[rows], codes[rows], est._min_n())[0]
+
+    grown = treelab.DecisionTree().fit(df.iloc[grow_rows], y[grow_rows])
+    expected = pruned(grown, tune_rows)
+    same_forest(est.forest_, expected)
+    # the case under test: either weighting left out gives another pruned tree
+    assert forests_differ(expected, pruned(grown, np.flatnonzero(mask)))
+    unweighted_growth = treelab.DecisionTree().fit(df[~mask], y[~mask])
+    assert forests_differ(expected, pruned(unweighted_growth, tune_rows))
 
 
 def test_weighted_forests_do_not_depend_on_threads():
@@ -400,3 +482,17 @@ def test_bootstrap_table_bound_holds_for_skewed_weights():
     bound = bootstrap_weight_bound(w)
     sums = [w[rng.integers(0, n, n)].sum() for _ in range(2000)]
     assert max(sums) <= bound < 0.2 * n * 50
+    # neither looser nor tighter than promised: Bernstein's inequality for the sum S of n
+    # draws, P(S - E S >= t) <= exp(-t^2 / (2 (n var + max t / 3))), worked here from the
+    # weights' moments, puts the bound's tail between 1e-26 (exponent 60) and the exponent
+    # that the bound's margin 40 sqrt(n E[w^2]) gives at most (E[w^2] >= max^2 / n)
+    for weights in (w, np.where(rng.random(n) < 0.3, 3.0, 1.0), rng.integers(0, 9, n) * 1.0):
+        mean, second, top = weights.mean(), np.mean(weights**2), weights.max()
+        t = bootstrap_weight_bound(weights) - n * mean
+        exponent = t**2 / (2 * (n * (second - mean**2) + top * t / 3))
+        margin = 40.0 * np.sqrt(n * second)
+        assert 60.0 <= exponent
+        assert t <= margin + top + 1e-9 * t  # a bound several times too loose fails here
+        assert t >= margin
+    # weights all equal: no draw can pass n max w, which the bound then is
+    assert bootstrap_weight_bound(np.full(n, 2.0)) == n * 2.0
