@@ -4,9 +4,9 @@ docstring examples run in ``test_docstring_examples.py``).
 
 A block that must not run (a shell command, printed output) is fenced with another language
 (``bash``, ``text``) or none. Blocks run in a temporary working folder, so files they write
-(``ds.to_netcdf("vr.nc")``) land there; its ``data`` and ``examples`` are the repository's. Mutation tried: the first block of
-``docs/diagnose_your_forest.md`` without its data set: the page's test fails with a NameError
-naming the block.
+(``ds.to_netcdf("vr.nc")``) land there; its ``data`` and ``examples`` are the repository's.
+Mutation tried: the first block of ``docs/diagnose_your_forest.md`` without its data set: the
+page's test fails with a NameError naming the block.
 """
 
 from __future__ import annotations
