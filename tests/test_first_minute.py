@@ -5,6 +5,7 @@ import logging
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numba
@@ -102,6 +103,8 @@ def _own_compile_times(tmp_path, monkeypatch):
     """Compile times of this module's toy kernels go to a file of their own, never into the
     record that the user's notices read."""
     monkeypatch.setattr(_notice, "_times_path", lambda: str(tmp_path / _notice.TIMES_FILE))
+    # each test's notices report their own groups' progress, not an earlier test's
+    monkeypatch.setattr(_notice, "_progress", None)
 
 
 def _kernel_like(fn, module):
@@ -340,10 +343,62 @@ def test_a_long_compilation_reports_progress_and_its_end(caplog, monkeypatch):
 
     with caplog.at_level(logging.INFO, logger="treelab"):
         _kernel_like(outer, "treelab.engine.kernels._oblique")(3)
+        _notice._progress.join(5)  # the last line comes once the group has gone quiet
     lines = [r.getMessage() for r in caplog.records]
     assert lines[0].startswith("treelab: compiling the oblique trees kernels")
     assert any(line.startswith("treelab: still compiling oblique trees: ") for line in lines)
     assert lines[-1].startswith("treelab: oblique trees compiled in ")
+
+
+class _Compiling:
+    """A numba:compile event of a kernel of ``module`` (the listener reads its dispatcher)."""
+
+    def __init__(self, module):
+        def kernel():
+            pass
+        kernel.__module__ = module
+        self.data = {"dispatcher": type("Dispatcher", (), {"py_func": kernel})()}
+
+
+def test_progress_lines_follow_the_group_over_its_many_compilations(caplog, monkeypatch):
+    # a first fit compiles one kernel after another, each shorter than the interval: the demo
+    # sat 70 s with one notice and no progress line, because only the first compilation of
+    # the group reported its progress
+    monkeypatch.setattr(_notice, "_announced", set())
+    monkeypatch.setattr(_notice, "_progress", None)
+    monkeypatch.setattr(_notice, "_record", lambda group, seconds: None)
+    monkeypatch.setattr(_notice, "PROGRESS_EVERY", 0.1)
+    listener = _notice._Listener()
+    grow = _Compiling("treelab.engine.kernels._grow")
+    with caplog.at_level(logging.INFO, logger="treelab"):
+        listener.on_start(grow)  # the notice, then a short compilation
+        listener.on_end(grow)
+        for _ in range(3):  # three more kernels of the group, 0.25 s each
+            listener.on_start(grow)
+            time.sleep(0.25)
+            listener.on_end(grow)
+        _notice._progress.join(5)
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0].startswith("treelab: compiling the tree growth kernels")
+    still = [ln for ln in lines if ln.startswith("treelab: still compiling tree growth: ")]
+    assert len(still) >= 4, lines  # one a tick: about 7 ticks in 0.75 s of compiling
+    assert still[-1].endswith("4 kernels compiled")
+    assert lines[-1].startswith("treelab: tree growth compiled in ")
+    assert len(lines) == 2 + len(still)
+
+
+def test_a_notice_during_a_progress_bar_gets_its_own_line(monkeypatch, capsys):
+    # logging's last resort writes to stderr where tqdm draws its bar without a newline
+    from tqdm import tqdm
+
+    logger = logging.getLogger("treelab")
+    monkeypatch.setattr(logger, "propagate", False)  # no handler: the last resort writes
+    monkeypatch.setattr(logger, "handlers", [])
+    with tqdm(total=3, file=sys.stderr, ascii=True, desc="cells") as bar:
+        bar.update(1)
+        _notice._say("treelab: compiling the %s kernels", "pruning")
+    err = capsys.readouterr().err
+    assert "\ntreelab: compiling the pruning kernels\n" in err.replace("\r", "\n")
 
 
 NOTICE_CHILD = """

