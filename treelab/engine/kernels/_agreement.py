@@ -12,7 +12,7 @@ from numba import njit
 
 from treelab.engine.kernels._config import NUMBA_FLAGS
 
-__all__ = ["label_agreement"]
+__all__ = ["label_agreement", "pair_counts"]
 
 
 @njit(**NUMBA_FLAGS)
@@ -32,3 +32,30 @@ def label_agreement(labels: np.ndarray) -> np.ndarray:  # pragma: no cover - com
             out[t, k] = count
             out[k, t] = count
     return out
+
+
+@njit(**NUMBA_FLAGS)
+def pair_counts(codes: np.ndarray, oracle: np.ndarray, start: int, stop: int
+                ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """For members t in [start, stop) and every later member k > t: the rows on which they
+    give the same label and the rows on which both are right, two (stop - start, tree) int64
+    arrays (0 where k <= t). ``codes`` (tree, sample) are class codes of one integer dtype,
+    ``oracle`` (tree, sample) uint8 0/1 (1: the member is right). A block of rows of the pair
+    matrices at a time, so pair averages stream over pairs in memory linear in the trees."""
+    n_trees, n = codes.shape
+    agree = np.zeros((stop - start, n_trees), np.int64)
+    both = np.zeros((stop - start, n_trees), np.int64)
+    for t in range(start, stop):
+        a = codes[t]
+        oa = oracle[t]
+        for k in range(t + 1, n_trees):
+            b = codes[k]
+            ob = oracle[k]
+            same = 0
+            right = 0
+            for i in range(n):
+                same += np.int32(a[i] == b[i])  # int32 lanes keep the loop vectorised
+                right += np.int32(oa[i] & ob[i])
+            agree[t - start, k] = same
+            both[t - start, k] = right
+    return agree, both
