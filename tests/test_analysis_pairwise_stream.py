@@ -55,14 +55,14 @@ def _case(seed: int, T: int, n: int, C: int, skill: float = 0.6):
     return labels, y
 
 
-CASES = [(0, 7, 40, 2), (1, 12, 33, 3), (2, 9, 50, 5), (3, 2, 5, 2), (4, 30, 17, 4)]
+CASES = [(0, 7, 40, 2), (1, 12, 33, 3), (2, 9, 50, 5), (3, 2, 5, 2), (4, 30, 17, 4),
+         (5, 6, 130, 300), (6, 8, 64, 2), (7, 5, 65, 9)]
 
 
 @pytest.mark.parametrize(("seed", "T", "n", "C"), CASES)
-def test_streamed_means_equal_the_matrix_means_and_a_slow_loop(seed, T, n, C, monkeypatch):
+def test_streamed_means_equal_the_matrix_means_and_a_slow_loop(seed, T, n, C):
     labels, y = _case(seed, T, n, C)
     full = pairwise_diversity(labels, y, n_classes=C, pair_matrix=True)
-    monkeypatch.setattr(kuncheva, "_BLOCK_CELLS", 3 * T)  # several blocks of three rows
     streamed = pairwise_diversity(labels, y, n_classes=C, pair_matrix=False)
     slow = slow_pair_means(labels, y, C)
     assert "kappa" in full and "kappa" not in streamed and "q_statistic" not in streamed

@@ -96,9 +96,6 @@ def pairwise_stats(labels: np.ndarray, y: np.ndarray, n_classes: int) -> dict[st
 #: :func:`pairwise_diversity` (512 MiB: about 3,300 trees for one ensemble); above it the
 #: matrices are left out (``pair_matrix=None``) or refused (``pair_matrix=True``).
 MAX_PAIR_MATRIX_BYTES = 2**29
-#: Cells of one block of rows of the pair matrices while streaming (about 16 MiB a float64
-#: array), so the pair averages take memory linear in the tree count.
-_BLOCK_CELLS = 2**21
 
 
 def pair_matrix_bytes(n_batch: int, n_trees: int) -> int:
@@ -113,19 +110,21 @@ def pairwise_means(labels: np.ndarray, y: np.ndarray, n_classes: int) -> dict[st
     Disagreement and double fault need no pairs at all: with l_i members right on row i and
     w_i = T - l_i wrong, sum over pairs t < k of N^01 + N^10 is sum_i l_i w_i and of N^00 is
     sum_i w_i (w_i - 1) / 2 (integers, divided once by N T (T - 1) / 2). Q, rho and kappa take
-    the pair counts N^11 and label agreements, counted by a compiled kernel one block of rows
-    t of the pair matrices at a time (every later member k > t); the formulas are those of
-    :func:`pairwise_stats`, and each mean is the sum over the pairs where the measure is
-    defined divided by their number (NaN if none), as ``np.nanmean`` over the matrices.
+    the pair counts N^11 and the label agreements, which a compiled kernel counts pair by pair
+    with a few popcounts on bit sets of the rows (64 a word: the rows each member gets right,
+    and one set per bit of the class codes) and turns into the sums of the three measures
+    over the pairs where each is defined
+    (:func:`treelab.engine.kernels._agreement.pair_mean_sums`, the formulas of
+    :func:`pairwise_stats`); each mean is that sum divided by the number of those pairs (NaN
+    if none), as ``np.nanmean`` over the matrices.
     """
-    from treelab.engine.kernels._agreement import pair_counts
+    from treelab.engine.kernels._agreement import pack_rows, pair_mean_sums
 
     n_batch, n_trees, n = labels.shape
     n_pairs = n_trees * (n_trees - 1) // 2
     out = {key: np.full(n_batch, np.nan) for key in
            ("q_statistic", "correlation", "disagreement", "double_fault", "kappa")}
     out["member_error"] = np.empty((n_batch, n_trees))
-    block = max(1, _BLOCK_CELLS // max(n_trees, 1))
     for j in range(n_batch):
         lab, truth = labels[j], y[j]
         oracle = lab == truth[None, :]
@@ -137,43 +136,16 @@ def pairwise_means(labels: np.ndarray, y: np.ndarray, n_classes: int) -> dict[st
         wrong = n_trees - right
         out["disagreement"][j] = int(np.sum(right * wrong)) / (n * n_pairs)
         out["double_fault"][j] = int(np.sum(wrong * (wrong - 1) // 2)) / (n * n_pairs)
-        codes = np.ascontiguousarray(lab, dtype=np.uint8 if n_classes <= 256 else np.int64)
-        oracle8 = np.ascontiguousarray(oracle, dtype=np.uint8)
         share = np.stack([(lab == c).mean(axis=1) for c in range(n_classes)], axis=1)
-        sums = dict.fromkeys(("q_statistic", "correlation", "kappa"), 0.0)
-        counts = dict.fromkeys(sums, 0)
-        cols = np.arange(n_trees)
-        for start in range(0, n_trees - 1, block):
-            stop = min(start + block, n_trees - 1)
-            agree, n11 = pair_counts(codes, oracle8, start, stop)
-            later = cols[None, :] > np.arange(start, stop)[:, None]
-            for key, vals in _pair_block(agree, n11.astype(np.float64), n_t, share, start,
-                                         stop, n).items():
-                v = vals[later]
-                ok = ~np.isnan(v)
-                sums[key] += float(np.sum(v[ok]))
-                counts[key] += int(np.count_nonzero(ok))
-        for key in sums:
-            if counts[key]:
-                out[key][j] = sums[key] / counts[key]
+        n_planes = max(1, int(n_classes - 1).bit_length())
+        planes = np.stack([pack_rows(((lab >> p) & 1).astype(bool)) for p in range(n_planes)],
+                          axis=1)
+        sums, counts = pair_mean_sums(pack_rows(oracle), planes, n, n_t,
+                                      np.ascontiguousarray(share))
+        for m, key in enumerate(("q_statistic", "correlation", "kappa")):
+            if counts[m]:
+                out[key][j] = sums[m] / counts[m]
     return out
-
-
-def _pair_block(agree: np.ndarray, n11: np.ndarray, n_t: np.ndarray, share: np.ndarray,
-                start: int, stop: int, n: int) -> dict[str, np.ndarray]:
-    """Q, rho and kappa of rows t in [start, stop) of the pair matrices (the formulas of
-    :func:`pairwise_stats`)."""
-    a, b = n_t[start:stop, None], n_t[None, :]
-    n10, n01 = a - n11, b - n11
-    n00 = n - a - b + n11
-    with np.errstate(divide="ignore", invalid="ignore"):
-        num = n11 * n00 - n01 * n10
-        q = num / (n11 * n00 + n01 * n10)
-        rho = num / np.sqrt(a * (n - a) * b * (n - b))
-        p_e = share[start:stop] @ share.T
-        kappa = (agree / n - p_e) / (1.0 - p_e)
-    kappa[np.isclose(p_e, 1.0, rtol=0.0, atol=1e-12)] = np.nan
-    return {"q_statistic": q, "correlation": rho, "kappa": kappa}
 
 
 def pairwise_diversity(
