@@ -102,7 +102,7 @@ def batched_labels(
     :func:`~treelab.analysis._dataset.infer_classes`).
     """
     source, given = member_labels, classes
-    member_labels, model_classes = read_members(member_labels, X, name)
+    member_labels, model_classes, _ = read_members(member_labels, X, y, name)
     classes = model_classes if classes is None else classes
     core = (member_dim, _dims.SAMPLE)
     labels, lead, coords = split_input(member_labels, name, core, labels=True)
@@ -192,7 +192,7 @@ def member_inputs(
     """Validate ``member_labels`` (tree, sample) against ``y`` (sample,) and encode both.
 
     ``member_labels`` may also be a model or a list of models, read on ``X``."""
-    member_labels, model_classes = read_members(member_labels, X)
+    member_labels, model_classes, _ = read_members(member_labels, X, y)
     classes = model_classes if classes is None else classes
     labels, coords = as_array(
         member_labels, "member_labels", (_dims.TREE, _dims.SAMPLE), labels=True

@@ -3,6 +3,8 @@ own combination, and the variables only some models can fill."""
 
 from __future__ import annotations
 
+import numbers
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -15,9 +17,12 @@ from treelab.analysis._dataset import (
     encode_labels,
     encode_unseen,
 )
+from treelab.analysis._model_checks import check_kind
+from treelab.analysis.members import check_model as check_inputs
 from treelab.analysis.members import is_model, is_pool, is_treelab, resolve
 
-__all__ = ["Pass", "check_model", "class_vars", "oob_vars", "read", "unknown_tree_vars"]
+__all__ = ["DEFAULT_THRESHOLDS", "Pass", "check_model", "check_single",
+           "check_top_thresholds", "class_vars", "oob_vars", "read", "unknown_tree_vars"]
 
 _ERR = (0.0, 1.0)
 #: Why a variable only treelab's tree builder can fill is NaN for other models.
@@ -50,14 +55,52 @@ def check_model(ensemble: Any, X: Any) -> None:
         return
     if isinstance(ensemble, list | tuple):
         return  # raw member outputs as nested lists; checked by the reader
-    if not is_model(ensemble) or not hasattr(ensemble, "classes_"):
+    if not is_model(ensemble):
         raise TypeError(
             "ensemble must be a fitted treelab ensemble, a fitted scikit-learn ensemble of "
             "classifiers, a list of fitted classifiers, or member outputs (tree, sample[, "
-            f"class]); got {type(ensemble).__name__}" + (
-                "" if hasattr(ensemble, "classes_") else " (not fitted: no classes_)"))
+            f"class]); got {type(ensemble).__name__}")
+    check_kind(ensemble, "ensemble")  # a search, pipeline, regressor...: what would work
     if X is None:
         raise TypeError(f"X is required to diagnose a {type(ensemble).__name__}")
+
+
+#: diagnose's default thresholds: their "top3" on two classes stays 0 by definition (the true
+#: class is always among the top K >= C), so the default works for every class count
+DEFAULT_THRESHOLDS = ("1.0", "top1", "top2", "top3")
+
+
+def check_single(single: Any) -> None:
+    """A known single-model error must be an error rate in [0, 1]."""
+    if isinstance(single, numbers.Real) and not isinstance(single, bool) and not (
+            0.0 <= float(single) <= 1.0):
+        raise ValueError(f"single must be an error rate in [0, 1] (or an estimator), got "
+                         f"{single!r}")
+
+
+def check_top_thresholds(thresholds: Any, n_classes: int) -> None:
+    """Refuse a "topK" threshold asked for with K above the model's class count: it is 0 on
+    every row whatever the probabilities, a number that measures nothing (the default
+    thresholds are kept as they are)."""
+    from treelab.analysis.probability import _TOP
+
+    if isinstance(thresholds, str):
+        specs = [thresholds]
+    elif isinstance(thresholds, Mapping):
+        specs = list(thresholds.values())
+    elif isinstance(thresholds, list | tuple):
+        specs = list(thresholds)
+    else:
+        return
+    names = [t for t in specs if isinstance(t, str)]
+    if isinstance(thresholds, tuple) and len(names) == len(specs) and \
+            thresholds == DEFAULT_THRESHOLDS:
+        return
+    for spec in names:
+        match = _TOP.match(spec)
+        if match and int(match.group(1)) > n_classes:
+            raise ValueError(f"thresholds: {spec!r} asks for the top {match.group(1)} of "
+                             f"{n_classes} classes; K must be at most the class count")
 
 
 def _encode_y(classes: np.ndarray, y: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -113,6 +156,7 @@ def read(ensemble: Any, X: Any, y: Any, *, combine: str | None, classes: Any,
         if combine is not None or classes is not None:
             raise ValueError("combine= and classes= are for a pool or raw member outputs; a "
                              "treelab ensemble has its own")
+        check_inputs(ensemble, X, y)  # resolve() checks every other model
         cls = np.asarray(ensemble.classes_)
         y_codes, unseen = _encode_y(cls, y)
         if member_pass is not None:
@@ -209,7 +253,7 @@ def oob_vars(model: Any, X_train: Any, y_train: Any) -> dict[str, Var]:
     bag = sklearn_in_bag(model, np.asarray(y_train).shape[0], strict=False)
     if bag is None:
         return {}
-    m = resolve(model, X_train, need_ensemble=False)
+    m = resolve(model, X_train, y=y_train, need_ensemble=False)
     y_arr = np.asarray(y_train.values if isinstance(y_train, xr.DataArray) else y_train)
     codes = encode_labels(y_arr, "y_train", classes=m.classes)
     st = strength_stats(m.labels, codes, m.classes.size, in_bag=bag)

@@ -21,6 +21,8 @@ from treelab.analysis._dataset import (
 )
 from treelab.analysis._diagnose_inputs import (
     check_model,
+    check_single,
+    check_top_thresholds,
     class_vars,
     oob_vars,
     read,
@@ -228,6 +230,7 @@ def diagnose_parts(
     experiment runner stores a cell's values from these parts directly, and may hand it a
     treelab ensemble's ``_member_pass(X)`` (``member_pass``) instead of its counts."""
     _check_label(label)
+    check_single(single)
     ks = _check_k(k)
     extra_measures = check_measures(measures)
     check_model(ensemble, X)
@@ -238,6 +241,7 @@ def diagnose_parts(
     if n_rows == 0:
         raise ValueError("y must hold at least one row")
     _thresholds(thresholds, np.zeros((n_rows, n_classes)))  # names checked before any work
+    check_top_thresholds(thresholds, n_classes)
     tp = None
     if true_proba is not None:
         tp, _ = as_array(true_proba, "true_proba", (_dims.SAMPLE, _dims.CLASS))

@@ -124,14 +124,13 @@ def errors(
         ``member_error`` (tree), ``mean_member_error``, ``ensemble_error``.
     """
     if X is not None and ensemble_labels is None:
-        # a model's own combination, not uniform voting
-        from treelab.analysis.members import is_model, resolve
+        # a model's own combination, not uniform voting: read (and checked) once, here
+        from treelab.analysis.members import read_members
 
-        if is_model(member_labels):
-            m = resolve(member_labels, X)
-            if m.ensemble is not None:
-                member_labels, ensemble_labels = m.classes[m.labels], m.classes[m.ensemble]
-                classes, X = m.classes if classes is None else classes, None
+        got = read_members(member_labels, X, y, need_ensemble=True)
+        if got.ensemble is not None:
+            member_labels, ensemble_labels = got.labels, got.ensemble
+            classes, X = got.classes if classes is None else classes, None
     inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     if ensemble_labels is None:
         ens = _vote_labels(vote_counts(inp.labels, inp.n_classes))

@@ -92,9 +92,65 @@ def pairwise_stats(labels: np.ndarray, y: np.ndarray, n_classes: int) -> dict[st
     }
 
 
+#: Largest size of the six (..., tree, tree_other) float64 pair variables built by
+#: :func:`pairwise_diversity` (512 MiB: about 3,300 trees for one ensemble); above it the
+#: matrices are left out (``pair_matrix=None``) or refused (``pair_matrix=True``).
+MAX_PAIR_MATRIX_BYTES = 2**29
+
+
+def pair_matrix_bytes(n_batch: int, n_trees: int) -> int:
+    """Bytes of the six float64 pair variables of :func:`pairwise_diversity`."""
+    return 6 * 8 * int(n_batch) * int(n_trees) ** 2
+
+
+def pairwise_means(labels: np.ndarray, y: np.ndarray, n_classes: int) -> dict[str, np.ndarray]:
+    """The ``mean_*`` pair averages (batch,) and ``member_error`` (batch, tree) streaming over
+    the pairs, without the (tree, tree_other) matrices: memory linear in the tree count.
+
+    Disagreement and double fault need no pairs at all: with l_i members right on row i and
+    w_i = T - l_i wrong, sum over pairs t < k of N^01 + N^10 is sum_i l_i w_i and of N^00 is
+    sum_i w_i (w_i - 1) / 2 (integers, divided once by N T (T - 1) / 2). Q, rho and kappa take
+    the pair counts N^11 and the label agreements, which a compiled kernel counts pair by pair
+    with a few popcounts on bit sets of the rows (64 a word: the rows each member gets right,
+    and one set per bit of the class codes) and turns into the sums of the three measures
+    over the pairs where each is defined
+    (:func:`treelab.engine.kernels._agreement.pair_mean_sums`, the formulas of
+    :func:`pairwise_stats`); each mean is that sum divided by the number of those pairs (NaN
+    if none), as ``np.nanmean`` over the matrices.
+    """
+    from treelab.engine.kernels._agreement import pack_rows, pair_mean_sums
+
+    n_batch, n_trees, n = labels.shape
+    n_pairs = n_trees * (n_trees - 1) // 2
+    out = {key: np.full(n_batch, np.nan) for key in
+           ("q_statistic", "correlation", "disagreement", "double_fault", "kappa")}
+    out["member_error"] = np.empty((n_batch, n_trees))
+    for j in range(n_batch):
+        lab, truth = labels[j], y[j]
+        oracle = lab == truth[None, :]
+        n_t = oracle.sum(axis=1).astype(np.float64)
+        out["member_error"][j] = 1.0 - n_t / n
+        if n_pairs == 0:
+            continue
+        right = oracle.sum(axis=0).astype(np.int64)  # l_i
+        wrong = n_trees - right
+        out["disagreement"][j] = int(np.sum(right * wrong)) / (n * n_pairs)
+        out["double_fault"][j] = int(np.sum(wrong * (wrong - 1) // 2)) / (n * n_pairs)
+        share = np.stack([(lab == c).mean(axis=1) for c in range(n_classes)], axis=1)
+        n_planes = max(1, int(n_classes - 1).bit_length())
+        planes = np.stack([pack_rows(((lab >> p) & 1).astype(bool)) for p in range(n_planes)],
+                          axis=1)
+        sums, counts = pair_mean_sums(pack_rows(oracle), planes, n, n_t,
+                                      np.ascontiguousarray(share))
+        for m, key in enumerate(("q_statistic", "correlation", "kappa")):
+            if counts[m]:
+                out[key][j] = sums[m] / counts[m]
+    return out
+
+
 def pairwise_diversity(
     member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None,
-    X: Any = None,
+    X: Any = None, pair_matrix: bool | None = None,
 ) -> xr.Dataset:
     """Pairwise diversity: Q statistic, correlation, disagreement, double fault, kappa.
 
@@ -132,14 +188,22 @@ def pairwise_diversity(
     X : array-like, (sample, feature), optional
         With a model (or a list of models) as ``member_labels``: the rows its members
         predict (:func:`treelab.analysis.member_outputs`); its classes need no ``classes=``.
+    pair_matrix : bool, optional
+        Whether to build the (..., tree, tree_other) matrices, whose memory grows with the
+        square of the tree count. None (default): build them when the six take at most
+        ``MAX_PAIR_MATRIX_BYTES`` (512 MiB, about 3,300 trees of one ensemble), else return
+        the means only (attr ``pair_matrix`` says why). True: build them, refused above that
+        bound. False: the means only, computed streaming over pairs in memory linear in the
+        tree count (10,000 trees x 1,000 rows: benchmarks/README.md); they equal the means
+        of the matrices up to the order of floating-point sums (relative 1e-12).
 
     Returns
     -------
     xarray.Dataset
         ``q_statistic``, ``correlation``, ``disagreement``, ``double_fault``, ``kappa`` and
-        ``pair_error`` over (..., tree, tree_other); ``member_error`` over (..., tree);
-        ``mean_q_statistic``, ``mean_correlation``, ``mean_disagreement``,
-        ``mean_double_fault``, ``mean_kappa`` over the leading dims.
+        ``pair_error`` over (..., tree, tree_other) (when built, see ``pair_matrix``);
+        ``member_error`` over (..., tree); ``mean_q_statistic``, ``mean_correlation``,
+        ``mean_disagreement``, ``mean_double_fault``, ``mean_kappa`` over the leading dims.
 
     References
     ----------
@@ -152,8 +216,18 @@ def pairwise_diversity(
     >>> float(ds.mean_disagreement), float(ds.mean_double_fault)
     (0.5, 0.0)
     """
+    if pair_matrix is not None and not isinstance(pair_matrix, bool | np.bool_):
+        raise TypeError(f"pair_matrix must be True, False or None, got {pair_matrix!r}")
     b = batched_labels(member_labels, y, n_classes=n_classes, classes=classes, X=X)
-    st = pairwise_stats(b.labels, b.y, b.n_classes)
+    n_batch, n_trees = b.labels.shape[0], b.labels.shape[1]
+    size = pair_matrix_bytes(n_batch, n_trees)
+    if pair_matrix and size > MAX_PAIR_MATRIX_BYTES:
+        raise ValueError(
+            f"pair_matrix=True: the (tree, tree_other) matrices of {n_trees} trees"
+            f"{f' x {n_batch} ensembles' if n_batch > 1 else ''} take {size / 2**30:.1f} GiB, "
+            f"above the bound of {MAX_PAIR_MATRIX_BYTES / 2**20:.0f} MiB "
+            "(treelab.analysis.kuncheva.MAX_PAIR_MATRIX_BYTES): pass pair_matrix=False for the "
+            "mean measures, computed streaming over pairs, or select fewer trees")
     names = {
         "q_statistic": ("Q statistic", _SIGNED, CITE_KW),
         "correlation": ("correlation coefficient rho of oracle outputs", _SIGNED, CITE_KW),
@@ -161,23 +235,38 @@ def pairwise_diversity(
         "double_fault": ("double-fault measure", _UNIT, CITE_KW),
         "kappa": ("Cohen's kappa between member labels", None, CITE_COHEN),
     }
+    build_matrix = size <= MAX_PAIR_MATRIX_BYTES if pair_matrix is None else bool(pair_matrix)
     variables = {}
-    for key, (long_name, rng, cite) in names.items():
-        variables[key] = Var(_PAIR, st[key], long_name, valid_range=rng, cite=cite)
+    if build_matrix:
+        st = pairwise_stats(b.labels, b.y, b.n_classes)
+        for key, (long_name, rng, cite) in names.items():
+            variables[key] = Var(_PAIR, st[key], long_name, valid_range=rng, cite=cite)
+        means = {key: _pair_mean(st[key]) for key in names}
+    else:
+        st = means = pairwise_means(b.labels, b.y, b.n_classes)
+    how = "" if build_matrix else "streaming over pairs, without the pair matrices"
     for key, (long_name, rng, cite) in names.items():
         variables[f"mean_{key}"] = Var(
-            (), _pair_mean(st[key]), f"{long_name}, mean over distinct pairs",
-            valid_range=rng, cite=cite,
+            (), means[key], f"{long_name}, mean over distinct pairs",
+            valid_range=rng, cite=cite, description=how,
         )
-    variables["pair_error"] = Var(_PAIR, st["pair_error"], "mean error (e_t + e_k) / 2 of a pair",
-                                  valid_range=_UNIT, cite=CITE_MD)
+    if build_matrix:
+        variables["pair_error"] = Var(_PAIR, st["pair_error"],
+                                      "mean error (e_t + e_k) / 2 of a pair",
+                                      valid_range=_UNIT, cite=CITE_MD)
     variables["member_error"] = Var((_dims.TREE,), st["member_error"], "member error rate e_t",
                                     valid_range=_UNIT, cite=CITE_KW)
     coords = dict(b.coords)
     if _dims.TREE in coords:
         coords[_dims.TREE_OTHER] = coords[_dims.TREE]
-    return build(variables, b.lead_dims, b.lead_shape, function="pairwise_diversity",
-                 params={"n_classes": b.n_classes}, coords=coords)
+    out = build(variables, b.lead_dims, b.lead_shape, function="pairwise_diversity",
+                params={"n_classes": b.n_classes}, coords=coords)
+    if not build_matrix:
+        out.attrs["pair_matrix"] = (
+            "not built: pair_matrix=False" if pair_matrix is False else
+            f"not built: {size / 2**30:.1f} GiB above MAX_PAIR_MATRIX_BYTES; pass "
+            "pair_matrix=True to a smaller selection of trees")
+    return out
 
 
 def nonpairwise_stats(labels: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:

@@ -20,11 +20,14 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis import _sklearn
 from treelab.analysis._dataset import Var, as_array, check_classes, encode_labels, to_dataarray
+from treelab.analysis._model_checks import check_kind, check_X, check_y
 from treelab.analysis._sklearn import onehot as _onehot
 from treelab.analysis._sklearn import weighted_votes as _vote
 
 __all__ = [
     "Members",
+    "ReadLabels",
+    "check_model",
     "complete_classes",
     "infer_classes",
     "is_model",
@@ -218,17 +221,41 @@ def _treelab(model: Any, X: Any, need_ensemble: bool) -> Members:
     return Members(classes, labels, proba, ens, ens_p, name, type(model).__name__, {}, {})
 
 
+def check_model(model: Any, X: Any, y: Any = None) -> None:
+    """The checks of a model (or a pool), its rows and its true labels, made once before any
+    member is read (:mod:`treelab.analysis._model_checks`): what kind of model it is, the
+    width and column names of ``X`` against it and each member, missing labels in ``y`` and
+    ``y`` sharing no label with its classes."""
+    if is_pool(model):
+        for i, m in enumerate(model):
+            check_kind(m, f"pool[{i}]")
+        try:
+            classes = np.unique(np.concatenate([np.asarray(m.classes_) for m in model]))
+        except TypeError:
+            classes = None  # the reader names the classes that do not compare
+        who = "the pool"
+    else:
+        if not is_treelab(model):
+            check_kind(model)
+        classes, who = getattr(model, "classes_", None), type(model).__name__
+    check_X(model, X)
+    check_y(y, classes if classes is None or np.ndim(classes) == 1 else None, model=who)
+
+
 def resolve(obj: Any, X: Any = None, *, classes: Any = None, combine: str | None = None,
             y: Any = None, need_ensemble: bool = True) -> Members:
     """Members of ``obj`` on the rows ``X`` (see :func:`member_outputs` for what ``obj`` may
-    be). ``y`` only helps to infer the classes of raw string labels."""
+    be), after :func:`check_model` (with ``y``, the true labels, when given). ``y`` also
+    helps to infer the classes of raw string labels."""
     _check_combine(combine)
     if isinstance(obj, xr.DataArray | np.ndarray) or (
         isinstance(obj, list | tuple) and not is_pool(obj)
     ):
+        check_y(y)
         return _raw(obj, classes, combine, y)
     if X is None:
         raise TypeError(f"X is required to read the members of a {type(obj).__name__}")
+    check_model(obj, X, y)
     if is_pool(obj):
         return _pool(obj, X, combine)
     if combine is not None:
@@ -361,19 +388,34 @@ def repeated_outputs(models: Any, X: Any, *, kind: str) -> tuple[np.ndarray, np.
     return out, classes
 
 
-def read_members(member_labels: Any, X: Any, name: str = "member_labels") -> tuple[Any, Any]:
-    """A model or a pool read on ``X``: its members' labels (original labels) and its classes
-    (:func:`treelab.analysis.member_outputs`); anything else passes through (classes None)."""
+class ReadLabels(NamedTuple):
+    """Member labels (original labels) of a model read on ``X``, its classes (None for member
+    outputs given as they are) and the model's own ensemble labels (None unless asked for and
+    known)."""
+
+    labels: Any
+    classes: Any
+    ensemble: Any = None
+
+
+def read_members(member_labels: Any, X: Any, y: Any = None, name: str = "member_labels", *,
+                 need_ensemble: bool = False) -> ReadLabels:
+    """The one preamble of every measure over member labels: a model or a pool read on ``X``
+    (:func:`resolve`, after :func:`check_model`), giving its members' labels (original
+    labels), its classes and, with ``need_ensemble``, its own ensemble labels; member outputs
+    pass through (classes None). ``y``, the true labels, is checked in both cases."""
     if not is_model(member_labels):
         if X is not None:
             raise ValueError(f"X= is for a model or a list of models; {name} already holds "
                              "member outputs")
-        return member_labels, None
+        check_y(y)
+        return ReadLabels(member_labels, None)
     if X is None:
         raise TypeError(f"{name} is a {type(member_labels).__name__}: pass X= (the rows its "
                         "members predict)")
-    m = resolve(member_labels, X, need_ensemble=False)
-    return m.classes[m.labels], m.classes
+    m = resolve(member_labels, X, y=y, need_ensemble=need_ensemble)
+    ens = None if m.ensemble is None else m.classes[m.ensemble]
+    return ReadLabels(m.classes[m.labels], m.classes, ens)
 
 
 def infer_classes(member_labels: Any, labels: np.ndarray, y: np.ndarray, classes: Any) -> Any:

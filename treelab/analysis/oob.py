@@ -157,7 +157,7 @@ def oob_strength_correlation(ensemble: Any, X: Any, y: Any,
         from treelab.analysis.members import resolve
 
         bag = sklearn_in_bag(ensemble, y_arr.shape[0])
-        m = resolve(ensemble, X, need_ensemble=False)
+        m = resolve(ensemble, X, y=y_arr, need_ensemble=False)
         return strength_correlation(m.classes[m.labels], y_arr, classes=m.classes, in_bag=bag)
     bag = in_bag_counts(ensemble, y, sample_weight)
     if bag.dtype.kind == "f":
