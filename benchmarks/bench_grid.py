@@ -10,7 +10,7 @@ read), the result files left out (``write_result=False``).
 alternately, ``--pairs`` times (the order swapped every pair), and the script reports each
 run's wall time, every pair's ratio new / old and their median, and whether every stored
 value of every cell (all but the timings) is the same in both trees' stores. A run before the
-timed ones warms each tree's numba cache.
+timed ones (10 trees, 2 folds) warms each tree's numba cache.
 
 Usage::
 
@@ -56,11 +56,13 @@ print("WALL", time.perf_counter() - started)
 
 
 def run_tree(tree: Path, out: Path, args: argparse.Namespace, backend: str = "local",
-             prefix: list[str] | None = None) -> float:
-    """Wall seconds of the grid in a fresh interpreter importing ``tree``'s treelab."""
+             prefix: list[str] | None = None, warm: bool = False) -> float:
+    """Wall seconds of the grid in a fresh interpreter importing ``tree``'s treelab (with
+    ``warm``, a small version of it: 10 trees, 2 folds; the same kernels)."""
     shutil.rmtree(out, ignore_errors=True)
-    code = CHILD.format(datasets=tuple(args.datasets.split(",")), trees=args.trees,
-                        folds=args.folds, out=str(out), backend=backend, workers=args.workers)
+    code = CHILD.format(datasets=tuple(args.datasets.split(",")),
+                        trees=10 if warm else args.trees, folds=2 if warm else args.folds,
+                        out=str(out), backend=backend, workers=args.workers)
     env = dict(os.environ, PYTHONPATH=str(tree))
     started = time.perf_counter()
     subprocess.run([*(prefix or []), sys.executable, "-c", code], env=env, check=True,
@@ -69,11 +71,13 @@ def run_tree(tree: Path, out: Path, args: argparse.Namespace, backend: str = "lo
 
 
 def stored(out: Path) -> dict[str, dict]:
-    """Every cell's stored line less its timings, by cell key."""
+    """Every cell's stored line less its timings (and the line's digest, a hash of the line
+    with its timings), by cell key."""
     cells = {}
     with open(out / "cells.jsonl") as f:
         for line in f:
             rec = json.loads(line)
+            rec.pop("digest", None)
             for name in TIMING:
                 rec.get("vars", {}).pop(name, None)
             cells[rec["key"]] = rec
@@ -144,7 +148,7 @@ def main() -> None:
                     help="run this tree once on the serial backend under cProfile, to here")
     args = ap.parse_args()
     if args.profile is not None:
-        run_tree(HERE, args.out / "warm-new", args)  # the numba cache written (not sampled)
+        run_tree(HERE, args.out / "warm-new", args, warm=True)  # the numba cache written
         wall = run_tree(HERE, args.out / "profile", args, backend="serial", prefix=[
             shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy",
             "record", "--rate", "250", "--format", "raw", "--nonblocking",
@@ -156,7 +160,7 @@ def main() -> None:
     if args.old is not None:
         trees["old"] = args.old.resolve()
     for name, tree in trees.items():  # warm each tree's numba cache (not timed)
-        run_tree(tree, args.out / f"warm-{name}", args)
+        run_tree(tree, args.out / f"warm-{name}", args, warm=True)
     walls: dict[str, list[float]] = {name: [] for name in trees}
     ratios = []
     for i in range(args.pairs):

@@ -37,7 +37,13 @@ def _malloc_trim() -> Callable[[int], int] | None:
     return trim
 
 
-def release_freed_memory() -> None:
+# the least bytes of temporaries worth handing back: glibc's malloc_trim walks the whole heap
+# (tenths of a millisecond in a process holding xarray and pandas, twice a fit), and a small
+# fit's buffers are below its mmap threshold's reach anyway
+RELEASE_MIN_BYTES = 2 << 20
+
+
+def release_freed_memory(freed: int | None = None) -> None:
     """Hand memory the process has freed back to the system (glibc's ``malloc_trim``; a no-op
     elsewhere).
 
@@ -46,8 +52,11 @@ def release_freed_memory() -> None:
     threshold (up to 32 MB) inside the process, so the resident memory never falls and the
     forest's nodes were held twice at the end of a fit (measured at 1,000,000 x 20, 100 binned
     trees: the fit's own peak fell from 952 MB to 694 MB with the calls in ``prepare_features``
-    and ``grow_forest`` alone; benchmarks/README.md, "Scaling and memory").
+    and ``grow_forest`` alone; benchmarks/README.md, "Scaling and memory"). ``freed``: about
+    how many bytes the caller let go, when below ``RELEASE_MIN_BYTES`` nothing is done.
     """
+    if freed is not None and freed < RELEASE_MIN_BYTES:
+        return
     trim = _malloc_trim()
     if trim is not None:
         trim(0)

@@ -133,7 +133,7 @@ def _prepare(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, ranks: bool,
     # a small matrix sorts faster than its columns can be handed to threads
     run_threads(rank_one, cont, n_threads if n * len(cont) >= THREADS_MIN_VALUES else 1)
     uniq, uniq_off = concat_values(uniqs)
-    release_freed_memory()
+    release_freed_memory(n * len(cont) * 16)  # the sorts' orders and value buffers
     return FeatureArrays(Xc, R, orders, n_distinct, uniq, uniq_off, nominal.astype(np.uint8),
                          key)
 

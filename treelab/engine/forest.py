@@ -336,7 +336,8 @@ def grow_forest(
     # 1,000,000 rows and 100 trees is about 330 MB)
     parts = [[tr[i] for tr in trees] for i in range(9)]
     del trees
-    release_freed_memory()  # the threads' growth buffers
+    # the threads' growth buffers: about a row-sized copy of the features each
+    release_freed_memory(n * (max(feats.Xc.shape[0], feats.R.shape[0]) + 8) * 8 * n_threads)
 
     def join(i: int) -> np.ndarray:
         first = parts[i][0]

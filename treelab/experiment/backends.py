@@ -112,6 +112,10 @@ def _worker_init(parent: Any = None, notices: str | None = None) -> None:
     # kernels run on the threads a cell asks for, one by default)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
+    if parent is not None:  # a local worker process: it runs cells and nothing else
+        from treelab.experiment.cells import keep_one_thread
+
+        keep_one_thread()
 
 
 def _serial(cells: Sequence[Cell], n_jobs: int | None, share: bool) -> Iterator[Outcome]:
