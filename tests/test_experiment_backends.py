@@ -141,3 +141,52 @@ def test_fold_batches_hold_one_training_fold_deterministic_forests_first(tmp_pat
         for cell in batches[0]:
             run_cell(cell.spec, share=False)
     assert store.hits["trees"] >= 3 * 2 and store.hits["features"] > 0
+
+
+WORKER_PROBE = """
+import json
+import sys
+
+
+def probe():
+    # what the worker holds before it imports anything itself
+    had = "treelab.experiment.cells" in sys.modules
+    from treelab.engine.kernels._grow import grow_tree
+
+    return had, len(grow_tree.overloads)
+
+
+if __name__ == "__main__":
+    from concurrent.futures import ProcessPoolExecutor
+
+    from treelab.experiment.backends import local_context, start_worker_server
+
+    started = start_worker_server(["VRTrees"])
+    again = start_worker_server(["VRTrees"])  # running: left as it is
+    with ProcessPoolExecutor(max_workers=1, mp_context=local_context()) as pool:
+        had, kernels = pool.submit(probe).result()
+    print(json.dumps([started, again, had, kernels]))
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="the fork server: POSIX only")
+def test_local_workers_start_with_the_cell_modules_and_kernels_loaded(tmp_path):
+    # the fork server imports what a worker needs and warms the run's estimators up once;
+    # every worker forked from it starts with them (no import or kernel load of its own)
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import treelab
+
+    script = tmp_path / "probe.py"
+    script.write_text(WORKER_PROBE)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(treelab.__file__)), os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                         text=True, check=True, timeout=600)
+    started, again, had, kernels = json.loads(out.stdout.strip().splitlines()[-1])
+    assert started and not again
+    assert had, "the worker imported the cell modules itself"
+    assert kernels > 0, "the worker found no growth kernel loaded"

@@ -84,3 +84,26 @@ def test_diagnose_parts_store_the_datasets_values(combine):
     assert json.dumps(got) == json.dumps(want)
     assert got["coords"]["class"] == ["ant", "bee", "cat", "dog"]
     assert "mean_member_error" in got["vars"]
+
+
+@pytest.mark.parametrize("values", [
+    np.random.default_rng(1).random(100),
+    np.r_[np.random.default_rng(2).random(30) * 1e6, [np.nan, 1e-9, np.nan]],
+    np.full(5, np.nan),  # every tree without a decision node: NaN, no warning
+    np.random.default_rng(3).integers(0, 10**9, 64),
+    np.random.default_rng(4).random(17).astype(np.float32),
+    np.array([True, False, True]),
+    np.array([1.0]),
+])
+def test_tree_mean_is_dataarray_mean_bit_for_bit(values):
+    import warnings
+
+    from treelab.experiment.values import _tree_mean
+
+    var = xr.Variable("tree", values)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning would be stored with the cell
+        got = np.asarray(_tree_mean(var))
+    want = xr.DataArray(var).mean("tree").values
+    assert got.dtype == want.dtype and got.shape == want.shape == ()
+    assert got.tobytes() == want.tobytes()

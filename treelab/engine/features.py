@@ -108,6 +108,10 @@ def prepare_features(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, rank
     return feats
 
 
+# the least values (rows x continuous features) whose ranking is spread over threads
+THREADS_MIN_VALUES = 1 << 16
+
+
 def _prepare(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, ranks: bool,
              n_threads: int, max_bins: int | None, order: bool, values: bool,
              weights: np.ndarray | None, key: str) -> FeatureArrays:
@@ -140,9 +144,10 @@ def _prepare(X: np.ndarray, nominal: np.ndarray, arity: np.ndarray, ranks: bool,
             uniqs[f] = bin_feature(R[f], buf[:k], max_bins, weights)
             n_distinct[f] = uniqs[f].shape[0]
 
-    run_threads(rank_one, cont, n_threads)
+    # a small matrix sorts faster than its columns can be handed to threads
+    run_threads(rank_one, cont, n_threads if n * len(cont) >= THREADS_MIN_VALUES else 1)
     uniq, uniq_off = concat_values(uniqs)
-    release_freed_memory()
+    release_freed_memory(n * len(cont) * 16)  # the sorts' orders and value buffers
     return FeatureArrays(Xc, R, orders, n_distinct, uniq, uniq_off, nominal.astype(np.uint8),
                          key)
 

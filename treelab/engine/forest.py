@@ -221,6 +221,13 @@ MAX_WEIGHTED_ROWS = 1 << 28
 # freeing nothing worth a system call
 JOIN_TRIM_BYTES = 4 << 20
 
+# the least rows x trees a forest must have to grow on several threads: below it the trees
+# take less time than handing them to the pool's helpers and waking them (measured in
+# benchmarks/README.md, "Threads"), and grow on the calling thread alone
+THREADS_MIN_ROW_TREES = 4096
+# the least nodes a forest must have to join its node arrays on several threads
+JOIN_THREADS_MIN_NODES = 1 << 18
+
 
 def grow_forest(
     feats: FeatureArrays,
@@ -253,6 +260,8 @@ def grow_forest(
         sw = np.ascontiguousarray(sample_weight, dtype=np.int32)
         if sw.shape != (n,) or (n and (sw.min() < 0 or sw.max() > 0xFFFF)):
             raise ValueError("sample weights must be n integers in 0..65535")
+    if n * len(seeds) < THREADS_MIN_ROW_TREES:
+        n_threads = 1
     bound = weighted_rows(n, row_mode, part, sw)
     if sw is not None and bound > MAX_WEIGHTED_ROWS:
         raise ValueError(
@@ -327,7 +336,8 @@ def grow_forest(
     # 1,000,000 rows and 100 trees is about 330 MB)
     parts = [[tr[i] for tr in trees] for i in range(9)]
     del trees
-    release_freed_memory()  # the threads' growth buffers
+    # the threads' growth buffers: about a row-sized copy of the features each
+    release_freed_memory(n * (max(feats.Xc.shape[0], feats.R.shape[0]) + 8) * 8 * n_threads)
 
     def join(i: int) -> np.ndarray:
         first = parts[i][0]
@@ -343,7 +353,7 @@ def grow_forest(
         return joined
 
     kind, feature, threshold, child_start, n_children, nan_child, rnd, depth, counts = (
-        run_threads(join, range(9), n_threads))
+        run_threads(join, range(9), n_threads if offsets[-1] >= JOIN_THREADS_MIN_NODES else 1))
     return Forest(
         node_offsets=offsets,
         kind=kind,

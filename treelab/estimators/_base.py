@@ -190,7 +190,10 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"X and y have different numbers of rows: {Xv.shape[0]} and {y.shape[0]}"
             )
-        check_classification_targets(y)
+        if not (y.dtype.kind in "iub" and y.ndim == 1 and y.size):
+            # integers in one column are class labels to scikit-learn's type_of_target
+            # ('binary' or 'multiclass'), whose scan took a twentieth of a small set's fit
+            check_classification_targets(y)
         if y.dtype == object and any(v is None or v != v for v in y):
             raise ValueError("y contains missing values (None or NaN)")
         if y.dtype.kind == "f" and np.isnan(y).any():
@@ -433,7 +436,10 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             share = np.where(n_internal > 0, n_random / np.maximum(n_internal, 1), np.nan)
 
         def var(values, long_name, units):
-            return xr.Variable(_dims.TREE, values, {"long_name": long_name, "units": units})
+            # fastpath: NumPy arrays of numbers, taken as they are (xarray's conversion checks
+            # were a third of a small cell's tree statistics)
+            return xr.Variable((_dims.TREE,), np.asarray(values),
+                               {"long_name": long_name, "units": units}, fastpath=True)
 
         return {
             "n_nodes": var(n_nodes, "nodes per tree", "count"),

@@ -26,12 +26,13 @@ on.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import threading
 import traceback
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import (
     FIRST_COMPLETED,
     BrokenExecutor,
@@ -49,7 +50,8 @@ from treelab.engine import _notice
 from treelab.experiment.cells import run_cell
 from treelab.experiment.expand import Cell
 
-__all__ = ["default_workers", "execute", "fold_batches"]
+__all__ = ["PRELOAD_ENV", "default_workers", "estimator_names", "execute", "fold_batches",
+           "local_context", "start_worker_server"]
 
 Outcome = tuple[Cell, dict[str, Any] | None, str | None]
 
@@ -110,6 +112,10 @@ def _worker_init(parent: Any = None, notices: str | None = None) -> None:
     # kernels run on the threads a cell asks for, one by default)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
+    if parent is not None:  # a local worker process: it runs cells and nothing else
+        from treelab.experiment.cells import keep_one_thread
+
+        keep_one_thread()
 
 
 def _serial(cells: Sequence[Cell], n_jobs: int | None, share: bool) -> Iterator[Outcome]:
@@ -233,11 +239,8 @@ def _local(batches: list[list[Cell]], n_workers: int, threads: bool, share: bool
                          lambda: ThreadPoolExecutor(max_workers=n_workers), 1, 2 * n_workers,
                          share)
         return
-    import multiprocessing
-
-    # forkserver/spawn: forking a process that already runs numba/OpenMP threads is unsafe
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    ctx = multiprocessing.get_context(method)
+    ctx = local_context()
+    start_worker_server(estimator_names(c for b in batches for c in b))
     # the workers hold the reading end; this process alone holds the writing end, so the
     # workers see end-of-file the moment it dies, however it dies
     watch, alive = ctx.Pipe(duplex=False)
@@ -249,6 +252,66 @@ def _local(batches: list[list[Cell]], n_workers: int, threads: bool, share: bool
     finally:
         alive.close()
         watch.close()
+
+
+def estimator_names(cells: Iterable[Cell]) -> list[str]:
+    """The estimators (and configured single models) that ``cells`` fit, sorted: what a
+    warm-up compiles for them."""
+    names: set[str] = set()
+    for cell in cells:
+        ens = cell.spec["ensemble"]
+        names.add(ens["estimator"])
+        if isinstance(ens.get("single"), dict):
+            names.add(ens["single"]["estimator"])
+    return sorted(names)
+
+
+#: the environment variable that hands the fork server its preload settings (JSON)
+PRELOAD_ENV = "TREELAB_WORKER_PRELOAD"
+_PRELOAD = "treelab.experiment._preload"
+
+
+def local_context() -> Any:
+    """The multiprocessing context of local worker processes: the fork server where the
+    platform has it (forking a process that already runs numba or OpenMP threads is unsafe;
+    the server runs none), else spawn."""
+    import multiprocessing
+
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("forkserver")
+    return multiprocessing.get_context("spawn")  # pragma: no cover - Windows
+
+
+def start_worker_server(estimators: Sequence[str] = ()) -> bool:
+    """Start the fork server that local workers are forked from, preloaded: before it forks
+    any worker it imports what a worker needs and warms up ``estimators``
+    (``treelab.experiment._preload``), so every worker starts with treelab, its dependencies
+    and those kernels in memory instead of importing and loading them itself (and while this
+    process goes on with its own work). Returns False, doing nothing, where there is no fork
+    server or one is already running (started earlier in this process: its workers load
+    what it lacks themselves)."""
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return False  # pragma: no cover - Windows
+    server = forkserver._forkserver
+    if getattr(server, "_forkserver_pid", 0) is not None:  # running, or internals moved
+        return False
+    preload = list(getattr(server, "_preload_modules", ["__main__"]))
+    if _PRELOAD not in preload:
+        forkserver.set_forkserver_preload([*preload, _PRELOAD])
+    before = os.environ.get(PRELOAD_ENV)
+    os.environ[PRELOAD_ENV] = json.dumps({"estimators": list(estimators),
+                                          "notices": _notice._shared})
+    try:  # the server reads its settings from the environment it starts with
+        server.ensure_running()
+    finally:
+        if before is None:
+            del os.environ[PRELOAD_ENV]
+        else:
+            os.environ[PRELOAD_ENV] = before
+    return True
 
 
 def _dask(cells: Sequence[Cell], n_workers: int, client: Any, scheduler: str | None,

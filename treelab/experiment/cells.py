@@ -50,17 +50,31 @@ _SINGLES = LRU(64)
 
 
 _THREADPOOLS: list[Any] = []  # [(len(sys.modules), ThreadpoolController)] of this process
+# a local worker process runs cells alone: its native pools stay at one thread once limited
+# (``keep_one_thread``), instead of being limited and restored around every cell
+_KEEP_ONE_THREAD: list[Any] = []  # [(len(sys.modules), the limiter kept in force)]
+
+
+def keep_one_thread() -> None:
+    """Let ``run_cell`` leave this process's native thread pools (BLAS, OpenMP) at one thread
+    for good: for a process that runs nothing but cells (a local worker process)."""
+    _KEEP_ONE_THREAD.append(None)
 
 
 def _one_thread() -> Any:
     """``threadpool_limits(1)`` without scanning the process's libraries for every cell: the
     controller is made again only when modules were imported since (a native library that
-    could hold a thread pool is loaded by an import)."""
+    could hold a thread pool is loaded by an import). After ``keep_one_thread`` the limit is
+    set once (again after imports) and left in force."""
     from threadpoolctl import ThreadpoolController
 
     if not _THREADPOOLS or _THREADPOOLS[0][0] != len(sys.modules):
         _THREADPOOLS[:] = [(len(sys.modules), ThreadpoolController())]
-    return _THREADPOOLS[0][1].limit(limits=1)
+    if not _KEEP_ONE_THREAD:
+        return _THREADPOOLS[0][1].limit(limits=1)
+    if _KEEP_ONE_THREAD[-1] is None or _KEEP_ONE_THREAD[-1][0] != len(sys.modules):
+        _KEEP_ONE_THREAD[-1] = (len(sys.modules), _THREADPOOLS[0][1].limit(limits=1))
+    return contextlib.nullcontext()
 
 
 def _build(estimator: str, params: dict[str, Any], data: LabeledData, seed: int,

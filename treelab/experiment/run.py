@@ -22,7 +22,12 @@ from treelab.engine.sharing import release as release_shared_work
 from treelab.experiment._files import ExperimentError, output_error, replace_file, replace_text
 from treelab.experiment._progress import Eta as _Eta
 from treelab.experiment._progress import shared_notices as _shared_notices
-from treelab.experiment.backends import default_workers, execute
+from treelab.experiment.backends import (
+    default_workers,
+    estimator_names,
+    execute,
+    start_worker_server,
+)
 from treelab.experiment.cells import TIMING_VARS
 from treelab.experiment.config import BACKENDS, ExperimentConfig, load_config
 from treelab.experiment.expand import expand
@@ -118,10 +123,7 @@ def _warm_up(cells: list[Any], progress: bool = False) -> None:
     Worker processes then load the kernels from the cache this writes."""
     from treelab._warmup import warmup
 
-    names = {c.spec["ensemble"]["estimator"] for c in cells}
-    names |= {c.spec["ensemble"]["single"]["estimator"] for c in cells
-              if isinstance(c.spec["ensemble"].get("single"), dict)}
-    names = sorted(names)
+    names = estimator_names(cells)
     started = time.perf_counter()
     try:
         # the bar shows progress through the compilation, step by step
@@ -247,7 +249,10 @@ def run(
             closer(group, None)
         notices = contextlib.ExitStack()
         notices.enter_context(_shared_notices())
-        if todo:
+        # local worker processes: the fork server they are forked from warms up, once, while
+        # this process goes on (treelab.experiment._preload); elsewhere this process does
+        if todo and not (backend == "local" and not threads
+                         and start_worker_server(estimator_names(todo))):
             _warm_up(todo, progress)
         bar = _progress(len(cells), skipped, config.name, progress)
         eta = _Eta(len(todo), n_workers or config.n_workers or default_workers()

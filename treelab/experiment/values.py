@@ -17,14 +17,20 @@ __all__ = ["encode_values", "own_dims", "record_values", "reduce_measure", "redu
 
 
 def _tree_mean(var: xr.Variable) -> Any:
-    """``DataArray.mean("tree")``'s value for a (tree,) variable: the function xarray's
-    reduction applies (NaN skipped for floats), called without building the result objects
-    (a quarter of the time); xarray's own reduction where that function is not found."""
-    try:
-        from xarray.core.duck_array_ops import mean
-    except ImportError:  # pragma: no cover - a future xarray without the module
-        return var.mean(_dims.TREE).data
-    return mean(var.data, axis=0, skipna=None)
+    """``DataArray.mean("tree")``'s value for a (tree,) variable, computed as xarray's
+    reduction computes it without its dispatch (most of a small cell's time in this function
+    went to that dispatch and its warning filters): floats skip NaN (NumPy's ``nanmean``:
+    the sum of the values other than NaN over their count; NaN, without a warning, when every
+    value is NaN), other numbers take NumPy's ``mean``. ``tests/test_experiment_values.py``
+    compares the two."""
+    data = np.asarray(var.data)
+    if data.dtype.kind in "fc":
+        if data.size == 0 or np.isnan(data).all():
+            with warnings.catch_warnings():  # "Mean of empty slice", as xarray's filter
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return np.nanmean(data, axis=0)
+        return np.nanmean(data, axis=0)
+    return np.mean(data, axis=0)
 
 
 def _scalar_array(var: xr.Variable) -> xr.DataArray:

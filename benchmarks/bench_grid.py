@@ -1,0 +1,185 @@
+"""A research grid of small data sets, end to end, against another source tree (not a test).
+
+The grid: credit-a, sonar, vote and segmentation x Agg., Bag. and Subspace VR-Trees (100
+trees) x alpha in {0, 0.1, ..., 1} x 5-fold stratified CV = 660 cells, run by
+``treelab.experiment.run`` on the local backend (``--workers`` processes), each run in a fresh
+interpreter, as a user's ``treelab run`` starts (imports, worker start-up, the numba cache
+read), the result files left out (``write_result=False``).
+
+``--old`` names another source tree (e.g. a worktree of an earlier commit): the two trees run
+alternately, ``--pairs`` times (the order swapped every pair), and the script reports each
+run's wall time, every pair's ratio new / old and their median, and whether every stored
+value of every cell (all but the timings) is the same in both trees' stores. A run before the
+timed ones (10 trees, 2 folds) warms each tree's numba cache.
+
+Usage::
+
+    python benchmarks/bench_grid.py --old /work/wt/i44-base --pairs 3
+    python benchmarks/bench_grid.py --profile /tmp/grid.prof   # this tree, serial, cProfile
+
+Reads the UCI bundle that ships with treelab (``data/uci``; ``TREELAB_DATA`` points elsewhere).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+DATASETS = ("credit-a", "sonar", "vote", "segmentation")
+TIMING = ("fit_time", "predict_time", "eval_time")
+
+CHILD = """
+import sys, time
+started = time.perf_counter()
+from treelab.experiment import run
+from treelab.experiment.demo import spectrum_ensembles
+config = dict(
+    name="small-set grid", seed=0,
+    datasets=[{{"uci": n}} for n in {datasets!r}],
+    ensembles=spectrum_ensembles({trees}),
+    alphas=[round(0.1 * i, 1) for i in range(11)],
+    protocol={{"name": "stratified_kfold", "n_splits": {folds}}},
+)
+run(config, out={out!r}, backend={backend!r}, n_workers={workers}, progress=False,
+    write_result=False)
+print("WALL", time.perf_counter() - started)
+"""
+
+
+def run_tree(tree: Path, out: Path, args: argparse.Namespace, backend: str = "local",
+             prefix: list[str] | None = None, warm: bool = False) -> float:
+    """Wall seconds of the grid in a fresh interpreter importing ``tree``'s treelab (with
+    ``warm``, a small version of it: 10 trees, 2 folds; the same kernels)."""
+    shutil.rmtree(out, ignore_errors=True)
+    code = CHILD.format(datasets=tuple(args.datasets.split(",")),
+                        trees=10 if warm else args.trees, folds=2 if warm else args.folds,
+                        out=str(out), backend=backend, workers=args.workers)
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    started = time.perf_counter()
+    subprocess.run([*(prefix or []), sys.executable, "-c", code], env=env, check=True,
+                   cwd=tempfile.gettempdir())
+    return time.perf_counter() - started
+
+
+def stored(out: Path) -> dict[str, dict]:
+    """Every cell's stored line less its timings (and the line's digest, a hash of the line
+    with its timings), by cell key."""
+    cells = {}
+    with open(out / "cells.jsonl") as f:
+        for line in f:
+            rec = json.loads(line)
+            rec.pop("digest", None)
+            for name in TIMING:
+                rec.get("vars", {}).pop(name, None)
+            cells[rec["key"]] = rec
+    return cells
+
+
+def kernel_share(collapsed: Path, top: int = 25) -> dict:
+    """The share of a py-spy profile's samples (collapsed stacks, ``--format raw``) taken
+    inside compiled kernels: samples whose innermost Python frame is a line calling a numba
+    dispatcher (py-spy attributes the time of native code to the Python line that called
+    it; the dispatcher's own argument typing is native too and counts with the kernel).
+    Also the top innermost frames outside the kernels, and samples by outermost treelab
+    function."""
+    import importlib
+    import linecache
+    import re
+
+    from numba.core.registry import CPUDispatcher
+
+    def calls_kernel(filename: str, line: int) -> bool:
+        text = linecache.getline(filename, line)
+        match = re.search(r"(treelab/.*)\.py$", filename)
+        if not text or not match:
+            return False
+        module = importlib.import_module(match.group(1).replace("/", "."))
+        names = re.findall(r"([A-Za-z_][A-Za-z_0-9.]*)\s*\(", text)
+        for name in names:
+            obj: object = module
+            for part in name.split("."):
+                obj = getattr(obj, part, None)
+            if isinstance(obj, CPUDispatcher):
+                return True
+        return False
+
+    frame = re.compile(r"^(?P<fn>.*) \((?P<file>.*):(?P<line>\d+)\)$")
+    total = kernel = 0
+    outside: dict[str, int] = {}
+    known: dict[tuple[str, int], bool] = {}
+    for raw in collapsed.read_text().splitlines():
+        stack, _, count = raw.rpartition(" ")
+        n = int(count)
+        total += n
+        leaf = frame.match(stack.split(";")[-1])
+        if leaf is not None:
+            key = (leaf["file"], int(leaf["line"]))
+            if key not in known:
+                known[key] = calls_kernel(*key)
+            if known[key]:
+                kernel += n
+                continue
+        name = stack.split(";")[-1]
+        outside[name] = outside.get(name, 0) + n
+    worst = sorted(outside.items(), key=lambda kv: -kv[1])[:top]
+    return {"samples": total, "kernel_share": round(kernel / max(total, 1), 3),
+            "top_outside": {k: round(v / max(total, 1), 4) for k, v in worst}}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--old", type=Path, help="the other source tree (a checkout's root)")
+    ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--trees", type=int, default=100)
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--datasets", default=",".join(DATASETS))
+    ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "bench-grid")
+    ap.add_argument("--profile", type=Path,
+                    help="run this tree once on the serial backend under cProfile, to here")
+    args = ap.parse_args()
+    if args.profile is not None:
+        run_tree(HERE, args.out / "warm-new", args, warm=True)  # the numba cache written
+        wall = run_tree(HERE, args.out / "profile", args, backend="serial", prefix=[
+            shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy",
+            "record", "--rate", "250", "--format", "raw", "--nonblocking",
+            "--output", str(args.profile), "--"])
+        print(json.dumps({"serial_wall_s": round(wall, 2), **kernel_share(args.profile)},
+                         indent=1))
+        return
+    trees = {"new": HERE}
+    if args.old is not None:
+        trees["old"] = args.old.resolve()
+    for name, tree in trees.items():  # warm each tree's numba cache (not timed)
+        run_tree(tree, args.out / f"warm-{name}", args, warm=True)
+    walls: dict[str, list[float]] = {name: [] for name in trees}
+    ratios = []
+    for i in range(args.pairs):
+        order = list(trees) if i % 2 == 0 else list(reversed(trees))
+        for name in order:
+            walls[name].append(run_tree(trees[name], args.out / name, args))
+        if "old" in trees:
+            ratios.append(walls["new"][-1] / walls["old"][-1])
+        print(json.dumps({k: round(v[-1], 2) for k, v in walls.items()}), flush=True)
+    report: dict = {"cells": len(stored(args.out / "new")), "workers": args.workers,
+                    "wall_s": {k: [round(x, 2) for x in v] for k, v in walls.items()}}
+    if "old" in trees:
+        new, old = stored(args.out / "new"), stored(args.out / "old")
+        report["ratios_new_over_old"] = [round(r, 3) for r in ratios]
+        report["median_ratio"] = round(statistics.median(ratios), 3)
+        report["identical_values"] = new == old
+        report["cells_compared"] = len(new)
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""What every local worker process of a run needs before its first cell, made once: imported
+(and the run's kernels compiled or loaded from numba's cache) by the process the workers are
+forked from (multiprocessing's fork server), so each worker starts with it in memory.
+
+Without it each worker imported treelab, scikit-learn, SciPy, xarray and pandas and loaded
+the kernels itself, after the main process had loaded them for its warm-up: three times
+the start-up, the last two while no cell could run. The fork server reads this module's
+settings from the ``TREELAB_WORKER_PRELOAD`` environment variable (JSON: the estimators to
+warm up and the folder of shared compile notices), which
+:func:`treelab.experiment.backends.start_worker_server` sets while it starts the server. Nothing
+here may fail the server: a warm-up that fails leaves the kernels to the cells, as the main
+process's warm-up does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+# what a worker runs: the cell (its data, estimators, measures) and the backend's entry point
+import treelab.experiment.cells  # noqa: F401
+from treelab.experiment.backends import PRELOAD_ENV
+
+
+def preload(settings: str | None) -> None:
+    """Warm up the estimators that ``settings`` (this module's JSON settings) names."""
+    if not settings:
+        return
+    try:
+        from treelab._warmup import warmup
+        from treelab.engine import _notice
+
+        chosen = json.loads(settings)
+        _notice.share_notices(chosen.get("notices"))
+        warmup(list(chosen.get("estimators", ())), progress=False)
+    except Exception:  # noqa: BLE001 - the cells compile what they need; results unchanged
+        return
+
+
+preload(os.environ.get(PRELOAD_ENV))
