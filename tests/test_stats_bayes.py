@@ -142,10 +142,11 @@ def test_runner_shaped_results():
     assert float(sr.p_a_better) > 0.9
     np.testing.assert_allclose(sr.difference.values, np.nanmean(vals[:, 0, 0] - vals[:, 1, 1],
                                                                  axis=-1), atol=1e-15)
-    ct = stats.bayesian_correlated_t(ds.sel(alpha=0.5).combine_first(ds.isel(alpha=1)
-                                                                     .drop_vars("alpha")),
-                                     "VR", "RF", rope=0.005, test_fraction=0.2, n_samples=100)
+    ct = stats.bayesian_correlated_t(ds, "VR", "RF", rope=0.005, test_fraction=0.2,
+                                     n_samples=100)
     assert ct.p_a_better.dims == ("dataset",)
+    d = vals[:, 0, 0] - vals[:, 1, 1]
+    np.testing.assert_allclose(ct.mean_difference.values, d.mean(axis=-1), atol=1e-15)
     assert ct.samples.dims == ("dataset", "draw")
     params = json.loads(ct.attrs["params"])
     assert params["random_state"] == 0 and params["rope"] == 0.005
