@@ -15,6 +15,7 @@ from treelab.analysis.costs import cost_sensitive_profit, cost_thresholds
 from treelab.analysis.decomposition import bias_variance_01, bias_variance_diversity
 from treelab.analysis.diagnose import diagnose
 from treelab.analysis.diversity import error_correlation, error_ratio, errors
+from treelab.analysis.intervals import grid_intervals
 from treelab.analysis.kuncheva import nonpairwise_diversity, pairwise_diversity
 from treelab.analysis.margins import margin_cdf, margins
 from treelab.analysis.members import member_outputs
@@ -42,6 +43,7 @@ __all__ = [
     "exact_mse",
     "gain_ties",
     "gain_ties_from_counts",
+    "grid_intervals",
     "in_bag_counts",
     "oob_strength_correlation",
     "margin_cdf",

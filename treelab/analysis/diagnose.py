@@ -30,6 +30,7 @@ from treelab.analysis._diagnose_inputs import (
 )
 from treelab.analysis.arrangement import arrangement_vars
 from treelab.analysis.diversity import correlation_vars, errors_vars
+from treelab.analysis.intervals import check_interval_options, interval_vars
 from treelab.analysis.probability import _check_k, _thresholds, exact_var, thresholded_var, topk_var
 from treelab.analysis.strength import strength_vars
 from treelab.analysis.ties import forest_ties, ties_vars
@@ -81,6 +82,10 @@ def diagnose(
     combine: str | None = None,
     classes: Any = None,
     member_counts: Any = None,
+    ci: float | None = None,
+    ci_method: str = "bca",
+    n_boot: int = 2000,
+    ci_seed: int = 0,
 ) -> xr.Dataset:
     """Diagnose a fitted ensemble on a test set: errors, diversity, strength, probabilities.
 
@@ -167,6 +172,19 @@ def diagnose(
         A treelab ensemble's ``member_counts(X)`` when the caller computed them already
         (the experiment runner times that pass as the cell's prediction): the trees are not
         walked again. Refused for other models.
+    ci : float, optional
+        Confidence level (e.g. 0.95) of intervals on the scalar measures: the stratified
+        bootstrap over the test rows (:mod:`treelab.analysis.intervals`) adds
+        ``<measure>_lower`` and ``<measure>_upper`` for ``ensemble_error``,
+        ``mean_member_error``, ``error_ratio`` (E_s held fixed), ``phi_e``, ``phi_star``,
+        ``phi_gap``, ``strength``, ``correlation``, ``breiman_bound`` and
+        ``margin_variance``. None (default): no intervals.
+    ci_method : {"bca", "percentile"}, default "bca"
+        The bootstrap interval.
+    n_boot : int, default 2000
+        Bootstrap replicates.
+    ci_seed : int, default 0
+        Resampling seed, recorded in ``params``.
 
     Returns
     -------
@@ -190,7 +208,8 @@ def diagnose(
     parts = diagnose_parts(
         ensemble, X, y, single=single, true_proba=true_proba, X_train=X_train,
         y_train=y_train, thresholds=thresholds, k=k, measures=measures, label=label,
-        combine=combine, classes=classes, member_counts=member_counts)
+        combine=combine, classes=classes, member_counts=member_counts, ci=ci,
+        ci_method=ci_method, n_boot=n_boot, ci_seed=ci_seed)
     out = to_dataset(parts.variables, function="diagnose", params=parts.params,
                      coords=parts.coords)
     out.attrs.update({f"note_{key}": text for key, text in parts.notes.items()})
@@ -225,6 +244,10 @@ def diagnose_parts(
     classes: Any = None,
     member_counts: Any = None,
     member_pass: Any = None,
+    ci: float | None = None,
+    ci_method: str = "bca",
+    n_boot: int = 2000,
+    ci_seed: int = 0,
 ) -> Parts:
     """:func:`diagnose`'s computation without the Dataset (same arguments and checks); the
     experiment runner stores a cell's values from these parts directly, and may hand it a
@@ -234,6 +257,8 @@ def diagnose_parts(
     ks = _check_k(k)
     extra_measures = check_measures(measures)
     check_model(ensemble, X)
+    if ci is not None:
+        check_interval_options(ci, ci_method, n_boot, ci_seed)
     p = read(ensemble, X, y, combine=combine, classes=classes, member_counts=member_counts,
              member_pass=member_pass)
     y_codes, unseen = p.y_codes, p.unseen
@@ -305,6 +330,10 @@ def diagnose_parts(
     variables.update(class_vars(y_codes, ens, n_all))
     if X_train is not None and y_train is not None and not p.treelab:
         variables.update(oob_vars(ensemble, X_train, y_train))
+    if ci is not None:  # intervals from the bootstrap over the test rows
+        variables.update(interval_vars(labels, y_codes, ens, n_all, variables, ci=ci,
+                                       method=ci_method, n_boot=n_boot, seed=ci_seed,
+                                       votes=votes))
     params = {
         "estimator": p.source,
         "estimator_params": _get_params(ensemble),
@@ -315,6 +344,9 @@ def diagnose_parts(
         "true_proba": true_proba is not None,
         "measures": list(extra_measures),
     }
+    if ci is not None:
+        params["ci"] = {"level": float(ci), "method": ci_method, "n_boot": int(n_boot),
+                        "seed": int(ci_seed), "resampling": "test rows, stratified by class"}
     coords = {**extra_coords, _dims.THRESHOLD: np.array(names), _dims.K: ks,
               _dims.CLASS: np.concatenate([p.classes, unseen]) if unseen.size else p.classes}
     return Parts(variables, coords, params, dict(p.notes), p.source)

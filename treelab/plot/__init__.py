@@ -13,7 +13,9 @@ SVG in one call.
 :func:`error_ratio_vs_gain_ties`   E_r against gain ties per decision node
 :func:`reliability`                reliability curves per class (Fan et al. 2005)
 :func:`bias_variance`              stacked bias and variance bars
-:func:`critical_difference`        CD diagram of a Nemenyi / Bonferroni-Dunn test (Demsar 2006)
+:func:`critical_difference`        CD diagram: Wilcoxon-Holm cliques, Nemenyi, any p-values
+:func:`posterior_simplex`          the Bayesian signed-rank posterior in the simplex
+:func:`posterior_t`                the correlated t posterior density with the rope
 :func:`decision_surface`           predicted probability over a 2-D grid with the training points
 :func:`irrelevant_attributes`      accuracy against added irrelevant attributes (log x axis)
 :func:`measure_curve`              any measure against any swept dim (training size, noise)
@@ -25,6 +27,7 @@ SVG in one call.
 =================================  =============================================================
 """
 
+from treelab.plot.bayes import posterior_simplex, posterior_t
 from treelab.plot.comparison import critical_difference
 from treelab.plot.diversity import error_ratio_vs_gain_ties, error_ratio_vs_phi
 from treelab.plot.export import savefig
@@ -52,6 +55,8 @@ __all__ = [
     "measure_curve",
     "measure_grid",
     "panels",
+    "posterior_simplex",
+    "posterior_t",
     "reliability",
     "savefig",
     "spectrum",

@@ -42,6 +42,35 @@ def scatter_points(result: xr.Dataset, x: str, y: str, hue: str | None) -> dict[
     return out
 
 
+def interval_errors(ds: xr.Dataset, x: str, y: str, hue: str | None,
+                    points: dict) -> dict[Any, tuple]:
+    """(xerr, yerr) per group from ``<x>_lower/upper`` and ``<y>_lower/upper``
+    (:func:`treelab.analysis.diagnose` with ``ci``), aligned with ``points``; a variable
+    without intervals gets no bar, and a result with resamples gets none (those intervals
+    are of one test set each)."""
+    if any(d in ds.dims for d in RESAMPLING):
+        return {}
+    bounds = {v: (f"{v}_lower", f"{v}_upper") for v in (x, y)
+              if f"{v}_lower" in ds and f"{v}_upper" in ds}
+    if not bounds:
+        return {}
+    out = {}
+    for g in points:
+        part = ds if g is None else ds.sel({hue: g})
+        frame = part[[x, y, *[b for pair in bounds.values() for b in pair]]].to_dataframe()
+        frame = frame[np.isfinite(frame[x]) & np.isfinite(frame[y])]
+        errs = []
+        for v in (x, y):
+            if v not in bounds:
+                errs.append(None)
+                continue
+            lo, hi = frame[bounds[v][0]].to_numpy(), frame[bounds[v][1]].to_numpy()
+            mid = frame[v].to_numpy()
+            errs.append(np.nan_to_num(np.abs(np.stack([mid - lo, hi - mid]))))
+        out[g] = tuple(errs)
+    return out
+
+
 def _scatter_fit(result: Any, x: str, y: str, hue: str | None, fit: Any, palette: Any,
                  ax: Any, annotate: bool) -> Any:
     ds = check_result(result, "result", [x, y])
@@ -55,6 +84,11 @@ def _scatter_fit(result: Any, x: str, y: str, hue: str | None, fit: Any, palette
     colours = palette_for(list(points), palette)
     ax = get_ax(ax)
     markers = {}
+    for g, (xerr, yerr) in interval_errors(ds, x, y, hue, points).items():
+        # bootstrap intervals of diagnose(ci=...), where the result has them
+        ax.errorbar(points[g][0], points[g][1], xerr=xerr, yerr=yerr, fmt="none",
+                    ecolor=colours[g], elinewidth=0.7, alpha=0.7, zorder=2,
+                    gid=f"interval:{g}")
     for g, (xs, ys, _) in points.items():
         markers[g] = ax.scatter(xs, ys, s=28, color=colours[g], edgecolors="white",
                                 linewidths=0.5, label=None if g is None else str(g), zorder=3)

@@ -10,6 +10,7 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.plot._common import (
+    RESAMPLING,
     axis_label,
     check_result,
     finite_alpha,
@@ -123,6 +124,27 @@ def trajectories(ds: xr.Dataset, ensembles: list) -> dict[Any, dict[str, np.ndar
     return out
 
 
+def interval_bars(ds: xr.Dataset, ensembles: list, paths: dict) -> dict[Any, tuple]:
+    """(xerr, yerr) per ensemble from ``strength_lower/upper`` and ``correlation_lower/upper``
+    (:func:`treelab.analysis.diagnose` with ``ci``), aligned with ``paths``; empty when the
+    result has no intervals or holds resamples (an interval of one test set each)."""
+    need = [f"{v}_{side}" for v in ("strength", "correlation") for side in ("lower", "upper")]
+    if any(v not in ds for v in need) or any(d in ds.dims for d in RESAMPLING):
+        return {}
+    lower = trajectories(ds.assign(strength=ds.strength_lower,
+                                   correlation=ds.correlation_lower), ensembles)
+    upper = trajectories(ds.assign(strength=ds.strength_upper,
+                                   correlation=ds.correlation_upper), ensembles)
+    out = {}
+    for name in ensembles:
+        lo, hi, mid = lower[name], upper[name], paths[name]
+        if not (lo["alpha"].size == hi["alpha"].size == mid["alpha"].size):
+            continue  # an interval undefined where the estimate is: no bar for this ensemble
+        out[name] = tuple(np.nan_to_num(np.abs(np.stack([mid[v] - lo[v], hi[v] - mid[v]])))
+                          for v in ("strength", "correlation"))
+    return out
+
+
 @share_docs
 def strength_correlation(
     result: xr.Dataset,
@@ -165,6 +187,12 @@ def strength_correlation(
     Returns
     -------
     %(returns_ax)s
+
+    Notes
+    -----
+    Results of :func:`treelab.analysis.diagnose` with ``ci`` (stacked by
+    :func:`treelab.plot.stack_results`) carry bootstrap intervals of strength and correlation:
+    they are drawn as error bars on every point.
     """
     ds = check_result(result, "result", ["strength", "correlation"],
                       [_dims.ENSEMBLE, _dims.ALPHA])
@@ -197,6 +225,11 @@ def strength_correlation(
 
     norm = mpl.colors.Normalize(vmin=0.0, vmax=1.0)
     ringed = False
+    for name, (xerr, yerr) in interval_bars(one, names, paths).items():
+        # the bootstrap intervals of diagnose(ci=...) where the result has them
+        ax.errorbar(paths[name]["strength"], paths[name]["correlation"], xerr=xerr, yerr=yerr,
+                    fmt="none", ecolor=colours[name], elinewidth=0.7, alpha=0.7, zorder=2,
+                    gid=f"interval:{name}")
     for name, path in paths.items():
         finite = finite_alpha(path["alpha"])
         if finite.any():

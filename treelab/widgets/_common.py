@@ -118,7 +118,9 @@ def measures_at(result: xr.Dataset, *, dataset: Any, ensemble: Any, alpha: float
     -------
     pandas.DataFrame
         Index: the measures of :data:`MEASURES` the result holds; columns ``mean``, ``sd``,
-        ``description`` (the variable's ``long_name``).
+        ``description`` (the variable's ``long_name``); and ``lower``, ``upper`` where the
+        result holds confidence limits (:func:`treelab.analysis.diagnose` with ``ci``: the
+        limits of one test set, or their mean over the resamples).
     """
     cell = result
     if _dims.DATASET in cell.dims:
@@ -133,7 +135,7 @@ def measures_at(result: xr.Dataset, *, dataset: Any, ensemble: Any, alpha: float
         if at.size == 0:
             raise ValueError(f"alpha={alpha!r} is not an alpha of the result")
         cell = cell.isel({_dims.ALPHA: int(at[0])})
-    rows = []
+    rows, limits = [], {}
     for name in MEASURES:
         if name not in cell.data_vars:
             continue
@@ -146,8 +148,17 @@ def measures_at(result: xr.Dataset, *, dataset: Any, ensemble: Any, alpha: float
         rows.append((name, finite.mean() if finite.size else np.nan,
                      finite.std(ddof=1) if finite.size > 1 else np.nan,
                      str(da.attrs.get("long_name", ""))))
-    return pd.DataFrame(rows, columns=["measure", "mean", "sd", "description"]).set_index(
+        if f"{name}_lower" in cell.data_vars and f"{name}_upper" in cell.data_vars:
+            sides = [np.asarray(cell[f"{name}_{side}"].values, dtype=np.float64).ravel()
+                     for side in ("lower", "upper")]
+            limits[name] = [v[np.isfinite(v)].mean() if np.isfinite(v).any() else np.nan
+                            for v in sides]
+    table = pd.DataFrame(rows, columns=["measure", "mean", "sd", "description"]).set_index(
         "measure")
+    if limits:  # only results with intervals get the columns
+        bounds = pd.DataFrame.from_dict(limits, orient="index", columns=["lower", "upper"])
+        table = table.join(bounds)[["mean", "lower", "upper", "sd", "description"]]
+    return table
 
 
 

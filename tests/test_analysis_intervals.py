@@ -1,0 +1,191 @@
+"""Bootstrap confidence intervals of diagnose's measures: the point estimates they are built
+around, agreement with Wilson's interval, coverage in a simulation with known member error
+structure, seeding, and intervals over the cells of a grid result."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import xarray as xr
+from statsmodels.stats.proportion import proportion_confint
+
+from treelab.analysis import diagnose
+from treelab.analysis.intervals import (
+    grid_intervals,
+    interval,
+    measure_replicates,
+    row_parts,
+    stratified_weights,
+)
+
+
+def _members(rng, n_rows, n_trees, q_types, type_share, class_share=(0.6, 0.4)):
+    """Binary member labels of exchangeable members: every row has a type with probability
+    q of each member being right, independently of its class and of the other members."""
+    y = (rng.random(n_rows) < class_share[1]).astype(np.int64)
+    kind = rng.choice(len(q_types), size=n_rows, p=type_share)
+    right = rng.random((n_trees, n_rows)) < np.asarray(q_types)[kind][None, :]
+    return np.where(right, y[None, :], 1 - y[None, :]), y
+
+
+def _true_values(n_trees, q_types, type_share):
+    """Population values of phi_e, strength and correlation for that structure (worked by
+    hand). With c ~ Bin(T, q) members right: E[w (w - 1)] = T (T - 1) (1 - q)^2 for the
+    w = T - c members wrong, so phi_e = E[(1 - q)^2]; the margin is (2c - T) / T, so
+    s = E[2q - 1] and E[margin^2] = (4 E[c^2] - 4 T E[c] + T^2) / T^2 with
+    E[c^2] = T q (1 - q) + T^2 q^2; with two classes the rival is the other class, p1 = E[q],
+    p2 = 1 - p1 and sd^2 = p1 + p2 - (p1 - p2)^2, the same for every member."""
+    q, pi, t = np.asarray(q_types), np.asarray(type_share), n_trees
+    phi_e = float(pi @ (1 - q) ** 2)
+    s = float(pi @ (2 * q - 1))
+    ec2 = t * q * (1 - q) + t * t * q * q
+    em2 = float(pi @ ((4 * ec2 - 4 * t * (t * q) + t * t) / (t * t)))
+    p1 = float(pi @ q)
+    sd2 = 1.0 - (2 * p1 - 1) ** 2
+    return {"phi_e": phi_e, "strength": s, "correlation": (em2 - s * s) / sd2}
+
+
+Q_TYPES, TYPE_SHARE = (0.9, 0.65, 0.35), (0.5, 0.3, 0.2)
+
+
+def test_weights_of_ones_give_diagnose_values():
+    rng = np.random.default_rng(0)
+    labels, y = _members(rng, 300, 9, Q_TYPES, TYPE_SHARE)
+    labels[::7, ::5] = 2  # a third class voted now and then: phi* and the rival get work
+    y[::11] = 2
+    res = diagnose(labels, None, y, classes=[0, 1, 2], single=0.3, ci=0.9, n_boot=200)
+    ens = np.array([np.argmax(np.bincount(col, minlength=3)) for col in labels.T])
+    parts = row_parts(labels, y, ens, 3)
+    at_ones = measure_replicates(parts, np.ones((1, y.size)), single_error=0.3)
+    for name, value in at_ones.items():
+        assert value[0] == pytest.approx(float(res[name]), rel=1e-10, abs=1e-14), name
+        lo, hi = float(res[f"{name}_lower"]), float(res[f"{name}_upper"])
+        assert lo <= float(res[name]) <= hi, name
+    params = json.loads(res.attrs["params"])
+    assert params["ci"] == {"level": 0.9, "method": "bca", "n_boot": 200, "seed": 0,
+                            "resampling": "test rows, stratified by class"}
+    assert "seed 0" in res.phi_e_lower.attrs["description"]
+
+
+def test_stratified_weights_keep_class_counts():
+    y = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2])
+    w = stratified_weights(y, 50, np.random.default_rng(1))
+    for k in range(3):
+        assert np.all(w[:, y == k].sum(axis=1) == np.sum(y == k))
+
+
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+def test_ensemble_error_interval_agrees_with_wilson(method):
+    # 20000 rows, the same error rate (about 0.2) in both classes: the bootstrap of the error
+    # and Wilson's binomial interval estimate the same sampling distribution; Wilson's
+    # half-width is 0.0055, its limits are matched to 0.0006 (a tenth of it; the Monte Carlo
+    # error of a 2000-replicate quantile is about 0.0002)
+    rng = np.random.default_rng(3)
+    n = 20_000
+    y = (rng.random(n) < 0.4).astype(np.int64)
+    wrong = rng.random(n) < 0.2
+    ens_labels = np.where(wrong, 1 - y, y)
+    labels = np.repeat(ens_labels[None, :], 3, axis=0)  # three members that agree
+    res = diagnose(labels, None, y, classes=[0, 1], ci=0.95, ci_method=method)
+    low, high = proportion_confint(int(wrong.sum()), n, alpha=0.05, method="wilson")
+    assert float(res.ensemble_error_lower) == pytest.approx(low, abs=6e-4)
+    assert float(res.ensemble_error_upper) == pytest.approx(high, abs=6e-4)
+
+
+def test_coverage_of_phi_e_strength_and_correlation():
+    # 400 simulated test sets of 400 rows from a known structure of member errors; the 95%
+    # intervals (percentile and BCa, 1000 replicates each) must cover the population values
+    # in 92-98% of them (95% +- 2.7 binomial sd of a 400-set coverage)
+    rng = np.random.default_rng(1)
+    n_trees = 15
+    truth = _true_values(n_trees, Q_TYPES, TYPE_SHARE)
+    names = tuple(truth)
+    hits = {(m, name): 0 for m in ("percentile", "bca") for name in names}
+    n_sets = 400
+    for _ in range(n_sets):
+        labels, y = _members(rng, 400, n_trees, Q_TYPES, TYPE_SHARE)
+        votes_right = (labels == y[None, :]).sum(axis=0)
+        ens = np.where(2 * votes_right > n_trees, y, 1 - y)
+        parts = row_parts(labels, y, ens, 2)
+        theta = measure_replicates(parts, np.ones((1, y.size)), measures=names)
+        boot = measure_replicates(parts, stratified_weights(y, 1000, rng), measures=names)
+        jack = measure_replicates(parts, 1.0 - np.eye(y.size), measures=names)
+        for method in ("percentile", "bca"):
+            for name in names:
+                lo, hi = interval(boot[name], float(theta[name][0]), 0.95, method, jack[name])
+                hits[(method, name)] += lo <= truth[name] <= hi
+    coverage = {key: h / n_sets for key, h in hits.items()}
+    for key, value in coverage.items():
+        assert 0.92 <= value <= 0.98, (key, value, coverage)
+
+
+def test_intervals_are_seeded_and_refused_when_undefined():
+    rng = np.random.default_rng(1)
+    labels, y = _members(rng, 200, 7, Q_TYPES, TYPE_SHARE)
+    one = diagnose(labels, None, y, classes=[0, 1], ci=0.95, n_boot=300, ci_seed=4)
+    two = diagnose(labels, None, y, classes=[0, 1], ci=0.95, n_boot=300, ci_seed=4)
+    other = diagnose(labels, None, y, classes=[0, 1], ci=0.95, n_boot=300, ci_seed=5)
+    assert float(one.strength_lower) == float(two.strength_lower)
+    assert float(one.strength_lower) != float(other.strength_lower)
+    plain = diagnose(labels, None, y, classes=[0, 1])
+    assert "strength_lower" not in plain
+    for name in plain.data_vars:  # the intervals add variables and change none
+        xr.testing.assert_identical(plain[name], one[name])
+    for kwargs, message in [({"ci": 95}, "ci must"), ({"ci": 0.95, "ci_method": "basic"},
+                                                        "ci_method"),
+                            ({"ci": 0.95, "n_boot": 10}, "n_boot"),
+                            ({"ci": 0.95, "ci_seed": -1}, "ci_seed")]:
+        with pytest.raises(ValueError, match=message):
+            diagnose(labels, None, y, classes=[0, 1], **kwargs)
+
+
+def test_grid_intervals_over_folds():
+    rng = np.random.default_rng(0)
+    vals = rng.normal(0.2, 0.01, (3, 2, 10))
+    da = xr.DataArray(vals, dims=("dataset", "ensemble", "fold"),
+                      coords={"dataset": list("abc"), "ensemble": ["A", "B"]})
+    res = grid_intervals(da, over=("fold",), n_boot=4000)
+    assert res["mean"].dims == ("dataset", "ensemble")
+    np.testing.assert_allclose(res["mean"].values, vals.mean(axis=-1))
+    # the percentile interval of a mean of 10 normal values is close to the normal-theory one
+    half = 1.96 * vals.std(axis=-1, ddof=0) / np.sqrt(10)
+    np.testing.assert_allclose(res.upper.values - res.lower.values, 2 * half, rtol=0.15)
+    holey = da.copy()
+    holey[0, 0, 3] = np.nan
+    with pytest.raises(ValueError, match="missing"):
+        grid_intervals(holey, over=("fold",))
+    with pytest.raises(ValueError, match="none of the dims"):
+        grid_intervals(da, over=("repeat",))
+
+
+def test_figures_and_explorer_table_show_the_intervals():
+    import matplotlib.pyplot as plt
+    from matplotlib.container import ErrorbarContainer
+
+    from treelab import plot
+    from treelab.widgets._common import measures_at
+
+    rng = np.random.default_rng(6)
+    results = []
+    for alpha, q in ((0.2, (0.85, 0.6, 0.3)), (0.7, (0.9, 0.7, 0.4))):
+        labels, y = _members(rng, 300, 11, q, TYPE_SHARE)
+        res = diagnose(labels, None, y, classes=[0, 1], single=0.3, ci=0.95, n_boot=300)
+        results.append(res.assign_coords(ensemble="X", alpha=alpha))
+    stacked = plot.stack_results(results)
+    ax = plot.strength_correlation(stacked, colorbar=False)
+    bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    assert len(bars) == 1
+    # the vertical bars run from the lower to the upper limit of the correlation
+    segments = bars[0].lines[2][1].get_segments()
+    got = sorted((float(s[0][1]), float(s[1][1])) for s in segments)
+    want = sorted(zip(stacked.correlation_lower.sel(ensemble="X").values.tolist(),
+                      stacked.correlation_upper.sel(ensemble="X").values.tolist(), strict=True))
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    ax = plot.error_ratio_vs_phi(stacked, fit=False)
+    assert [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    table = measures_at(stacked, dataset=None, ensemble="X", alpha=0.2)
+    assert table.loc["phi_e", "lower"] == float(results[0].phi_e_lower)
+    assert list(table.columns) == ["mean", "lower", "upper", "sd", "description"]
+    plt.close("all")
