@@ -208,7 +208,7 @@ def interval(boot: np.ndarray, theta: float, ci: float, method: str,
     if method == "bca":
         below = np.mean(boot < theta - tol) + 0.5 * np.mean(np.abs(boot - theta) <= tol)
         z0 = scipy.stats.norm.ppf(np.clip(below, 1.0 / (boot.size + 1), 1 - 1.0 / (boot.size + 1)))
-        jack = np.asarray(jack, dtype=np.float64)
+        jack = np.asarray([] if jack is None else jack, dtype=np.float64)  # none: a = 0
         jack = jack[np.isfinite(jack)]
         d = jack.mean() - jack if jack.size else np.zeros(1)
         denom = 6.0 * np.sum(d * d) ** 1.5

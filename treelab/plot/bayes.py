@@ -17,7 +17,7 @@ import numpy as np
 import scipy.stats
 import xarray as xr
 
-from treelab.plot._common import get_ax
+from treelab.plot._common import get_ax, place_legend
 from treelab.plot._docstrings import share_docs
 from treelab.plot.export import WIDTHS
 
@@ -160,5 +160,5 @@ def posterior_t(result: xr.Dataset, *, at: dict | None = None, ax: Any = None) -
         ax.axvline(edge, color="0.3", linewidth=0.8, linestyle="--")
     ax.set_xlabel(f"{a} - {b} (mean difference)")
     ax.set_ylabel("posterior density")
-    ax.legend(fontsize="x-small", frameon=False, loc="upper left")
+    place_legend(ax, below=True, fontsize="x-small")  # under the axes: never over the density
     return ax
