@@ -128,9 +128,10 @@ def errors(
         from treelab.analysis.members import read_members
 
         got = read_members(member_labels, X, y, need_ensemble=True)
+        member_labels, X = got.labels, None
+        classes = got.classes if classes is None else classes
         if got.ensemble is not None:
-            member_labels, ensemble_labels = got.labels, got.ensemble
-            classes, X = got.classes if classes is None else classes, None
+            ensemble_labels = got.ensemble
     inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     if ensemble_labels is None:
         ens = _vote_labels(vote_counts(inp.labels, inp.n_classes))

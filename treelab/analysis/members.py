@@ -292,6 +292,13 @@ def member_outputs(
       DataArrays (``X`` is not needed), with ``classes=`` their labels (default: the
       DataArray's ``class`` coordinate, the sorted distinct labels, or codes 0..C-1).
 
+    Before any member predicts, :func:`check_model` refuses what would give silently wrong
+    outputs: a model that is no ensemble of its classes (a search, a pipeline, one-vs-rest or
+    one-vs-one, stacking, a regressor or an outlier detector, each with what would work
+    instead), ``X`` whose width does not match the model or a member, and DataFrame columns
+    whose names differ from ``feature_names_in_`` or come in another order (as scikit-learn's
+    ``predict`` refuses them); see docs/diagnose_your_forest.md.
+
     Member labels are each member's own ``predict`` (for scikit-learn trees, the first class
     of highest leaf value, as ``DecisionTreeClassifier.predict``); member probabilities its
     ``predict_proba`` (one-hot of its labels where it has none; the ``member_proba`` attr says

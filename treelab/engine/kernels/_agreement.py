@@ -88,6 +88,7 @@ def pair_mean_sums(right_bits: np.ndarray, code_planes: np.ndarray, n: int,
     nf = float(n)
     for t in range(n_trees):
         a = n_right[t]
+        row = np.zeros(3)  # sums of row t first: rounding grows with T, not with T^2
         for k in range(t + 1, n_trees):
             right = 0
             differ = 0
@@ -106,16 +107,18 @@ def pair_mean_sums(right_bits: np.ndarray, code_planes: np.ndarray, n: int,
             num = n11 * n00 - n01 * n10
             den_q = n11 * n00 + n01 * n10
             if den_q != 0.0:
-                sums[0] += num / den_q
+                row[0] += num / den_q
                 counts[0] += 1
             den_r = np.sqrt(a * (nf - a) * b * (nf - b))
             if den_r != 0.0:
-                sums[1] += num / den_r
+                row[1] += num / den_r
                 counts[1] += 1
             p_e = 0.0
             for c in range(n_classes):
                 p_e += share[t, c] * share[k, c]
             if abs(p_e - 1.0) > 1e-12:
-                sums[2] += (same / nf - p_e) / (1.0 - p_e)
+                row[2] += (same / nf - p_e) / (1.0 - p_e)
                 counts[2] += 1
+        for m in range(3):
+            sums[m] += row[m]
     return sums, counts
