@@ -44,8 +44,13 @@ _SETUP = (
 )
 
 
-#: Lines of the compile notice (treelab/engine/_notice.py) in a stream output.
-NOTICE = re.compile(r"^treelab: (compiling the |still compiling |.* compiled in )")
+#: Lines of the compile notice (treelab/engine/_notice.py) and of the notices of a slow step
+#: (treelab/_slow.py) in a stream output: they say how this machine stood.
+NOTICE = re.compile(r"^treelab: (compiling the |still compiling |.* compiled in |"
+                    r".*\(more than \d+ s so far on this machine\))")
+#: A cell's value that is only the files a figure export wrote: in quick mode they are in a
+#: temporary folder of the machine that ran the copy, which means nothing to a reader.
+WRITTEN = re.compile(r"^\[?((Posix|Windows)Path\('[^']*'\)(, )?)+\]?$")
 WIDGET = "application/vnd.jupyter.widget-view+json"
 #: What an explorer shows in the rendered copy.
 EXPLORER_NOTE = ("[interactive explorer: it needs a running kernel; run the notebook in "
@@ -53,7 +58,8 @@ EXPLORER_NOTE = ("[interactive explorer: it needs a running kernel; run the note
 
 
 def tidy(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Take compile notices and widgets out of an executed notebook's outputs (in place)."""
+    """Take compile notices, widgets and the lists of files a figure export wrote out of an
+    executed notebook's outputs (in place)."""
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
@@ -67,6 +73,9 @@ def tidy(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
                 out["text"] = "".join(lines)
             elif WIDGET in out.get("data", {}):
                 out["data"] = {"text/plain": EXPLORER_NOTE}
+            elif out.get("output_type") == "execute_result" and WRITTEN.match(
+                    " ".join(str(out.get("data", {}).get("text/plain", "")).split())):
+                continue
             kept.append(out)
         cell["outputs"] = kept
     nb.metadata.pop("widgets", None)

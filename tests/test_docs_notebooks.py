@@ -71,3 +71,16 @@ def test_executed_copy_shows_no_compile_notice_and_no_widget(path):
     assert not [o for o in outputs if "application/vnd.jupyter.widget-view+json"
                 in o.get("data", {})], f"docs/notebooks/{path.name} holds a widget: {FIX}"
     assert "widgets" not in json.loads(copy.read_text(encoding="utf-8"))["metadata"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_executed_copy_shows_no_temporary_folder(path):
+    # notebook 07 showed the paths its figure exports wrote, in a temporary folder of the
+    # machine that ran the copy
+    import tempfile
+
+    outputs = [o for cell in _outputs(COPIES / path.name) for o in cell]
+    text = "".join("".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+                   for o in outputs)
+    for mark in ("/tmp/", tempfile.gettempdir() + "/"):
+        assert mark not in text, f"docs/notebooks/{path.name} shows a path under {mark}: {FIX}"

@@ -68,3 +68,37 @@ def test_diversity_workbench_writes_formulas_as_math_and_no_wide_table():
     assert ascii_formulas(text) == []
     wide = [line for line in text.splitlines() if line.startswith("|") and len(line) > 100]
     assert wide == []
+
+
+#: Longest row of a display formula, in characters of LaTeX source: a longer one is wider
+#: than the text column (the first formula of strength_correlation.md, 198 characters on one
+#: row, was cut after "var(s)"); several equations go on rows of their own (gathered).
+FORMULA_ROW = 130
+
+
+def formula_rows(text: str) -> list[str]:
+    rows = []
+    for block in re.findall(r"\$\$(.+?)\$\$", text, re.S):
+        body = re.sub(r"\\(begin|end)\{\w+\*?\}", "", " ".join(block.split()))
+        rows += [row.strip() for row in body.split("\\\\")]
+    return rows
+
+
+def test_display_formulas_fit_the_text_column():
+    assert max(map(len, formula_rows("$$a = 1, \\qquad b = 2$$"))) < FORMULA_ROW
+    wide = {page.name: len(row) for page in PAGES
+            for row in formula_rows(page.read_text(encoding="utf-8")) if len(row) > FORMULA_ROW}
+    assert wide == {}, f"display formulas wider than the text column: {wide}"
+
+
+def test_wide_tables_keep_their_first_column_and_formulas_scroll():
+    css = (ROOT / "docs" / "_static" / "treelab.css").read_text(encoding="utf-8")
+    rules = {m.group(1).strip(): m.group(2) for m in re.finditer(r"([^{}]+)\{([^}]*)\}",
+                                                                  re.sub(r"/\*.*?\*/", "", css,
+                                                                         flags=re.S))}
+    sticky = next(body for sel, body in rules.items() if "td:first-child" in sel)
+    assert "position: sticky" in sticky and "left: 0" in sticky and "background" in sticky
+    tables = next(body for sel, body in rules.items() if sel == ".bd-article table")
+    assert "overflow-x: auto" in tables
+    maths = next(body for sel, body in rules.items() if "mjx-container" in sel)
+    assert "overflow-x: auto" in maths

@@ -344,3 +344,38 @@ def test_irrelevant_attribute_panels_layout():
                      {name: result.sel(dataset=name) for name in coords["dataset"]},
                      sharey=True)
     assert_clean(fig, "double")
+
+
+def test_a_row_of_panels_in_one_column_gets_rows_it_can_be_read_in(result, tmp_path):
+    # the README's export of the three-panel spectrum grid at width="single" gave a figure
+    # 3.5 x 0.70 in: squashed panels, overprinted tick labels
+    from matplotlib.image import imread
+
+    from treelab.plot.export import MIN_PANEL_IN
+
+    grid = plot.spectrum(result, col="dataset")
+    panels = list(grid.axes_dict.values())
+    specs = [ax.get_subplotspec() for ax in panels]
+    size = grid.figure.get_size_inches().copy()
+    with export_size(grid, "single") as figure:
+        figure.canvas.draw()
+        assert layout_problems(figure) == []
+        boxes = [ax.get_window_extent() for ax in panels]
+        rows = sorted({round(b.y0) for b in boxes})
+        assert len(rows) == 3  # 3.5 in less the legend holds one panel a row
+        for box in boxes:
+            assert box.width / figure.dpi >= 0.7 * MIN_PANEL_IN  # the data areas
+            assert box.height / figure.dpi >= 0.6
+        assert figure.get_size_inches()[1] >= 2.0
+    # the grid is given back as it was: one row, its size, its labels
+    assert [ax.get_subplotspec() for ax in panels] == specs
+    assert len({round(ax.get_position().y0, 6) for ax in panels}) == 1
+    assert [ax.get_ylabel() != "" for ax in panels] == [True, False, False]
+    np.testing.assert_allclose(grid.figure.get_size_inches(), size)
+    (png,) = plot.savefig(grid, tmp_path / "spectrum.png", width="single", dpi=100)
+    height, width = imread(png).shape[:2]
+    assert width == 350 and height >= 200  # 3.5 in wide, at least 2 in high
+    # a grid that fits keeps its row: at the page width, three panels side by side
+    with export_size(grid, "double") as figure:
+        figure.canvas.draw()
+        assert len({round(ax.get_window_extent().y0) for ax in panels}) == 1

@@ -124,6 +124,9 @@ def test_ci_mode_regression_against_stored_numbers(tmp_path):
     # what the run writes: the page, the tables, the Dataset
     page = (tmp_path / "liu2008.md").read_text()
     assert "ci mode, a subset of the study" in page and "## Verdicts" in page
+    # the page speaks of this run, not of the repository's page generator
+    assert "make_reproduction_pages" not in page and "edit those" not in page
+    assert "<!-- written by `treelab reproduce liu2008` (ci mode)" in page
     assert (tmp_path / "liu2008" / "tables" / "table4.csv").is_file()
     assert (tmp_path / "liu2008" / "table4_64" / "result.nc").is_file()
     meta = json.loads((tmp_path / "liu2008" / "tables" / "run.json").read_text())
@@ -144,6 +147,16 @@ def test_pages_render_from_the_stored_results(name, tmp_path):
     claims.write_text("findings\n")
     text = render_study_page(name, tables, claims=claims, claims_include="claims/x.md")
     assert "```{include} claims/x.md" in text
+
+
+def test_a_gap_to_the_paper_only_where_the_paper_has_numbers():
+    # the rotation-forest tutorial states no numbers: nothing to subtract
+    rotation = render_study_page("rotation-forest", ROOT / "data" / "reproductions" /
+                                 "rotation-forest")
+    assert "gap = treelab - paper" not in rotation
+    assert "The source states no numbers: the tables below are treelab's alone." in rotation
+    liu = render_study_page("liu2008", ROOT / "data" / "reproductions" / "liu2008")
+    assert "gap = treelab - paper" in liu
 
 
 def test_docs_pages_are_generated_from_the_stored_results():

@@ -30,11 +30,16 @@ def test_gashler_win_counts_by_hand():
     folds = _folds(means, sets)
     section, (verdict,) = gashler._table1(folds, "g")
     # most accurate of RDT/ERDT/MMDT: a RDT, b ERDT, c MMDT, d RDT = MMDT (no clear winner)
-    assert "| 100xRDT | 17 | 1 |" in section.text
-    assert "| 100xERDT | 13 | 1 |" in section.text
-    assert "| 100xMMDT | 12 | 1 |" in section.text
+    assert "| RDT | 17 | 1 |" in section.text
+    assert "| ERDT | 13 | 1 |" in section.text
+    assert "| MMDT | 12 | 1 |" in section.text
     assert "| no clear winner | 1 | 1 |" in section.text
+    # the columns say what was run: 25-tree bags (beside 250-tree RDT and ERDT), not 100
+    assert "| paper (100 trees each) | treelab (25 trees each) |" in section.text
+    assert "treelab 25xRDT 1, 25xERDT 1, 25xMMDT 1" in verdict.numbers
+    assert "100xRDT" not in section.text
     section, (verdict,) = gashler._table2(folds, "g")
+    assert section.title == "Table 2: 25 x CVDT against 250-tree ensembles"
     # CVDT above both large ones: a (0.95 > 0.9, 0.85); below both: b (0.6 < 0.7, 0.75);
     # c (0.8 between 0.75 and 0.85) and d (0.55 between 0.5 and 0.7) in between
     assert "| CVDT beats both | 15 | 1 |" in section.text

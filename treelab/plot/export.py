@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FORMATS", "MIN_FONT_PT", "WIDTHS", "export_size", "savefig"]
+__all__ = ["FORMATS", "MIN_FONT_PT", "MIN_PANEL_IN", "WIDTHS", "export_size", "savefig"]
 
 #: Column widths in inches: a single column (3.5 in, most two-column journals) and a full
 #: page width (7.0 in).
@@ -21,6 +21,10 @@ FORMATS = ("png", "pdf", "svg")
 
 #: Smallest font size (points) that shrinking a figure to a journal width gives its text.
 MIN_FONT_PT = 6.5
+
+#: Narrowest panel (inches) of an exported grid: a grid whose panels would be narrower at the
+#: export width gets fewer panels per row, and more rows (:func:`export_size`).
+MIN_PANEL_IN = 1.5
 
 
 def _figure_of(obj: Any) -> Any:
@@ -112,6 +116,66 @@ def _restore_legends(moved: list[tuple[Any, Any]]) -> None:
         ax.legend_ = legend
 
 
+def _panels(figure: Any) -> tuple[list[Any], Any] | None:
+    """The panels of a grid figure in reading order and their GridSpec, or None when the
+    figure is not one grid of panels (colour bars aside)."""
+    panels = [ax for ax in figure.axes if not hasattr(ax, "_colorbar")
+              and ax.get_label() != "<colorbar>"]
+    specs = [ax.get_subplotspec() for ax in panels]
+    if len(panels) < 2 or any(s is None for s in specs):
+        return None
+    grid = specs[0].get_gridspec()
+    if any(s.get_gridspec() is not grid or s.rowspan.stop - s.rowspan.start != 1
+           or s.colspan.stop - s.colspan.start != 1 for s in specs):
+        return None
+    order = sorted(range(len(panels)), key=lambda i: (specs[i].rowspan.start,
+                                                     specs[i].colspan.start))
+    return [panels[i] for i in order], grid
+
+
+def _reflow(figure: Any, width_in: float, room_in: float) -> tuple[list[tuple[Any, Any]],
+                                                                   int, int, int]:
+    """Give a grid of panels fewer columns when its panels would be narrower than
+    :data:`MIN_PANEL_IN` in ``room_in`` inches (a three-panel row in one journal column:
+    0.7 in high, squashed panels, overprinted ticks). Returns (panel, former spec) pairs for
+    :func:`_restore_reflow`, and the former and new numbers of columns and rows' new count."""
+    from matplotlib.gridspec import GridSpec
+
+    found = _panels(figure)
+    if found is None:
+        return [], 0, 0, 0
+    panels, grid = found
+    old_cols = max(ax.get_subplotspec().colspan.start for ax in panels) + 1
+    fits = max(1, int(room_in // MIN_PANEL_IN))
+    if old_cols <= fits:
+        return [], 0, 0, 0
+    ncols = fits
+    nrows = -(-len(panels) // ncols)
+    new = GridSpec(nrows, ncols, figure=figure)
+    ylabel = panels[0].get_ylabel()
+    former = []
+    for i, ax in enumerate(panels):
+        former.append((ax, (ax.get_subplotspec(), ax.get_ylabel())))
+        ax.set_subplotspec(new[i // ncols, i % ncols])
+        ax.set_position(new[i // ncols, i % ncols].get_position(figure))
+        if i % ncols == 0 and not ax.get_ylabel():
+            ax.set_ylabel(ylabel)  # a panel that starts a row now: the grid labels those
+    return former, old_cols, ncols, nrows
+
+
+def _legends_width(figure: Any) -> float:
+    """Inches taken by the figure's own legends (a seaborn grid's, beside its panels)."""
+    renderer = figure.canvas.get_renderer()
+    return sum(lg.get_window_extent(renderer).width for lg in figure.legends) / figure.dpi
+
+
+def _restore_reflow(former: list[tuple[Any, Any]]) -> None:
+    for ax, (spec, ylabel) in former:
+        ax.set_subplotspec(spec)
+        ax.set_position(spec.get_position(ax.figure))
+        ax.set_ylabel(ylabel)
+
+
 def _crop_box(figure: Any, width_in: float, pad: float = 0.04) -> Any:
     """A box ``width_in`` wide around the figure's content, cropped to it vertically: the
     figure is narrowed until what it draws (text and legends outside the axes included) fits
@@ -160,8 +224,12 @@ def export_size(fig: Any, width: str | float = "single", height: float | None = 
     layout engine (constrained layout) or, for a seaborn grid, a tight layout leaving room
     for the legend places everything again. At a single column's width (3.5 in or less) a
     legend that stands right of its axes moves under them, in as many columns as fit (beside
-    the axes it would take a third of the width). Afterwards size, fonts, legends and layout
-    are restored.
+    the axes it would take a third of the width). A grid of panels that would leave each
+    panel narrower than :data:`MIN_PANEL_IN` in a single column gets fewer panels per row and more rows (three
+    in a row at 3.5 in were 0.7 in high, ticks overprinted; beside their legend they become
+    a column of three),
+    each panel keeping its shape, unless ``height`` is given. Afterwards size, fonts,
+    legends, panels and layout are restored.
     :func:`savefig` writes inside this block; tests check layouts inside it.
 
     Parameters
@@ -198,13 +266,25 @@ def export_size(fig: Any, width: str | float = "single", height: float | None = 
                 labels = axis.get_ticklabels()
                 if labels:
                     ticks.append((ax, name, labels[0].get_fontsize()))
+    flowed: list[tuple[Any, Any]] = []
     try:
+        old_legend_in = _legends_width(figure)
         figure.set_size_inches(width_in, float(height) if height is not None
                                else width_in * old[1] / old[0])
         for text, size in texts:
             text.set_fontsize(max(MIN_FONT_PT, size * scale))
         for ax, name, size in ticks:
             ax.tick_params(axis=name, labelsize=max(MIN_FONT_PT, size * scale))
+        # a grid's legend beside its panels keeps its room: the panels share what is left
+        legend_in = _legends_width(figure)
+        if width_in <= WIDTHS["single"] + 1e-9:  # wider figures are laid out at their width
+            flowed, old_cols, ncols, nrows = _reflow(figure, width_in, width_in - legend_in)
+        if flowed and height is None:
+            # each panel keeps its shape: rows of narrower panels, as high as wide times the
+            # panels' former aspect
+            old_rows = max(spec.rowspan.start for _, (spec, _) in flowed) + 1
+            aspect = (old[1] / old_rows) / ((old[0] - old_legend_in) / old_cols)
+            figure.set_size_inches(width_in, nrows * (width_in - legend_in) / ncols * aspect)
         if grid is not None:
             _relayout_grid(grid, figure)
         if width_in <= WIDTHS["single"] + 1e-9:
@@ -212,6 +292,7 @@ def export_size(fig: Any, width: str | float = "single", height: float | None = 
         yield figure
     finally:
         _restore_legends(moved)
+        _restore_reflow(flowed)
         figure.set_size_inches(*old)
         for text, size in texts:
             text.set_fontsize(size)

@@ -164,7 +164,10 @@ def run_study(
     tables = out / study.name / "tables"
     save_measured(measured, tables, meta)
     paths = {"tables": tables, **{f"result {g}": root / g / "result.nc" for g in results}}
-    markdown = render_page(study, measured, meta)
+    # about this run, not about the repository's pages
+    markdown = render_page(study, measured, meta, origin=(
+        f"written by `treelab reproduce {study.name}` ({mode} mode) from the paper tables that "
+        f"ship with treelab and this run's tables in {study.name}/tables"))
     page = out / f"{study.name}.md"
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text(markdown + "\n", encoding="utf-8")
