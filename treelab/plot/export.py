@@ -225,10 +225,10 @@ def export_size(fig: Any, width: str | float = "single", height: float | None = 
     for the legend places everything again. At a single column's width (3.5 in or less) a
     legend that stands right of its axes moves under them, in as many columns as fit (beside
     the axes it would take a third of the width). A grid of panels that would leave each
-    panel narrower than :data:`MIN_PANEL_IN` in a single column gets fewer panels per row and more rows (three
-    in a row at 3.5 in were 0.7 in high, ticks overprinted; beside their legend they become
-    a column of three),
-    each panel keeping its shape, unless ``height`` is given. Afterwards size, fonts,
+    panel narrower than :data:`MIN_PANEL_IN` in a single column gets fewer panels per row
+    and more rows (three in a row at 3.5 in were 0.7 in high, ticks overprinted; beside their
+    legend they become a column of three), each panel keeping its shape, unless ``height``
+    is given. Afterwards size, fonts,
     legends, panels and layout are restored.
     :func:`savefig` writes inside this block; tests check layouts inside it.
 
