@@ -17,7 +17,7 @@ from typing import Any
 
 from treelab._cache import configure_cache
 
-# before anything below imports numba: it reads NUMBA_CACHE_DIR once, when first imported
+# before any kernel is decorated: where compiled kernels are kept, if anywhere
 configure_cache()
 
 from treelab import estimators  # noqa: E402
