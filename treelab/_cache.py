@@ -33,6 +33,7 @@ an error.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -135,8 +136,13 @@ def configure_cache() -> CacheStatus:
     return status
 
 
+@functools.lru_cache(maxsize=64)
+def _real_folder(path: str) -> str:
+    return os.path.normcase(os.path.realpath(path))
+
+
 def _is_kernel_file(py_file: str) -> bool:
-    return os.path.dirname(os.path.abspath(py_file)) == os.path.abspath(KERNELS)
+    return _real_folder(os.path.dirname(os.path.abspath(py_file))) == _real_folder(str(KERNELS))
 
 
 def _install_locator() -> bool:
