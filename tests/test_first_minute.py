@@ -55,7 +55,8 @@ def test_importing_treelab_compiles_nothing(tmp_path):
     assert n_files == 0
 
 
-CACHE_DIR = "import numba, treelab; print(numba.config.CACHE_DIR)"
+CACHE_DIR = ("import numba, treelab; from treelab.engine.kernels import _rng; "
+             "print(_rng.new_state._cache.cache_path); print(repr(numba.config.CACHE_DIR))")
 
 
 def test_cache_goes_to_a_per_user_folder(tmp_path):
@@ -63,16 +64,18 @@ def test_cache_goes_to_a_per_user_folder(tmp_path):
     import platformdirs
 
     env = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
-    got = _python(CACHE_DIR, env, drop=("NUMBA_CACHE_DIR",))
+    got, numba_dir = _python(CACHE_DIR, env, drop=("NUMBA_CACHE_DIR",)).splitlines()
     tag = kernel_sources_tag()
     if sys.platform.startswith("linux"):
-        assert got == str(tmp_path / "xdg" / "treelab" / "numba" / tag)
+        folder = str(tmp_path / "xdg" / "treelab" / "numba" / tag)
     else:
-        assert got == os.path.join(platformdirs.user_cache_dir("treelab", appauthor=False),
-                                   "numba", tag)
-    # numba imported before treelab: its config is set as well, read when kernels are made
-    got = _python("import numba; " + CACHE_DIR, env, drop=("NUMBA_CACHE_DIR",))
-    assert got.endswith(os.path.join("treelab", "numba", tag))
+        folder = os.path.join(platformdirs.user_cache_dir("treelab", appauthor=False),
+                              "numba", tag)
+    assert os.path.dirname(got) == folder
+    assert numba_dir == repr("")  # numba's own setting, for other code, is left alone
+    # numba imported before treelab: the kernels go to the same folder
+    got, _ = _python("import numba; " + CACHE_DIR, env, drop=("NUMBA_CACHE_DIR",)).splitlines()
+    assert os.path.dirname(got) == folder
 
 
 def test_cache_folder_changes_with_any_kernel_source(tmp_path):
@@ -94,8 +97,11 @@ def test_cache_folder_changes_with_any_kernel_source(tmp_path):
 
 
 def test_numba_cache_dir_set_by_the_user_wins(tmp_path):
+    # the kernels go to a tagged folder inside it (an edited helper never comes back stale)
     chosen = str(tmp_path / "mine")
-    assert _python(CACHE_DIR, {"NUMBA_CACHE_DIR": chosen}) == chosen
+    got, numba_dir = _python(CACHE_DIR, {"NUMBA_CACHE_DIR": chosen}).splitlines()
+    assert os.path.dirname(got) == os.path.join(chosen, "treelab", kernel_sources_tag())
+    assert numba_dir == repr(chosen)
 
 
 @pytest.fixture(autouse=True)

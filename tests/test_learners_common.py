@@ -1,6 +1,7 @@
 """What every new learner shares: determinism across threads, member outputs, pickling."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -87,3 +88,46 @@ def test_bad_n_estimators(make):
     X, y = data()
     with pytest.raises(ValueError, match="n_estimators"):
         make().fit(X, y)
+
+
+LEARNERS = [getattr(treelab, name) for name in treelab.estimators.__all__
+            if name != "TreeEnsembleClassifier"]
+
+
+def test_every_learner_is_listed():
+    assert len(LEARNERS) == 16
+
+
+@pytest.mark.parametrize("cls", LEARNERS, ids=lambda c: c.__name__)
+def test_a_wrong_argument_names_the_learner_itself(cls):
+    # MaxDiverseEnsemble and ExtraTrees have no __init__ of their own: Python named their
+    # private base class (_VRFamily, _DeterministicEnsemble)
+    with pytest.raises(TypeError, match=rf"^{cls.__name__}\(\) got an unexpected keyword "
+                                        r"argument 'no_such_option'") as info:
+        cls(no_such_option=1)
+    assert "_" + "VRFamily" not in str(info.value)
+    with pytest.raises(TypeError, match=rf"^{cls.__name__}\(\) takes keyword arguments only"):
+        cls(3)
+    if "n_estimators" in cls._get_param_names():
+        with pytest.raises(TypeError, match="did you mean 'n_estimators'"):
+            cls(n_estimator=3)
+    assert cls(**cls().get_params()).get_params() == cls().get_params()
+
+
+def test_max_diverse_ensemble_class_weight_names_the_public_class():
+    with pytest.raises(TypeError, match=r"^MaxDiverseEnsemble\(\) got an unexpected keyword "
+                                        r"argument 'class_weight'"):
+        treelab.MaxDiverseEnsemble(class_weight="balanced")
+
+
+@pytest.mark.parametrize("cls", LEARNERS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("weight", [
+    np.full(12, 1 + 0j), np.full(12, 1 + 1j), 1 + 0j, np.array([1] * 11 + [2j], dtype=object),
+], ids=["complex-real", "complex", "complex-scalar", "object-complex"])
+def test_complex_sample_weight_is_refused_as_scikit_learn_does(cls, weight):
+    X = np.arange(24, dtype=float).reshape(12, 2)
+    y = np.arange(12) % 2
+    with pytest.raises(ValueError, match="complex"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", np.exceptions.ComplexWarning)
+            cls().fit(X, y, sample_weight=weight)

@@ -212,3 +212,88 @@ def test_high_cardinality_categoricals_give_valid_models(cls, case, seed):
     model, _ = assert_valid_model(cls, X, y, X_test, seed)
     # only the levels present in training count (not the 3,000 declared)
     assert model.arity_[1] == X["level"].nunique()
+
+
+# --------------------------------------------- zero-weight rows with nominal columns (issue 39)
+@st.composite
+def zero_weight_nominal(draw):
+    """(X, y, w, X_test): a category column and an integer-coded nominal column (both
+    declared nominal), a numeric column with missing values, whole weights with some zeros;
+    some categories occur only in rows of weight 0, and the rows of positive weight hold every
+    class. X_test holds every category, seen or not."""
+    n, y, rng = draw(labelled(8, 40))
+    w = rng.integers(0, 3, n).astype(np.float64)
+    keep = rng.permutation(n)[:2]
+    for c in np.unique(y):  # every class keeps a row of positive weight (classes_ is y's)
+        keep = np.r_[keep, rng.choice(np.flatnonzero(y == c))]
+    w[keep] = np.maximum(w[keep], 1.0)
+    levels = draw(st.integers(2, 5))
+    cats = [f"c{k}" for k in range(levels)] + ["only0", "only0b"]
+    codes = rng.integers(0, levels, n)
+    zero = np.flatnonzero(w == 0)
+    k = draw(st.integers(0, zero.size))
+    codes[zero[:k]] = levels + rng.integers(0, 2, k)  # the extra categories: weight 0 only
+    coded = rng.choice([2.0, 4.0, 8.0], n)
+    coded[zero[: zero.size // 2]] = 16.0
+    x = rng.normal(size=n)
+    x[rng.random(n) < 0.1] = np.nan
+
+    def frame(c, k, v):
+        return pd.DataFrame({"level": pd.Categorical.from_codes(c, categories=cats),
+                             "coded": k, "x": v})
+
+    test_codes = np.r_[np.arange(levels + 2), rng.integers(0, levels, 4)]
+    m = test_codes.size
+    test = frame(test_codes, np.resize([2.0, 4.0, 8.0, 16.0], m), rng.normal(size=m))
+    return frame(codes, coded, x), y, w, test
+
+
+#: (learner, options) whose trees depend on their rows alone: a row of weight 0 is a removed row
+ROWS_ALONE = [
+    (treelab.DecisionTree, {}),
+    (treelab.DecisionTree, {"max_bins": 3}),
+    (treelab.RandomForest, {"bootstrap": False}),
+    (treelab.ExtraTrees, {}),
+    (treelab.RandomDecisionTrees, {}),
+    (treelab.VRTrees, {"alpha": 0.5, "random_split": "uniform"}),
+    (treelab.Coalescence, {"random_split": "uniform"}),
+    (treelab.MaxDiverseEnsemble, {"random_split": "uniform"}),
+    (treelab.StochasticID3, {}),
+]
+
+
+@pytest.mark.parametrize("cls, options", ROWS_ALONE,
+                         ids=lambda v: v.__name__ if inspect.isclass(v) else str(v))
+@SWEEP
+@given(case=zero_weight_nominal(), seed=st.integers(0, 2**31))
+def test_zero_weight_rows_with_nominal_columns_are_removed_rows(cls, options, case, seed):
+    X, y, w, X_test = case
+    extra = {"categorical_features": ["coded"], **options}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        weighted = cls(random_state=seed, **small(cls), **extra).fit(X, y, sample_weight=w)
+        kept = w > 0
+        removed = cls(random_state=seed, **small(cls), **extra).fit(
+            X[kept].reset_index(drop=True), y[kept], sample_weight=w[kept])
+    assert [list(c) for c in weighted.categories_ if c is not None] == \
+        [list(c) for c in removed.categories_ if c is not None]
+    np.testing.assert_array_equal(weighted.predict_proba(X_test), removed.predict_proba(X_test))
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+@SWEEP
+@given(case=zero_weight_nominal(), seed=st.integers(0, 2**31))
+def test_zero_weight_rows_with_nominal_columns_give_valid_models(cls, case, seed):
+    X, y, w, X_test = case
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = cls(random_state=seed, **small(cls), categorical_features=["coded"]).fit(
+            X, y, sample_weight=w)
+    level = list(model.categories_[0])
+    assert set(level) == set(X["level"][w > 0])  # a category of weight 0 only is unseen
+    proba = model.predict_proba(X_test)
+    assert np.isfinite(proba).all()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-9)
+    member = model.member_proba(X_test)
+    assert np.isfinite(member).all()  # a tree of zero-weight rows only answers uniformly
+    np.testing.assert_allclose(member.sum(axis=2), 1.0, rtol=0, atol=1e-9)

@@ -212,7 +212,9 @@ def test_disjoint_parts_hold_their_rows_weights():
     rng = check_random_state(2)
     rng.randint(0, np.iinfo(np.int32).max, size=3)  # the seeds come first
     part = np.zeros(len(y), dtype=np.int64)
-    part[rng.permutation(len(y))] = np.arange(len(y)) % 3
+    order = rng.permutation(len(y))
+    order = np.r_[order[w[order] > 0], order[w[order] == 0]]  # positive weights dealt first
+    part[order] = np.arange(len(y)) % 3
     codes = np.searchsorted(est.classes_, y)
     fr = est.forest_
     for t in range(3):

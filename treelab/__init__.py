@@ -18,7 +18,7 @@ from typing import Any
 from treelab._cache import configure_cache
 from treelab._slow import slow_notice
 
-# before anything below imports numba: it reads NUMBA_CACHE_DIR once, when first imported
+# before any kernel is decorated: where compiled kernels are kept, if anywhere
 configure_cache()
 
 # a second on a quiet machine, ten at a load of 10: then a word says what is going on

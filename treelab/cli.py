@@ -206,7 +206,7 @@ def _list_data(args: argparse.Namespace) -> int:
 
 
 def _warmup(args: argparse.Namespace) -> int:
-    from treelab._cache import cache_dir
+    from treelab._cache import cache_status
     from treelab._warmup import warmup, warmup_steps
 
     names = args.estimators or None
@@ -217,8 +217,10 @@ def _warmup(args: argparse.Namespace) -> int:
             raise ValueError(f"not treelab estimators: {', '.join(unknown)}")
     started = time.perf_counter()
     times = warmup(names, progress=not args.no_progress)
+    status = cache_status()
+    where = status.folder if status.kept else f"not kept: {status.reason}"
     print(f"compiled for {len(times)} steps in {time.perf_counter() - started:.1f} s; "
-          f"cache: {cache_dir()}")
+          f"cache: {where}")
     return 0
 
 

@@ -11,9 +11,11 @@ While the group's compilations run longer than ``PROGRESS_EVERY`` seconds (a fir
 compiles one kernel after another), a line every so often says how long it has run and how
 many kernels it has compiled, and a last line says when it is done. A notice printed while a
 tqdm bar is drawn goes on its own line above the bar. An experiment run announces each group
-once for all its worker processes (:func:`share_notices`). Silence it with
-``logging.getLogger("treelab").setLevel(logging.ERROR)``;
-``treelab warmup`` compiles everything ahead (for images and CI).
+once for all its worker processes (:func:`share_notices`). Where compiled code cannot be kept
+(no usable cache folder, see :mod:`treelab._cache`), the first compilation also says so,
+once, and the group's line says "for this process only" instead of "once per install".
+Silence it with ``logging.getLogger("treelab").setLevel(logging.ERROR)``; ``treelab warmup``
+compiles everything ahead (for images and CI).
 
 The same listener makes Python's cyclic garbage collector run less often while a treelab kernel
 compiles. numba's compiler creates millions of Python objects, many of them long-lived (typing
@@ -51,6 +53,8 @@ GROUPS = {
     "_agreement": "analysis",
 }
 OTHER = "engine"
+# the notice that compiled code is not kept (no usable cache folder): once, like a group's
+NOT_KEPT = "compiled code not kept"
 
 # wall seconds of a group's first compilation with an empty cache: a 2-core machine idle (low)
 # and shared with other work (high); "tree growth" measured 25 s idle and 52 s loaded
@@ -80,6 +84,14 @@ _shared: str | None = None
 _state = threading.local()
 _lock = threading.Lock()
 _installed = False
+
+
+def _not_kept() -> str | None:
+    """Why compiled kernels are not kept in this process (``treelab._cache``), None if they
+    are: then the notices say so once instead of promising a cache."""
+    from treelab._cache import cache_status
+
+    return cache_status().reason
 
 
 def _group(dispatcher: object) -> str | None:
@@ -274,11 +286,20 @@ class _Listener(event.Listener):
                          *_state.gc_threshold[1:])
         _state.progress = None
         _state.claimed = _claim(group)
+        not_kept = _not_kept()
+        if not_kept is not None and log.isEnabledFor(logging.WARNING) and _claim(NOT_KEPT):
+            _say("treelab: compiled kernels will not be kept: %s; every new process "
+                 "compiles them again (set NUMBA_CACHE_DIR to a writable folder to keep "
+                 "them)", not_kept)
         if _state.claimed and log.isEnabledFor(logging.WARNING):
             if _progress is not None:
                 _progress.finish()  # the group before is done: another one starts
-            _say("treelab: compiling the %s kernels, once per install (%s; "
-                 "'treelab warmup' compiles everything ahead)", group, estimate(group))
+            if not_kept is None:
+                _say("treelab: compiling the %s kernels, once per install (%s; "
+                     "'treelab warmup' compiles everything ahead)", group, estimate(group))
+            else:
+                _say("treelab: compiling the %s kernels for this process only, not kept "
+                     "(%s)", group, estimate(group))
             _progress = _Progress(group)
         if _progress is not None and _progress.group == group and not _progress.done:
             _progress.kernels += 1

@@ -43,8 +43,10 @@ from treelab.estimators._weights import (
     check_class_weight_param,
     check_sample_weight,
     engine_weights,
+    forget_unweighted_categories,
     row_weights,
     unscale_counts,
+    warn_empty_members,
     warn_small_weights,
     weighted_iparams,
 )
@@ -84,6 +86,24 @@ def check_label_types(y):
     return y
 
 
+def check_constructor_arguments(cls: type, args: tuple, kwargs: dict) -> None:
+    """Refuse positional arguments and unknown parameter names of learner ``cls`` with a
+    TypeError that names ``cls`` itself (and the closest parameter name)."""
+    import difflib
+
+    names = cls._get_param_names()
+    if args:
+        example = "n_estimators" if "n_estimators" in names else (names or ["name"])[0]
+        raise TypeError(f"{cls.__name__}() takes keyword arguments only, got {len(args)} "
+                        f"positional argument(s) {args!r}; e.g. {cls.__name__}({example}=...)")
+    unknown = [k for k in kwargs if k not in names]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], names, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {unknown[0]!r}"
+                        f"{hint} (its parameters: {', '.join(names)})")
+
+
 class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
     """Base class of every treelab tree learner (not used directly).
 
@@ -91,6 +111,13 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
     attributes: ``classes_``, ``n_classes_``, ``n_features_in_``, ``feature_names_in_`` (for
     DataFrames), ``nominal_features_``, ``categories_``, ``forest_`` (a ``Forest``).
     """
+
+    def __new__(cls, *args, **kwargs):
+        # presets without an __init__ of their own (MaxDiverseEnsemble, ExtraTrees) would let
+        # Python name their private base class in the error: refuse here, naming the class
+        if args or kwargs:
+            check_constructor_arguments(cls, args, kwargs)
+        return super().__new__(cls)
 
     # -- subclass hooks -------------------------------------------------------------------
     def _spec(self, n_features: int) -> TreeSpec:  # pragma: no cover - abstract
@@ -172,7 +199,10 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             (0: as if absent), so class counts, node sizes, ``min_samples_split``,
             ``min_samples_leaf``, ``min_objs`` and ``curtail_min`` are summed weights; a
             bootstrap multiplicity multiplies the weight. Fractional weights are counted in
-            units of 2**-k (see README, "Sample weights").
+            units of 2**-k (see README, "Sample weights"). A nominal category whose rows all
+            have weight 0 is unseen, as without those rows. A tree whose bootstrap sample
+            holds only rows of weight 0 answers the uniform distribution 1/C in
+            ``member_proba``, ``predict_proba`` and every measure (``EmptyMembersWarning``).
 
         Returns
         -------
@@ -211,7 +241,10 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             w = None  # unit weights: the unweighted fit, bit for bit
         if w is not None:
             warn_small_weights(w, self.get_params(deep=False))
+            Xv = forget_unweighted_categories(self, Xv, w > 0)
         self._fit_encoded(Xv, y_codes, w)
+        if w is not None:
+            warn_empty_members(self.forest_, self.n_classes_)
         return self
 
     def _engine_weights(self, w: np.ndarray | None, bootstrap: bool) -> EngineWeights | None:
@@ -235,13 +268,21 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         if spec.rows == "bootstrap":
             row_mode = G.ROWS_BOOTSTRAP
         elif spec.rows == "disjoint":
-            if spec.n_trees > n:
+            counted = np.ones(n, dtype=bool) if ew is None else ew.units > 0
+            n_counted = int(np.count_nonzero(counted))
+            if spec.n_trees > n_counted:
+                of = "rows" if n_counted == n else "rows of positive weight"
                 raise ValueError(
-                    f"n_estimators ({spec.n_trees}) must not exceed the number of rows ({n}) "
-                    "for disjoint samples"
+                    f"n_estimators ({spec.n_trees}) must not exceed the number of {of} "
+                    f"({n_counted}) for disjoint samples"
                 )
             row_mode = G.ROWS_DISJOINT
-            part[rng.permutation(n)] = np.arange(n) % spec.n_trees
+            order = rng.permutation(n)
+            if n_counted < n:
+                # rows of positive weight dealt first, so every part holds at least one (a
+                # zero weight is an absent row); the same parts when every weight is positive
+                order = np.concatenate([order[counted[order]], order[~counted[order]]])
+            part[order] = np.arange(n) % spec.n_trees
         # complete-random forests never read ranks (no deterministic node)
         ranks = bool(np.any(np.asarray(spec.alphas) > 0) or iparams[G.P_STOCHASTIC] > 0)
         feats = prepare_features(Xv, self.nominal_features_, self.arity_, ranks=ranks,
@@ -382,13 +423,23 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
                                   fr.answering_nodes(self._min_n()), fr.counts)
 
     def member_proba(self, X) -> np.ndarray:
-        """Each tree's class probabilities, shape (tree, sample, class)."""
+        """Each tree's class probabilities, shape (tree, sample, class).
+
+        A tree's answer is its answering node's class frequencies, c_k / sum(c) (with
+        ``laplace``: (c_k + 1) / (sum(c) + C)). An empty answering node, such as the root
+        of a tree whose bootstrap sample or part held only rows of weight 0, answers the
+        uniform distribution 1/C, as ``predict_proba`` and every measure of
+        ``treelab.analysis`` count it (README, "Sample weights").
+        """
         check_is_fitted(self, "forest_")
         counts = self.member_counts(X)
         tot = counts.sum(axis=2, keepdims=True)
         if getattr(self, "laplace", False):
             return (counts + 1.0) / (tot + self.n_classes_)
-        return counts / tot
+        empty = tot <= 0
+        if not empty.any():
+            return counts / tot
+        return np.where(empty, 1.0 / self.n_classes_, counts / np.where(empty, 1.0, tot))
 
     def member_predict(self, X) -> np.ndarray:
         """Each tree's predicted label (first class of highest probability), (tree, sample)."""

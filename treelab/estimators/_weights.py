@@ -57,6 +57,62 @@ def warn_small_weights(w: np.ndarray, params: dict) -> None:
             SmallWeightsWarning, stacklevel=3)
 
 
+class EmptyMembersWarning(UserWarning):
+    """Some trees drew only rows of weight 0: each answers the uniform distribution."""
+
+
+def warn_empty_members(forest, n_classes: int) -> None:
+    """Warn when trees of ``forest`` saw no weight at all (their bootstrap sample or disjoint
+    part held only rows of weight 0): such a tree's root is an empty leaf, which answers the
+    uniform distribution 1/C for every row in ``member_proba``, ``predict_proba`` and every
+    measure."""
+    roots = np.asarray(forest.counts)[np.asarray(forest.node_offsets)[:-1]]
+    empty = int(np.count_nonzero(roots.sum(axis=1) <= 0))
+    if empty:
+        warnings.warn(
+            f"{empty} of {forest.n_trees} trees drew only rows of weight 0 (their bootstrap "
+            f"sample or part held no weighted row): each answers the uniform distribution "
+            f"1/{n_classes} for every row, in member_proba, predict_proba and every measure",
+            EmptyMembersWarning, stacklevel=3)
+
+
+def forget_unweighted_categories(estimator, Xv: np.ndarray, counted: np.ndarray) -> np.ndarray:
+    """``Xv`` with every nominal category that occurs only in rows of weight 0 made unseen.
+
+    A zero weight is an absent row, so such a category is coded as the fit on the other rows
+    alone codes it: it leaves ``categories_`` and ``arity_`` (the remaining categories keep
+    their order and take codes 0..m-1), and its values become missing (NaN) in ``Xv``, which
+    only rows of weight 0 hold; at prediction it follows the missing-value route. ``counted``:
+    the rows of positive weight. Returns ``Xv`` itself when nothing changes, else a copy.
+    """
+    mask = getattr(estimator, "nominal_features_", None)
+    if mask is None or counted.all() or not np.any(mask):
+        return Xv
+    out = None
+    for j in np.flatnonzero(mask):
+        cats = estimator.categories_[j]
+        if cats is None or len(cats) == 0:
+            continue
+        col = Xv[:, j]
+        present = ~np.isnan(col)
+        used = np.zeros(len(cats), dtype=bool)
+        used[col[present & counted].astype(np.int64)] = True
+        if used.all():
+            continue
+        remap = np.full(len(cats), np.nan)
+        remap[used] = np.arange(np.count_nonzero(used), dtype=np.float64)
+        if out is None:
+            out = np.array(Xv, dtype=np.float64, order="C")
+            estimator.categories_ = list(estimator.categories_)
+            estimator.arity_ = np.array(estimator.arity_, dtype=np.int64)
+        recoded = np.full(col.shape[0], np.nan)
+        recoded[present] = remap[col[present].astype(np.int64)]
+        out[:, j] = recoded
+        estimator.categories_[j] = np.asarray(cats)[used]
+        estimator.arity_[j] = int(np.count_nonzero(used))
+    return Xv if out is None else out
+
+
 class EngineWeights(NamedTuple):
     """Integer row multiplicities for the engine, and the scaling that made them."""
 
@@ -69,7 +125,8 @@ def check_sample_weight(sample_weight, n: int) -> np.ndarray | None:
     """``sample_weight`` as a float64 array of n non-negative finite weights (a copy), or None.
 
     A real scalar applies to every row. Refused with the argument named: a shape other than
-    (n,), non-numeric values, NaN or infinite values, negative values, all weights zero.
+    (n,), non-numeric or complex values, NaN or infinite values, negative values, all weights
+    zero.
     """
     if sample_weight is None:
         return None
@@ -77,6 +134,11 @@ def check_sample_weight(sample_weight, n: int) -> np.ndarray | None:
         sw = np.full(n, float(sample_weight))
     else:
         raw = np.asarray(sample_weight)
+        if raw.dtype.kind == "c" or (raw.dtype.kind == "O" and any(
+                isinstance(v, complex | np.complexfloating) for v in raw.ravel().tolist())):
+            # NumPy's cast would drop the imaginary part with only a ComplexWarning
+            raise ValueError(f"sample_weight must hold real numbers; complex data not supported "
+                             f"(got dtype {raw.dtype}), as in scikit-learn")
         if raw.dtype.kind not in "biuf":
             try:
                 raw = raw.astype(np.float64)

@@ -326,7 +326,8 @@ class DisjointSampleTrees(_DeterministicEnsemble):
     Parameters
     ----------
     n_estimators : int
-        Number of trees (parts); at most the number of rows.
+        Number of trees (parts); at most the number of rows (of positive weight, with
+        ``sample_weight``: those rows are dealt first, so every part holds one).
     %(max_bins)s
     %(shared)s
     """

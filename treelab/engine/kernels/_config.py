@@ -4,10 +4,12 @@ decorator of kernels that only other kernels call."""
 from numba.core import config
 from numba.core.registry import CPUDispatcher
 
-from treelab._cache import serialize_cache_saves
+from treelab._cache import configure_cache, serialize_cache_saves
 
-# fastmath stays off: reassociation would change gains and therefore tie-breaking.
-NUMBA_FLAGS = {"cache": True, "nogil": True, "fastmath": False}
+# fastmath stays off: reassociation would change gains and therefore tie-breaking. cache: in
+# treelab's tagged folder, or, where no folder can be used, not at all (never numba's
+# fall-back __pycache__, which the tag does not cover: treelab._cache)
+NUMBA_FLAGS = {"cache": configure_cache().mode != "off", "nogil": True, "fastmath": False}
 
 # every kernel module imports this one before compiling: cache writes from several processes
 # (runner workers, test workers) then never cross
