@@ -165,6 +165,11 @@ def test_pages_render_from_the_stored_results(name, tmp_path):
     text = render_study_page(name, tables)
     assert "## Verdicts on the headline claims" in text
     assert "No investigation yet." in text
+    # the page says which stored run its numbers are (run.json), worked here by hand
+    meta = json.loads((tables / "run.json").read_text())
+    if "parts" not in meta:
+        assert (f"**treelab's numbers below: {meta['mode']} mode** on {meta['date']}, "
+                f"{meta['seconds'] / 60:.1f} min wall time") in text
     claims = tmp_path / "claims.md"
     claims.write_text("findings\n")
     text = render_study_page(name, tables, claims=claims, claims_include="claims/x.md")
