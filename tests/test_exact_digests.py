@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from helpers_trees import children, tree_nodes
 from test_random_growth import _digest, _digest_data
 
 import treelab
@@ -49,8 +50,46 @@ CASES = {
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_exact_forests_match_those_grown_before(name):
+def test_regression_guard_exact_forests_match_those_grown_before(name):
+    """A regression guard (treelab against its own earlier forests); the independent check of
+    the same forests is the test below."""
     data, kw, digest, n_nodes = CASES[name]
     X, y = _data(*data)
     fr = treelab.VRTrees(n_estimators=4, random_state=data[4], **kw).fit(X, y).forest_
     assert (int(fr.node_offsets[-1]), _digest(fr)) == (n_nodes, digest)
+
+
+@pytest.mark.parametrize("name", [n for n, case in CASES.items() if "sampling" not in case[1]])
+def test_exact_forests_hold_the_rows_a_walk_sends_to_each_node(name):
+    """The cases grown on every row, checked without the engine: a walk of the training rows
+    down each tree, node by node in NumPy (x > threshold to the second child, a nominal code
+    to its child, missing values to the node's nan child), reaches every node and finds there
+    the class counts the node holds."""
+    data, kw, _, n_nodes = CASES[name]
+    X, y = _data(*data)
+    est = treelab.VRTrees(n_estimators=4, random_state=data[4], **kw).fit(X, y)
+    fr = est.forest_
+    assert int(fr.node_offsets[-1]) == n_nodes
+    Xv = est._encode_predict(X)
+    n_classes = len(est.classes_)
+    codes = np.searchsorted(est.classes_, y)
+    for t in range(fr.n_trees):
+        nodes = tree_nodes(fr, t)
+        stack = [(0, np.arange(len(y)))]
+        visited = 0
+        while stack:
+            i, rows = stack.pop()
+            visited += 1
+            np.testing.assert_array_equal(nodes["counts"][i],
+                                          np.bincount(codes[rows], minlength=n_classes))
+            if nodes["kind"][i] == 0:
+                continue
+            x = Xv[rows, nodes["feature"][i]]
+            if nodes["kind"][i] == 1:
+                branch = (x > nodes["threshold"][i]).astype(int)
+            else:
+                branch = np.nan_to_num(x).astype(int)
+            branch[np.isnan(x)] = nodes["nan_child"][i]
+            for b, c in enumerate(children(nodes, i)):
+                stack.append((c, rows[branch == b]))
+        assert visited == len(nodes["kind"])

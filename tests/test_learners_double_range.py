@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 
 import treelab
 
@@ -105,10 +106,16 @@ def test_every_learner_predicts_alike_at_both_ends_of_the_range(cls):
 def test_issue_example_subnormal_features_are_not_scored_as_the_majority_class():
     X = np.random.RandomState(0).rand(40, 3)
     y = X[:, 0] >= 0.5
+    # fresh rows: a pure tree reaches training accuracy 1.0 whatever it learnt, so the check
+    # is on 300 rows it never saw, against the same learner fitted on the unscaled rows
+    X_new = np.random.RandomState(1).rand(300, 3)
     for est in (treelab.MMDT(random_state=0), treelab.BaggedMMDT(random_state=0),
                 treelab.RotationForest(random_state=0)):
         fitted = fit_quietly(lambda est=est: est, X * 1e-310, y)
         assert fitted.score(X * 1e-310, y) == 1.0
+        unscaled = clone(est).fit(X, y)
+        np.testing.assert_array_equal(fitted.predict(X_new * 1e-310), unscaled.predict(X_new))
+        assert fitted.score(X_new * 1e-310, X_new[:, 0] >= 0.5) >= 0.9  # the majority: 0.5
 
 
 @pytest.mark.parametrize("make", [lambda: treelab.MMDT(random_state=0),
@@ -137,6 +144,12 @@ def test_prediction_rows_far_outside_the_training_range_stay_finite():
         proba = est.predict_proba(X)
     assert np.isfinite(proba).all()
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    # rows that far out lie beyond every test's threshold: moving them further out (or a
+    # little back) along the same direction changes no member's leaf, so no answer
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for k in (-10, 10, 40):
+            np.testing.assert_array_equal(est.predict_proba(np.ldexp(X, k)), proba)
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
