@@ -151,7 +151,7 @@ def main() -> None:
         run_tree(HERE, args.out / "warm-new", args, warm=True)  # the numba cache written
         wall = run_tree(HERE, args.out / "profile", args, backend="serial", prefix=[
             shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy",
-            "record", "--rate", "250", "--format", "raw", "--nonblocking",
+            "record", "--rate", "50", "--format", "raw", "--nonblocking",
             "--output", str(args.profile), "--"])
         print(json.dumps({"serial_wall_s": round(wall, 2), **kernel_share(args.profile)},
                          indent=1))
