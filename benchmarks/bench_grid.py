@@ -55,19 +55,45 @@ print("WALL", time.perf_counter() - started)
 """
 
 
-def run_tree(tree: Path, out: Path, args: argparse.Namespace, backend: str = "local",
-             prefix: list[str] | None = None, warm: bool = False) -> float:
-    """Wall seconds of the grid in a fresh interpreter importing ``tree``'s treelab (with
-    ``warm``, a small version of it: 10 trees, 2 folds; the same kernels)."""
+def start_tree(tree: Path, out: Path, args: argparse.Namespace, backend: str = "local",
+               prefix: list[str] | None = None, warm: bool = False) -> subprocess.Popen:
+    """The grid started in a fresh interpreter importing ``tree``'s treelab (with ``warm``, a
+    small version of it: 10 trees, 2 folds; the same kernels)."""
     shutil.rmtree(out, ignore_errors=True)
     code = CHILD.format(datasets=tuple(args.datasets.split(",")),
                         trees=10 if warm else args.trees, folds=2 if warm else args.folds,
                         out=str(out), backend=backend, workers=args.workers)
     env = dict(os.environ, PYTHONPATH=str(tree))
+    return subprocess.Popen([*(prefix or []), sys.executable, "-c", code], env=env,
+                            cwd=tempfile.gettempdir())
+
+
+def run_tree(tree: Path, out: Path, args: argparse.Namespace, backend: str = "local",
+             prefix: list[str] | None = None, warm: bool = False) -> float:
+    """Wall seconds of the grid in a fresh interpreter importing ``tree``'s treelab."""
     started = time.perf_counter()
-    subprocess.run([*(prefix or []), sys.executable, "-c", code], env=env, check=True,
-                   cwd=tempfile.gettempdir())
+    proc = start_tree(tree, out, args, backend, prefix, warm)
+    if proc.wait() != 0:
+        raise RuntimeError(f"the grid failed with {tree}")
     return time.perf_counter() - started
+
+
+def run_together(trees: dict[str, Path], args: argparse.Namespace) -> dict[str, float]:
+    """Wall seconds of each tree's grid, the runs started at the same moment (on a machine
+    whose load moves, both see the same load; the one that ends first leaves the other the
+    whole machine for its end, which favours the slower)."""
+    started = time.perf_counter()
+    procs = {name: start_tree(tree, args.out / name, args) for name, tree in trees.items()}
+    walls = {}
+    while procs:
+        for name, proc in list(procs.items()):
+            if proc.poll() is not None:
+                if proc.returncode != 0:
+                    raise RuntimeError(f"the grid failed with {trees[name]}")
+                walls[name] = time.perf_counter() - started
+                del procs[name]
+        time.sleep(0.2)
+    return walls
 
 
 def stored(out: Path) -> dict[str, dict]:
@@ -139,6 +165,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", type=Path, help="the other source tree (a checkout's root)")
     ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--together", action="store_true",
+                    help="each pair's two runs side by side, started at once (a loaded machine)")
+    ap.add_argument("--no-warm", action="store_true", help="the numba caches are warm")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--trees", type=int, default=100)
     ap.add_argument("--folds", type=int, default=5)
@@ -151,7 +180,7 @@ def main() -> None:
         run_tree(HERE, args.out / "warm-new", args, warm=True)  # the numba cache written
         wall = run_tree(HERE, args.out / "profile", args, backend="serial", prefix=[
             shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy",
-            "record", "--rate", "250", "--format", "raw", "--nonblocking",
+            "record", "--rate", "50", "--format", "raw", "--nonblocking",
             "--output", str(args.profile), "--"])
         print(json.dumps({"serial_wall_s": round(wall, 2), **kernel_share(args.profile)},
                          indent=1))
@@ -160,13 +189,18 @@ def main() -> None:
     if args.old is not None:
         trees["old"] = args.old.resolve()
     for name, tree in trees.items():  # warm each tree's numba cache (not timed)
-        run_tree(tree, args.out / f"warm-{name}", args, warm=True)
+        if not args.no_warm:
+            run_tree(tree, args.out / f"warm-{name}", args, warm=True)
     walls: dict[str, list[float]] = {name: [] for name in trees}
     ratios = []
     for i in range(args.pairs):
-        order = list(trees) if i % 2 == 0 else list(reversed(trees))
-        for name in order:
-            walls[name].append(run_tree(trees[name], args.out / name, args))
+        if args.together:
+            for name, wall in run_together(trees, args).items():
+                walls[name].append(wall)
+        else:
+            order = list(trees) if i % 2 == 0 else list(reversed(trees))
+            for name in order:
+                walls[name].append(run_tree(trees[name], args.out / name, args))
         if "old" in trees:
             ratios.append(walls["new"][-1] / walls["old"][-1])
         print(json.dumps({k: round(v[-1], 2) for k, v in walls.items()}), flush=True)
