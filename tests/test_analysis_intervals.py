@@ -105,7 +105,7 @@ def test_weights_of_ones_give_diagnose_values_of_the_row_mean_measures():
     recipes = row_mean_recipes(v, labels, y, ens, 4, votes=votes, summed=None, proba=proba,
                                true_proba=None, thresholds=thresholds, ks=np.array([1, 2]),
                                n_known=4)
-    assert len(recipes) == 18  # all but exact_mse (no true probabilities here)
+    assert len(recipes) == 20  # all but exact_mse (no true probabilities here)
     for name, recipe in recipes.items():
         got = recipe_replicates(recipe, np.ones((1, y.size)))[0]
         np.testing.assert_allclose(got, np.asarray(v[name].data, dtype=float), rtol=1e-10,

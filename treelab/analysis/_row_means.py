@@ -140,6 +140,13 @@ def row_mean_recipes(
     if true_proba is not None:
         se = np.sum((true_proba - proba[:, :n_known]) ** 2, axis=1)
         out["exact_mse"] = RowMeans(se[:, None], _first, ())
+    if "brier" in variables:  # probability_quality's, of the renormalised probabilities
+        unit = proba / proba.sum(axis=1, keepdims=True)
+        out["brier"] = RowMeans(np.sum((unit - onehot) ** 2, axis=1)[:, None], _first, ())
+        # scikit-learn's log_loss clips the probabilities to [eps, 1 - eps] (float eps)
+        eps = np.finfo(unit.dtype).eps
+        p_true = np.clip(unit[np.arange(n_rows), y], eps, 1.0 - eps)
+        out["log_loss"] = RowMeans(-np.log(p_true)[:, None], _first, ())
     if "margin_cdf" in variables:
         margin = np.asarray(variables["margin"].data)
         out["margin_cdf"] = RowMeans((margin[:, None] <= MARGIN_THETA[None, :]).astype(float),

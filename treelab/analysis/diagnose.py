@@ -180,7 +180,7 @@ def diagnose(
         ``margin_variance`` and every other measure that is a mean (or a smooth function of
         means) over the test rows: ``observed_error``, ``member_error``, ``p1``, ``p2``,
         ``sd``, ``class_error``, ``thresholded_mse``, ``topk_error``, ``exact_mse``, and of
-        ``measures=`` the non-pairwise measures, ``mean_disagreement``,
+        ``measures=`` ``brier``, ``log_loss``, the non-pairwise measures, ``mean_disagreement``,
         ``mean_double_fault`` and ``margin_cdf`` (per element where a measure has dims).
         The variables without one, and why, are listed in ``docs/measures/uncertainty.md``
         (:data:`treelab.analysis.intervals.NO_INTERVAL`). None (default): no intervals.

@@ -78,8 +78,6 @@ NO_INTERVAL = {
     "mean_q_statistic": "not yet: a mean over pairs of ratios of pair counts",
     "mean_correlation": "not yet: a mean over pairs of ratios of pair counts",
     "mean_kappa": "not yet: a mean over pairs of ratios of label agreement counts",
-    "log_loss": "not yet (a row mean; its probability clipping is not reproduced here)",
-    "brier": "not yet (a row mean of the probability quality measures)",
     "brier_reliability": "not yet: binned calibration decomposition",
     "brier_resolution": "not yet: binned calibration decomposition",
     "brier_uncertainty": "the stratified bootstrap keeps the class shares: it does not vary",
