@@ -74,7 +74,8 @@ NO_INTERVAL = {
     "double_fault": "not yet: per pair of trees (a tree x tree matrix)",
     "kappa": "not yet: per pair of trees (a tree x tree matrix)",
     "pair_error": "not yet: per pair of trees (a tree x tree matrix)",
-    "pairwise_diversity_member_error": "the same values as member_error (which has one)",
+    "pairwise_diversity_member_error": "member_error computed as 1 - accuracy (equal up to "
+                                       "rounding): the interval is member_error's",
     "mean_q_statistic": "not yet: a mean over pairs of ratios of pair counts",
     "mean_correlation": "not yet: a mean over pairs of ratios of pair counts",
     "mean_kappa": "not yet: a mean over pairs of ratios of label agreement counts",
