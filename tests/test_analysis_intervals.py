@@ -152,7 +152,7 @@ def fitted_vrtrees():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 4))
     y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(0, 0.7, 300) > 0).astype(int) + (X[:, 2] > 1)
-    est = treelab.VRTrees(alpha=0.5, n_estimators=9, random_state=1).fit(X[:200], y[:200])
+    est = treelab.VRTrees(alpha=0.2, n_estimators=8, random_state=1).fit(X[:200], y[:200])
     return est, X[200:], y[200:]
 
 
@@ -302,3 +302,27 @@ def test_figures_and_explorer_table_show_the_intervals():
     assert table.loc["phi_e", "lower"] == float(results[0].phi_e_lower)
     assert list(table.columns) == ["mean", "lower", "upper", "sd", "description"]
     plt.close("all")
+
+
+def test_observed_error_of_a_treelab_ensemble_breaks_vote_ties_as_diagnose(fitted_vrtrees):
+    # a treelab ensemble's uniform vote breaks ties by summed member probability: the recipe,
+    # given those sums, reproduces diagnose's observed error and per-tree values at unit weights
+    from treelab.analysis._diagnose_inputs import read
+
+    est, X_test, y_test = fitted_vrtrees
+    p = read(est, X_test, y_test, combine=None, classes=None, member_counts=None,
+             member_pass=None)
+    res = diagnose(est, X_test, y_test)
+    n_all = p.classes.size
+    votes = vote_counts(p.labels, n_all)
+    v = {name: type("V", (), {"data": res[name].values})() for name in res.data_vars}
+    recipes = row_mean_recipes(v, p.labels, p.y_codes, p.ensemble if p.ensemble is not None
+                               else np.argmax(p.proba, axis=1), n_all, votes=votes,
+                               summed=p.summed, proba=p.proba, true_proba=None,
+                               thresholds=("1.0", "top1", "top2", "top3"),
+                               ks=np.array([1, 2, 3]), n_known=n_all)
+    for name in ("observed_error", "member_error", "p1", "p2", "sd", "class_error",
+                 "thresholded_mse", "topk_error"):
+        got = recipe_replicates(recipes[name], np.ones((1, y_test.size)))[0]
+        np.testing.assert_allclose(got, res[name].values, rtol=1e-10, atol=1e-14,
+                                   equal_nan=True, err_msg=name)
