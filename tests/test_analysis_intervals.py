@@ -12,10 +12,16 @@ import xarray as xr
 from statsmodels.stats.proportion import proportion_confint
 
 from treelab.analysis import diagnose
+from treelab.analysis._dataset import vote_counts
+from treelab.analysis._row_means import row_mean_recipes
+from treelab.analysis.diagnose import diagnose_parts
 from treelab.analysis.intervals import (
+    INTERVAL_MEASURES,
+    NO_INTERVAL,
     grid_intervals,
     interval,
     measure_replicates,
+    recipe_replicates,
     row_parts,
     stratified_weights,
 )
@@ -67,6 +73,113 @@ def test_weights_of_ones_give_diagnose_values():
     assert params["ci"] == {"level": 0.9, "method": "bca", "n_boot": 200, "seed": 0,
                             "resampling": "test rows, stratified by class"}
     assert "seed 0" in res.phi_e_lower.attrs["description"]
+
+
+ALL_MEASURES = ["pairwise_diversity", "nonpairwise_diversity", "probability_quality",
+                "margin_cdf"]
+
+
+def _three_class_case(n_rows=240, n_trees=9, seed=2):
+    """Member labels of three classes, a fourth test class the members never saw, and true
+    probabilities: every measure of diagnose gets rows to work on."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n_rows)
+    noise = rng.integers(0, 3, (n_trees, n_rows))
+    labels = np.where(rng.random((n_trees, n_rows)) < 0.7, y[None, :], noise)
+    y[::37] = 3  # unseen by the members: an error of everyone
+    true_proba = rng.dirichlet(np.ones(3), n_rows)
+    return labels, y, true_proba
+
+
+def test_weights_of_ones_give_diagnose_values_of_the_row_mean_measures():
+    # every recipe (columns and the function of their means) at unit weights is diagnose's
+    # own value, element by element: a wrong column or formula shows here
+    labels, y, _ = _three_class_case()
+    thresholds = ("1.0", "top1", "top2", 0.5)
+    parts = diagnose_parts(labels, None, y, classes=[0, 1, 2, 3], measures=ALL_MEASURES,
+                           thresholds=thresholds, k=(1, 2))
+    v = parts.variables
+    votes = vote_counts(labels, 4)
+    proba = votes / labels.shape[0]  # member labels are voted: vote fractions
+    ens = np.argmax(votes, axis=1)  # most votes, ties to the lower class index
+    recipes = row_mean_recipes(v, labels, y, ens, 4, votes=votes, summed=None, proba=proba,
+                               true_proba=None, thresholds=thresholds, ks=np.array([1, 2]),
+                               n_known=4)
+    assert len(recipes) == 20  # all but exact_mse (no true probabilities here)
+    for name, recipe in recipes.items():
+        got = recipe_replicates(recipe, np.ones((1, y.size)))[0]
+        np.testing.assert_allclose(got, np.asarray(v[name].data, dtype=float), rtol=1e-10,
+                                   atol=1e-14, equal_nan=True, err_msg=name)
+
+
+def test_row_mean_measures_of_diagnose_with_true_proba_and_intervals():
+    labels, y, true_proba = _three_class_case(n_rows=150)
+    y = np.where(y == 3, 2, y)
+    res = diagnose(labels, None, y, classes=[0, 1, 2], true_proba=true_proba,
+                   measures=ALL_MEASURES, ci=0.9, n_boot=200)
+    proba = vote_counts(labels, 3) / labels.shape[0]
+    ens = np.argmax(proba, axis=1)
+    v = {name: type("V", (), {"data": res[name].values})() for name in res.data_vars}
+    recipes = row_mean_recipes(v, labels, y, ens, 3, votes=vote_counts(labels, 3),
+                               summed=None, proba=proba, true_proba=true_proba,
+                               thresholds=("1.0", "top1", "top2", "top3"), ks=np.array([1, 2, 3]),
+                               n_known=3)
+    assert "exact_mse" in recipes and "margin_cdf" in recipes
+    for name, recipe in recipes.items():
+        got = recipe_replicates(recipe, np.ones((1, y.size)))[0]
+        np.testing.assert_allclose(got, res[name].values, rtol=1e-10, atol=1e-14,
+                                   equal_nan=True, err_msg=name)
+        lo, hi = res[f"{name}_lower"], res[f"{name}_upper"]
+        assert lo.dims == res[name].dims, name
+        inside = (lo.values <= res[name].values + 1e-12) & (res[name].values <= hi.values + 1e-12)
+        assert np.all(inside | np.isnan(lo.values)), name
+    # the exact MSE's interval against a direct bootstrap of the mean of the rows' squared
+    # errors (same stratified draws): the recipe is that mean, not another statistic
+    se = np.sum((true_proba - proba) ** 2, axis=1)
+    w = stratified_weights(y, 200, np.random.default_rng(0))
+    direct = np.quantile(np.array([np.repeat(se, wi.astype(int)).mean() for wi in w]),
+                         [0.05, 0.95])
+    pct = diagnose(labels, None, y, classes=[0, 1, 2], true_proba=true_proba, ci=0.9,
+                   n_boot=200, ci_method="percentile")
+    np.testing.assert_allclose([float(pct.exact_mse_lower), float(pct.exact_mse_upper)],
+                               direct, rtol=1e-10)
+
+
+@pytest.fixture(scope="module")
+def fitted_vrtrees():
+    import treelab
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(0, 0.7, 300) > 0).astype(int) + (X[:, 2] > 1)
+    est = treelab.VRTrees(alpha=0.2, n_estimators=8, random_state=1).fit(X[:200], y[:200])
+    return est, X[200:], y[200:]
+
+
+def test_every_numeric_variable_has_an_interval_or_a_documented_reason(fitted_vrtrees):
+    from pathlib import Path
+
+    labels, y, true_proba = _three_class_case(n_rows=120)
+    y = np.where(y == 3, 2, y)
+    est, X_test, y_test = fitted_vrtrees
+    true_test = np.full((y_test.size, est.classes_.size), 1.0 / est.classes_.size)
+    results = [
+        diagnose(labels, None, y, classes=[0, 1, 2], single=0.3, true_proba=true_proba,
+                 measures=ALL_MEASURES, ci=0.95, n_boot=100, ci_method="percentile"),
+        diagnose(est, X_test, y_test, single=0.3, true_proba=true_test,
+                 measures=ALL_MEASURES, ci=0.95, n_boot=100),
+    ]
+    page = (Path(__file__).parents[1] / "docs" / "measures" / "uncertainty.md").read_text()
+    for res in results:
+        for name in INTERVAL_MEASURES:
+            assert f"{name}_lower" in res
+        for name, da in res.data_vars.items():
+            if name.endswith(("_lower", "_upper")) or da.dtype.kind not in "fiu":
+                continue
+            has = f"{name}_lower" in res and f"{name}_upper" in res
+            assert has != (name in NO_INTERVAL), name
+    for name in NO_INTERVAL:
+        assert f"`{name}`" in page, name
 
 
 def test_stratified_weights_keep_class_counts():
@@ -189,3 +302,27 @@ def test_figures_and_explorer_table_show_the_intervals():
     assert table.loc["phi_e", "lower"] == float(results[0].phi_e_lower)
     assert list(table.columns) == ["mean", "lower", "upper", "sd", "description"]
     plt.close("all")
+
+
+def test_observed_error_of_a_treelab_ensemble_breaks_vote_ties_as_diagnose(fitted_vrtrees):
+    # a treelab ensemble's uniform vote breaks ties by summed member probability: the recipe,
+    # given those sums, reproduces diagnose's observed error and per-tree values at unit weights
+    from treelab.analysis._diagnose_inputs import read
+
+    est, X_test, y_test = fitted_vrtrees
+    p = read(est, X_test, y_test, combine=None, classes=None, member_counts=None,
+             member_pass=None)
+    res = diagnose(est, X_test, y_test)
+    n_all = p.classes.size
+    votes = vote_counts(p.labels, n_all)
+    v = {name: type("V", (), {"data": res[name].values})() for name in res.data_vars}
+    recipes = row_mean_recipes(v, p.labels, p.y_codes, p.ensemble if p.ensemble is not None
+                               else np.argmax(p.proba, axis=1), n_all, votes=votes,
+                               summed=p.summed, proba=p.proba, true_proba=None,
+                               thresholds=("1.0", "top1", "top2", "top3"),
+                               ks=np.array([1, 2, 3]), n_known=n_all)
+    for name in ("observed_error", "member_error", "p1", "p2", "sd", "class_error",
+                 "thresholded_mse", "topk_error"):
+        got = recipe_replicates(recipes[name], np.ones((1, y_test.size)))[0]
+        np.testing.assert_allclose(got, res[name].values, rtol=1e-10, atol=1e-14,
+                                   equal_nan=True, err_msg=name)

@@ -28,6 +28,7 @@ from treelab.analysis._diagnose_inputs import (
     read,
     unknown_tree_vars,
 )
+from treelab.analysis._row_means import row_mean_recipes
 from treelab.analysis.arrangement import arrangement_vars
 from treelab.analysis.diversity import correlation_vars, errors_vars
 from treelab.analysis.intervals import check_interval_options, interval_vars
@@ -177,8 +178,14 @@ def diagnose(
         bootstrap over the test rows (:mod:`treelab.analysis.intervals`) adds
         ``<measure>_lower`` and ``<measure>_upper`` for ``ensemble_error``,
         ``mean_member_error``, ``error_ratio`` (E_s held fixed), ``phi_e``, ``phi_star``,
-        ``phi_gap``, ``strength``, ``correlation``, ``breiman_bound`` and
-        ``margin_variance``. None (default): no intervals.
+        ``phi_gap``, ``strength``, ``correlation``, ``breiman_bound``,
+        ``margin_variance`` and every other measure that is a mean (or a smooth function of
+        means) over the test rows: ``observed_error``, ``member_error``, ``p1``, ``p2``,
+        ``sd``, ``class_error``, ``thresholded_mse``, ``topk_error``, ``exact_mse``, and of
+        ``measures=`` ``brier``, ``log_loss``, the non-pairwise measures, ``mean_disagreement``,
+        ``mean_double_fault`` and ``margin_cdf`` (per element where a measure has dims).
+        The variables without one, and why, are listed in ``docs/measures/uncertainty.md``
+        (:data:`treelab.analysis.intervals.NO_INTERVAL`). None (default): no intervals.
     ci_method : {"bca", "percentile"}, default "bca"
         The bootstrap interval.
     n_boot : int, default 2000
@@ -331,9 +338,13 @@ def diagnose_parts(
     if X_train is not None and y_train is not None and not p.treelab:
         variables.update(oob_vars(ensemble, X_train, y_train))
     if ci is not None:  # intervals from the bootstrap over the test rows
+        recipes = row_mean_recipes(variables, labels, y_codes, ens, n_all, votes=votes,
+                                   summed=summed if p.treelab else None, proba=proba,
+                                   true_proba=tp, thresholds=thresholds, ks=ks,
+                                   n_known=n_classes)
         variables.update(interval_vars(labels, y_codes, ens, n_all, variables, ci=ci,
                                        method=ci_method, n_boot=n_boot, seed=ci_seed,
-                                       votes=votes))
+                                       votes=votes, recipes=recipes))
     params = {
         "estimator": p.source,
         "estimator_params": _get_params(ensemble),

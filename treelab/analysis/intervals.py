@@ -35,7 +35,7 @@ import xarray as xr
 from treelab.analysis._dataset import Var, vote_counts
 from treelab.analysis.margins import margin_counts
 
-__all__ = ["CI_METHODS", "INTERVAL_MEASURES", "grid_intervals", "interval_vars",
+__all__ = ["CI_METHODS", "INTERVAL_MEASURES", "NO_INTERVAL", "grid_intervals", "interval_vars",
            "measure_replicates", "stratified_weights"]
 
 CITE_BOOTSTRAP = (
@@ -47,6 +47,45 @@ CI_METHODS = ("bca", "percentile")
 #: Measures that get an interval, in output order.
 INTERVAL_MEASURES = ("ensemble_error", "mean_member_error", "error_ratio", "phi_e", "phi_star",
                      "phi_gap", "strength", "correlation", "breiman_bound", "margin_variance")
+#: diagnose's numeric variables without an interval, and why (a row bootstrap of the test
+#: rows is not meaningful for them, or their interval is not computed yet).
+_FIT_TIME = "recorded while the trees were grown: fixed by the fit, not a test-row statistic"
+NO_INTERVAL = {
+    "single_error": "another model's error (or a number given): its rows are not kept",
+    "class_share": "the stratified bootstrap keeps every class's row count: it does not vary",
+    "margin": "one value per test row, not a mean over rows",
+    "rival_class": "a class code per test row",
+    "independent_error_se": "the Monte Carlo standard error of independent_error, not an "
+                            "estimate of the test population",
+    "independent_error": "not yet: a smooth function of the class-conditional member error "
+                         "rates, but each replicate reruns the vote dynamic programme",
+    "optimal_error": "a step function (least feasible count of lost rows) of the member error "
+                     "counts: the bootstrap of a non-smooth statistic is not consistent",
+    "ties": _FIT_TIME, "decision_nodes": _FIT_TIME, "g": _FIT_TIME, "mean_g": _FIT_TIME,
+    "pooled_g": _FIT_TIME, "random_share": _FIT_TIME, "tree_alpha": _FIT_TIME,
+    "n_nodes": _FIT_TIME, "n_leaves": _FIT_TIME, "depth": _FIT_TIME, "gain_ties": _FIT_TIME,
+    "gain_ties_test": _FIT_TIME, "rows_seen": _FIT_TIME,
+    "oob_strength": "out-of-bag rows of the training set, not the test rows",
+    "oob_correlation": "out-of-bag rows of the training set, not the test rows",
+    "oob_breiman_bound": "out-of-bag rows of the training set, not the test rows",
+    "q_statistic": "not yet: per pair of trees (a tree x tree matrix)",
+    "pairwise_diversity_correlation": "not yet: per pair of trees (a tree x tree matrix)",
+    "disagreement": "not yet: per pair of trees (a tree x tree matrix)",
+    "double_fault": "not yet: per pair of trees (a tree x tree matrix)",
+    "kappa": "not yet: per pair of trees (a tree x tree matrix)",
+    "pair_error": "not yet: per pair of trees (a tree x tree matrix)",
+    "pairwise_diversity_member_error": "member_error computed as 1 - accuracy (equal up to "
+                                       "rounding): the interval is member_error's",
+    "mean_q_statistic": "not yet: a mean over pairs of ratios of pair counts",
+    "mean_correlation": "not yet: a mean over pairs of ratios of pair counts",
+    "mean_kappa": "not yet: a mean over pairs of ratios of label agreement counts",
+    "brier_reliability": "not yet: binned calibration decomposition",
+    "brier_resolution": "not yet: binned calibration decomposition",
+    "brier_uncertainty": "the stratified bootstrap keeps the class shares: it does not vary",
+    "ece_width": "binned: bin edges and bin contents move with the resample (not smooth)",
+    "ece_count": "binned: bin edges and bin contents move with the resample (not smooth)",
+    "auc_ovr": "not yet: a rank statistic (a U statistic, not a mean over rows)",
+}
 #: Replicates computed per matrix product (memory: chunk x trees x classes^2 floats).
 _CHUNK = 256
 #: Above this many rows the BCa acceleration uses a grouped jackknife of this many groups.
@@ -190,6 +229,18 @@ def _chunked(parts: RowParts, weights: np.ndarray, single_error: float,
     return {k: np.concatenate([p[k] for p in pieces]) for k in pieces[0]}
 
 
+def recipe_replicates(recipe: Any, weights: np.ndarray) -> np.ndarray:
+    """A row-mean measure (:class:`treelab.analysis._row_means.RowMeans`) at row weights
+    (replicate, sample): its function of the weighted column means; ones give the estimate."""
+    w = np.asarray(weights, dtype=np.float64)
+    return recipe.finish(w @ recipe.columns / w.sum(axis=1)[:, None])
+
+
+def _chunked_recipe(recipe: Any, weights: np.ndarray) -> np.ndarray:
+    return np.concatenate([recipe_replicates(recipe, weights[i:i + _CHUNK])
+                           for i in range(0, weights.shape[0], _CHUNK)])
+
+
 def interval(boot: np.ndarray, theta: float, ci: float, method: str,
              jack: np.ndarray | None = None) -> tuple[float, float]:
     """Percentile or BCa interval from replicates ``boot`` of an estimate ``theta``.
@@ -231,28 +282,41 @@ def interval_vars(
     n_boot: int = 2000,
     seed: int = 0,
     votes: np.ndarray | None = None,
+    recipes: dict[str, Any] | None = None,
 ) -> dict[str, Var]:
     """``<measure>_lower`` and ``<measure>_upper`` for every measure of
-    :data:`INTERVAL_MEASURES` present in ``variables`` (diagnose's), from the stratified
-    bootstrap over the test rows; the error ratio's keeps the single-model error fixed."""
+    :data:`INTERVAL_MEASURES` present in ``variables`` (diagnose's) and every row-mean
+    measure of ``recipes`` (:func:`treelab.analysis._row_means.row_mean_recipes`), from the
+    same stratified bootstrap weights over the test rows; the error ratio's keeps the
+    single-model error fixed. A measure with dims gets an interval per element."""
     ci, method, n_boot, seed = check_interval_options(ci, method, n_boot, seed)
     measures = tuple(m for m in INTERVAL_MEASURES if m in variables)
     single = float(variables["single_error"].data) if "single_error" in variables else np.nan
     parts = row_parts(labels, y, ens, n_classes, votes)
     rng = np.random.default_rng(seed)
-    boot = _chunked(parts, stratified_weights(y, n_boot, rng), single, measures)
-    jack = (_chunked(parts, _jackknife_weights(y.size, rng), single, measures)
-            if method == "bca" else {})
+    boot_w = stratified_weights(y, n_boot, rng)
+    boot = _chunked(parts, boot_w, single, measures)
+    jack_w = _jackknife_weights(y.size, rng) if method == "bca" else None
+    jack = _chunked(parts, jack_w, single, measures) if jack_w is not None else {}
+    for name, recipe in (recipes or {}).items():
+        boot[name] = _chunked_recipe(recipe, boot_w)
+        if jack_w is not None:
+            jack[name] = _chunked_recipe(recipe, jack_w)
     out = {}
     how = (f"{method} {ci:.0%} interval from {n_boot} stratified bootstrap replicates of the "
            f"test rows (seed {seed})")
-    for name in measures:
-        theta = float(np.asarray(variables[name].data))
-        lo, hi = interval(boot[name], theta, ci, method, jack.get(name))
+    for name in (*measures, *(recipes or {})):
         base = variables[name]
+        theta = np.asarray(base.data, dtype=np.float64)
+        b = boot[name].reshape(n_boot, -1)
+        j = jack[name].reshape(jack[name].shape[0], -1) if name in jack else None
+        limits = np.array([interval(b[:, e], float(t), ci, method,
+                                    None if j is None else j[:, e])
+                           for e, t in enumerate(theta.ravel())]).reshape(*theta.shape, 2)
         note = how + ("; the single-model error held fixed" if name == "error_ratio" else "")
-        for side, value in (("lower", lo), ("upper", hi)):
-            out[f"{name}_{side}"] = Var((), value, f"{side} {ci:.0%} confidence limit of "
+        for side, value in (("lower", limits[..., 0]), ("upper", limits[..., 1])):
+            value = float(value) if value.ndim == 0 else value
+            out[f"{name}_{side}"] = Var(base.dims, value, f"{side} {ci:.0%} confidence limit of "
                                         f"{base.long_name}", units=base.units,
                                         valid_range=base.valid_range, cite=CITE_BOOTSTRAP,
                                         description=note)

@@ -251,21 +251,8 @@ def thresholded_var(
 ) -> tuple[Var, list[str]]:
     """The ``thresholded_mse`` variable and threshold names from checked inputs (``n_known``:
     the model's classes; columns after them are unseen true classes of probability 0)."""
-    rows = np.arange(p.shape[0])
-    p_true = p[rows, codes]
-    sorted_desc = -np.sort(-p, axis=1)
-    others = p.copy()
-    others[rows, codes] = -np.inf
-    other_max = np.maximum(others.max(axis=1), 0.0) if p.shape[1] > 1 else np.zeros(p.shape[0])
-    names, values = [], []
-    n_known = p.shape[1] if n_known is None else n_known
-    for name, v in _thresholds(thresholds, sorted_desc[:, :n_known], other_max):
-        clipped = np.ones_like(p_true)
-        below = p_true < v
-        clipped[below] = p_true[below] / v[below]
-        clipped[codes >= n_known] = 0.0  # a class the model never saw: cost 1 at any v
-        names.append(name)
-        values.append(float(np.mean((1.0 - clipped) ** 2)) if p.shape[0] else np.nan)
+    names, per_row = thresholded_rows(p, codes, thresholds, n_known)
+    values = [float(np.mean(col)) if p.shape[0] else np.nan for col in per_row]
     var = Var(
         (_dims.THRESHOLD,),
         np.array(values),
@@ -275,6 +262,30 @@ def thresholded_var(
         description="ISE_i = (1 - min(1, P(t_i|x_i) / v_i))^2",
     )
     return var, names
+
+
+def thresholded_rows(
+    p: np.ndarray, codes: np.ndarray, thresholds: Any, n_known: int | None = None
+) -> tuple[list[str], list[np.ndarray]]:
+    """Threshold names and every row's squared error ISE_i per threshold (the thresholded MSE
+    is their mean; the bootstrap intervals reweight them)."""
+    rows = np.arange(p.shape[0])
+    p_true = p[rows, codes]
+    sorted_desc = -np.sort(-p, axis=1)
+    others = p.copy()
+    others[rows, codes] = -np.inf
+    other_max = np.maximum(others.max(axis=1), 0.0) if p.shape[1] > 1 else np.zeros(p.shape[0])
+    names: list[str] = []
+    values: list[np.ndarray] = []
+    n_known = p.shape[1] if n_known is None else n_known
+    for name, v in _thresholds(thresholds, sorted_desc[:, :n_known], other_max):
+        clipped = np.ones_like(p_true)
+        below = p_true < v
+        clipped[below] = p_true[below] / v[below]
+        clipped[codes >= n_known] = 0.0  # a class the model never saw: cost 1 at any v
+        names.append(name)
+        values.append((1.0 - clipped) ** 2)
+    return names, values
 
 
 def exact_mse(proba: Any, true_proba: Any) -> xr.DataArray:
@@ -349,6 +360,18 @@ def topk_error(proba: Any, y: Any, *, k: Any = (1, 2, 3), classes: Any = None) -
     )
 
 
+def topk_rank(p: np.ndarray, codes: np.ndarray, n_known: int | None = None) -> np.ndarray:
+    """Every row's rank of its true class (0: first; ties to the lower class index); a row is
+    a top-k error where the rank is >= k."""
+    n, n_classes = p.shape
+    p_true = p[np.arange(n), codes][:, None]
+    lower = np.arange(n_classes)[None, :] < codes[:, None]
+    rank = np.sum(p > p_true, axis=1) + np.sum((p == p_true) & lower, axis=1)
+    if n_known is not None:
+        rank = np.where(codes >= n_known, n_classes + 1, rank)
+    return rank
+
+
 def _check_k(k: Any) -> np.ndarray:
     ks = np.atleast_1d(np.asarray(k))
     if ks.ndim != 1 or ks.size == 0 or ks.dtype.kind not in "iu" or np.any(ks < 1):
@@ -361,12 +384,8 @@ def _check_k(k: Any) -> np.ndarray:
 def topk_var(p: np.ndarray, codes: np.ndarray, ks: np.ndarray, n_known: int | None = None) -> Var:
     """The ``topk_error`` variable from checked inputs (a code from ``n_known`` on is a class
     the model never saw: an error for every k)."""
-    n, n_classes = p.shape
-    p_true = p[np.arange(n), codes][:, None]
-    lower = np.arange(n_classes)[None, :] < codes[:, None]
-    rank = np.sum(p > p_true, axis=1) + np.sum((p == p_true) & lower, axis=1)
-    if n_known is not None:
-        rank = np.where(codes >= n_known, n_classes + 1, rank)
+    n = p.shape[0]
+    rank = topk_rank(p, codes, n_known)
     values = np.array([np.mean(rank >= kk) if n else np.nan for kk in ks], dtype=np.float64)
     return Var((_dims.K,), values, "top-k error rate", valid_range=(0.0, 1.0),
                cite=treelab_docs("measures/probability"))
