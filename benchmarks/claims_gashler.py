@@ -41,8 +41,18 @@ from treelab.protocols import StratifiedKFold
 
 MMDT_PAGE = Path(__file__).resolve().parents[1] / "docs" / "reproductions" / "mmdt.md"
 KS = (0, 1, 2, 4, 8, 16, 32, 64)
-PAPER = {"densest half": (10, 22), "densest quarter": (8, 11), "densest eighth": (5, 6),
-         "sparsest half": (7, 21)}
+
+
+def _paper_counts() -> dict[str, tuple[int, int]]:
+    """group -> (MMDT better, sets in the group): the paper's counts (data/papers)."""
+    from treelab.reproduce import paper_table
+
+    t = paper_table("gashler2008_density_textcounts").set_index("group")
+    return {g: (int(t.loc[g, "n_data_sets_first_better"]), int(t.loc[g, "n_data_sets_in_group"]))
+            for g in ("densest half", "densest quarter", "densest eighth", "sparsest half")}
+
+
+PAPER = _paper_counts()
 
 
 def read_table(path: Path) -> list[tuple]:

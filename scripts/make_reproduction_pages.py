@@ -5,7 +5,8 @@ tables (``data/papers``) and treelab's measured tables committed under
 ``data/reproductions/STUDY`` (CSV and ``run.json``, as ``treelab reproduce STUDY`` writes them
 to ``OUT/STUDY/tables``); nothing is run. Where ``docs/reproductions/claims/STUDY.md`` (the
 investigation of the claims that do not hold) exists, the page includes it; run this script
-again after it is added or changed.
+again after it is added or changed: it also fills the claims page's verdict block from the same
+result as the page's verdict table, so the two cannot disagree.
 
 Usage::
 
@@ -22,7 +23,13 @@ import shutil
 import sys
 from pathlib import Path
 
-from treelab.reproduce import list_studies, merge_measured, render_study_page
+from treelab.reproduce import (
+    fill_verdict_block,
+    list_studies,
+    merge_measured,
+    render_study_page,
+    study_verdicts,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 STORED = ROOT / "data" / "reproductions"
@@ -122,6 +129,14 @@ def main(argv: list[str] | None = None) -> int:
         if not (STORED / name / "run.json").is_file():
             print(f"{name}: no stored results in {STORED / name}; page not generated")
             continue
+        claims = DOCS / "claims" / f"{name}.md"
+        if claims.is_file():  # its verdict block and the page's table: one result
+            old = claims.read_text(encoding="utf-8")
+            new = fill_verdict_block(old, study_verdicts(name, STORED / name))
+            if args.check and new != old:
+                stale.append(str(claims.relative_to(ROOT)))
+            elif not args.check:
+                claims.write_text(new, encoding="utf-8")
         text, path = page(name), DOCS / f"{name}.md"
         if args.check:
             if not path.is_file() or path.read_text(encoding="utf-8") != text:

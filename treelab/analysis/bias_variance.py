@@ -30,10 +30,25 @@ def bias_variance(probas: Any, target: Any, *, classes: Any = None) -> xr.Datase
     * main prediction p_m(x) = mean_k p_k(x);
     * bias(x) = sum_c (tau_c(x) - p_m,c(x))^2;
     * variance(x) = mean_k sum_c (p_k,c(x) - p_m,c(x))^2;
-    * loss(x) = mean_k sum_c (tau_c(x) - p_k,c(x))^2 = bias(x) + variance(x).
+    * loss(x) = mean_k sum_c (tau_c(x) - p_k,c(x))^2 = bias(x) + variance(x);
+    * bias_unbiased(x) = bias(x) - variance(x) / (K - 1).
 
     ``loss`` is computed directly from its definition, so the identity is a check, not a
     construction.
+
+    ``bias`` is Fan et al.'s plug-in definition: it squares the distance to the mean of only K
+    draws, so it carries part of the variance. For one class c of one row, let the K
+    estimates p_k,c be independent with mean mu_c and variance s_c^2 (over training sets).
+    Then p_m,c has mean mu_c and variance s_c^2 / K, so
+
+        E[(tau_c - p_m,c)^2] = (tau_c - mu_c)^2 + s_c^2 / K,
+
+    and the plug-in variance v_c = mean_k (p_k,c - p_m,c)^2 has E[v_c] = (K - 1) / K s_c^2.
+    Hence (tau_c - p_m,c)^2 - v_c / (K - 1) has expectation (tau_c - mu_c)^2, the bias of an
+    infinite number of training sets; summed over the classes this is ``bias_unbiased``.
+    It needs K >= 2 (NaN for K = 1) and, being an unbiased estimate of a small quantity, can
+    be negative for a row. ``bias`` approaches it as K grows (their gap is variance / (K - 1)):
+    compare methods on ``bias_unbiased`` when their variances differ a lot and K is small.
 
     Parameters
     ----------
@@ -49,13 +64,22 @@ def bias_variance(probas: Any, target: Any, *, classes: Any = None) -> xr.Datase
     Returns
     -------
     xarray.Dataset
-        ``bias``, ``variance``, ``loss`` (means over rows), their per-row versions
-        ``sample_bias``, ``sample_variance``, ``sample_loss`` (dim sample) and
-        ``main_prediction`` (sample, class).
+        ``bias``, ``variance``, ``loss``, ``bias_unbiased`` (means over rows), their per-row
+        versions ``sample_bias``, ``sample_variance``, ``sample_loss``,
+        ``sample_bias_unbiased`` (dim sample) and ``main_prediction`` (sample, class).
 
     References
     ----------
-    Fan, Greengrass, McCloskey, Yu & Drummey (2005), section 4.
+    Fan, Greengrass, McCloskey, Yu & Drummey (2005), section 4 (the plug-in bias and
+    variance); the correction is the usual one of the sample variance (Bessel's).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = np.array([[[0.6, 0.4]], [[0.8, 0.2]]])  # K = 2 sets, one row, two classes
+    >>> ds = bias_variance(p, np.array([[0.7, 0.3]]))
+    >>> round(float(ds.bias), 6), round(float(ds.variance), 6), round(float(ds.bias_unbiased), 6)
+    (0.0, 0.02, -0.02)
     """
     p, coords = as_array(probas, "probas", (_dims.REPEAT, _dims.SAMPLE, _dims.CLASS))
     p = check_proba(p, "probas")
@@ -83,6 +107,8 @@ def bias_variance(probas: Any, target: Any, *, classes: Any = None) -> xr.Datase
     bias = np.sum((tau - main) ** 2, axis=1)
     variance = np.mean(np.sum((p - main[None]) ** 2, axis=2), axis=0)
     loss = np.mean(np.sum((tau[None] - p) ** 2, axis=2), axis=0)
+    # Bessel's correction of the variance the plug-in bias carries (derivation above)
+    unbiased = bias - variance / (n_repeat - 1) if n_repeat > 1 else np.full_like(bias, np.nan)
     mean = (lambda a: float(a.mean())) if n_samples else (lambda a: np.nan)
     samples = (_dims.SAMPLE,)
     rng = (0.0, 2.0)
@@ -105,7 +131,19 @@ def bias_variance(probas: Any, target: Any, *, classes: Any = None) -> xr.Datase
             cite=CITE_FAN,
             description="loss = bias + variance",
         ),
+        "bias_unbiased": Var(
+            (),
+            mean(unbiased),
+            "mean bias of probability estimates, unbiased estimator",
+            valid_range=(-2.0, 2.0),
+            cite=CITE_FAN,
+            description="bias - variance / (K - 1): the plug-in bias less the share of "
+            "variance it carries; NaN for K = 1",
+        ),
         "sample_bias": Var(samples, bias, "bias per row", valid_range=rng, cite=CITE_FAN),
+        "sample_bias_unbiased": Var(
+            samples, unbiased, "unbiased bias per row", valid_range=(-2.0, 2.0), cite=CITE_FAN
+        ),
         "sample_variance": Var(
             samples, variance, "variance per row", valid_range=rng, cite=CITE_FAN
         ),

@@ -7,7 +7,9 @@ paper's own numbers (``treelab reproduce STUDY``).
   treelab, verdicts on the headline claims), the measured tables (CSV), the result Datasets
   (netCDF, one per grid) and the figures;
 * :func:`paper_table`, :func:`paper_sources`: the papers' shipped tables and their provenance;
-* :func:`render_study_page`: a study's page from stored measured tables alone.
+* :func:`render_study_page`: a study's page from stored measured tables alone;
+  :func:`study_verdicts` its verdicts, and :func:`fill_verdict_block` a claims page's
+  generated verdict block from them.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from treelab.reproduce._study import (
     Section,
     Study,
     Verdict,
+    fill_verdict_block,
     load_measured,
     merge_measured,
     render_page,
@@ -33,9 +36,9 @@ from treelab.reproduce._study import (
     save_measured,
 )
 
-__all__ = ["MODES", "Report", "Section", "Study", "Verdict", "get_study", "list_studies",
-           "merge_measured", "paper_sources", "paper_table", "papers_root", "render_study_page",
-           "run_study"]
+__all__ = ["MODES", "Report", "Section", "Study", "Verdict", "fill_verdict_block", "get_study",
+           "list_studies", "merge_measured", "paper_sources", "paper_table", "papers_root",
+           "render_study_page", "run_study", "study_verdicts"]
 
 
 def _studies() -> dict[str, Study]:
@@ -197,6 +200,30 @@ def _where() -> str:
     except OSError:  # not on every platform
         load = ""
     return f"{os.cpu_count()} cores{load}"
+
+
+def study_verdicts(name: str, tables: str | Path) -> list[Verdict]:
+    """The verdicts of study ``name`` on the measured tables stored in ``tables`` (the same
+    ones its page prints).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> from treelab.reproduce._study import run_meta, save_measured
+    >>> mine = pd.DataFrame({"alpha = 0": [7.5], "Coalescence": [7.5], "alpha = 0.5": [8.5],
+    ...                      "Random Forests": [8.3]},
+    ...                     index=pd.Index(["A, k = 64"], name="condition"))
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     save_measured({"table4": mine}, Path(tmp), run_meta("ci", 6.0, {"table4": mine}))
+    ...     verdicts = study_verdicts("liu2008", tmp)
+    >>> [v.verdict for v in verdicts if v.claim.startswith("RF beats")]
+    ['does not hold']
+    """
+    study = get_study(name)
+    measured, meta = load_measured(Path(tables))
+    return study.report(measured, meta["mode"])[1]
 
 
 def render_study_page(name: str, tables: str | Path, *, claims: str | Path | None = None,

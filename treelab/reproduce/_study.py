@@ -24,7 +24,7 @@ import xarray as xr
 from treelab.reproduce._papers import paper_sources
 
 __all__ = ["MODES", "Report", "Section", "Study", "Verdict", "merge_measured", "render_page",
-           "run_grids"]
+           "run_grids", "verdict_table"]
 
 MODES = ("full", "quick", "ci")
 #: Grids of fewer cells run in the calling process: a pool's start costs more than they do.
@@ -41,11 +41,22 @@ class Section:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A headline claim (in the project's words), the verdict and the numbers behind it."""
+    """A headline claim (in the project's words), the verdict, the numbers the rule reads and
+    the rule itself (written from the paper's words before any number was read).
+
+    ``verdict`` is one of ``treelab.reproduce._verdicts.OUTCOMES``: holds, does not hold,
+    inconclusive, partly (with the part that holds in parentheses) or not measured.
+    """
 
     claim: str
-    verdict: str  # "holds", "partly", "does not hold", "not measured"
+    verdict: str
     numbers: str
+    rule: str = ""
+
+    def __post_init__(self) -> None:
+        from treelab.reproduce._verdicts import check_outcome
+
+        check_outcome(self.verdict)
 
 
 @dataclass
@@ -198,17 +209,50 @@ def render_page(study: Study, measured: dict[str, pd.DataFrame], meta: Mapping[s
         lines += ["The source states no numbers: the tables below are treelab's alone.", ""]
     for s in sections:
         lines += [f"## {s.title}", "", s.text.rstrip(), ""]
-    lines += ["## Verdicts on the headline claims", "",
-              "| claim | verdict | numbers (paper; treelab) |", "|---|---|---|"]
-    for v in verdicts:
-        cells = (str(x).replace("|", "\\|") for x in (v.claim, v.verdict, v.numbers))
-        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["## Verdicts on the headline claims", "", verdict_table(verdicts)]
     lines += ["", "## Investigation of the claims that do not hold", ""]
     if claims is not None and claims.is_file() and claims_include:
         lines += ["```{include} " + claims_include, "```", ""]
     else:
         lines += ["No investigation yet.", ""]
     return "\n".join(lines)
+
+
+def verdict_table(verdicts: list[Verdict]) -> str:
+    """The verdicts as a Markdown table: claim, the rule, the verdict and the numbers the rule
+    reads (one source for the page's table and the claims pages' verdict blocks)."""
+    lines = ["| claim | rule (fixed before the run) | verdict | numbers the rule reads (paper; "
+             "treelab) |", "|---|---|---|---|"]
+    for v in verdicts:
+        cells = (str(x).replace("|", "\\|") for x in (v.claim, v.rule or "-", v.verdict,
+                                                        v.numbers))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+#: Markers of the generated verdict block of a claims investigation page
+#: (``docs/reproductions/claims/STUDY.md``): its verdicts come from the same result as the
+#: page's verdict table, so the two cannot disagree.
+CLAIMS_START = "<!-- verdicts: generated from the same result as the page's verdict table -->"
+CLAIMS_END = "<!-- /verdicts -->"
+
+
+def verdict_summary(verdicts: list[Verdict]) -> str:
+    """The verdicts as a two-column Markdown table (claim, verdict) for a claims page."""
+    lines = ["| claim | verdict |", "|---|---|"]
+    lines += ["| " + v.claim.replace("|", "\\|") + " | " + v.verdict + " |" for v in verdicts]
+    return "\n".join(lines)
+
+
+def fill_verdict_block(text: str, verdicts: list[Verdict]) -> str:
+    """``text`` with the block between :data:`CLAIMS_START` and :data:`CLAIMS_END` replaced by
+    :func:`verdict_summary` (ValueError when a marker is missing)."""
+    if CLAIMS_START not in text or CLAIMS_END not in text:
+        raise ValueError("the claims page has no generated verdict block (markers "
+                         f"{CLAIMS_START!r} and {CLAIMS_END!r})")
+    head, rest = text.split(CLAIMS_START, 1)
+    _, tail = rest.split(CLAIMS_END, 1)
+    return f"{head}{CLAIMS_START}\n{verdict_summary(verdicts)}\n{CLAIMS_END}{tail}"
 
 
 def _when_took(meta: Mapping[str, Any]) -> tuple[str, str]:

@@ -83,11 +83,14 @@ def gashler(n: int, protocol: dict = FIVE_BY_TWO) -> ExperimentConfig:
         protocol=protocol, seed=SEED, backend="local")
 
 
-def irrelevant(n: int, ks: list[int] = IRRELEVANT, protocol: dict = FIVE_BY_TWO
-               ) -> ExperimentConfig:
-    """Notebook 04: wine with 0 to 256 Gaussian irrelevant attributes (Figure 5)."""
+def irrelevant(n: int, ks: list[int] = IRRELEVANT, protocol: dict = FIVE_BY_TWO,
+               dataset: str = "wine") -> ExperimentConfig:
+    """Wine (notebook 04) or vowel (the paper's Figure 5) with 0 to 256 Gaussian irrelevant
+    attributes."""
+    chosen = [d for d in _datasets() if d["name"] == dataset]
     return ExperimentConfig(
-        name="irrelevant attributes", datasets=_datasets()[:1],
+        name="irrelevant attributes" + ("" if dataset == "wine" else f", {dataset}"),
+        datasets=chosen,
         ensembles=_ensembles(n, 0),
         transforms=[{"kind": "irrelevant", "values": ks, "distribution": "gaussian"}],
         protocol=protocol, seed=SEED, backend="local")
@@ -121,10 +124,13 @@ def grids(mode: str) -> dict[str, ExperimentConfig]:
     """
     if mode == "full":
         return {"gashler": gashler(N_TREES), "irrelevant": irrelevant(N_TREES),
+                "irrelevant_vowel": irrelevant(N_TREES, dataset="vowel"),
                 "bundle": bundle(N_TREES, 10000)}
     if mode == "quick":
         return {"gashler_quick": gashler(25, ONE_BY_TWO),
                 "irrelevant_quick": irrelevant(25, [0, 4, 16, 64, 256], ONE_BY_TWO),
+                "irrelevant_vowel_quick": irrelevant(25, [0, 4, 16, 64, 256], ONE_BY_TWO,
+                                                     dataset="vowel"),
                 "density": bundle(25, 500, only=("ERDT", "MMDT"), protocol=ONE_BY_TWO)}
     if mode == "ci":
         return {"density": bundle(10, 160, only=("ERDT", "MMDT"))}
@@ -156,7 +162,8 @@ def _accuracy(ds: xr.Dataset) -> xr.DataArray:
 def measure(results: dict[str, xr.Dataset], mode: str) -> dict[str, pd.DataFrame]:
     """``accuracy_folds``: accuracy per grid, data set, ensemble, repeat and fold (the 5x2
     folds, for the significance tests); ``density``: log10 sample density per data set;
-    ``irrelevant``: mean accuracy per number of irrelevant attributes and ensemble."""
+    ``irrelevant`` (wine) and ``irrelevant_vowel`` (the paper's data set): mean accuracy per
+    number of irrelevant attributes and ensemble."""
     out = {}
     parts = []
     for grid in ("gashler", "gashler_quick", "bundle", "density"):
@@ -171,10 +178,11 @@ def measure(results: dict[str, xr.Dataset], mode: str) -> dict[str, pd.DataFrame
         names = sorted(folds["dataset"].unique())
         out["density"] = pd.DataFrame({"log10_density": [_log10_density(n) for n in names]},
                                       index=pd.Index(names, name="dataset"))
-    irr = results.get("irrelevant", results.get("irrelevant_quick"))
-    if irr is not None:
-        acc = _accuracy(irr).sel(dataset="wine").mean(["repeat", "fold"])
-        out["irrelevant"] = acc.to_pandas().T if acc.dims[0] == "ensemble" else acc.to_pandas()
-        out["irrelevant"].index.name = "n_irrelevant"
-        out["irrelevant"] = out["irrelevant"].astype(np.float64)
+    for table, name in (("irrelevant", "wine"), ("irrelevant_vowel", "vowel")):
+        irr = results.get(table, results.get(f"{table}_quick"))
+        if irr is not None:
+            acc = _accuracy(irr).sel(dataset=name).mean(["repeat", "fold"])
+            frame = acc.to_pandas().T if acc.dims[0] == "ensemble" else acc.to_pandas()
+            frame.index.name = "n_irrelevant"
+            out[table] = frame.astype(np.float64)
     return out
