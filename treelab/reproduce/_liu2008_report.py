@@ -77,9 +77,10 @@ def _table3(measured: dict[str, pd.DataFrame]) -> tuple[list[Section], dict]:
                   strict=True))
     bayes = bayesian_signed_rank(t["Coalescence"].to_numpy(), t["Random Forests"].to_numpy(),
                                  rope=ROPE)
-    bayesian = ("Bayesian signed-rank, Coalescence - RF, ROPE +-{:g} points: P(left) {:.2f}, "
-                "P(rope) {:.2f}, P(right) {:.2f}".format(ROPE, *bayes.values()) if bayes
-                else "Bayesian signed-rank test (ROPE +-1 point): not available in this version")
+    bayesian = ("Bayesian signed-rank test (Benavoli et al. 2017) of Coalescence - RF over the "
+                "data sets, ROPE +-{:g} point of error: P(Coalescence better) {:.2f}, "
+                "P(practically equivalent) {:.2f}, P(RF better) {:.2f}".format(
+                    ROPE, bayes["p_left"], bayes["p_rope"], bayes["p_right"]))
     section, paired = _coalescence_rf(paper, mine, common)
     facts = {"cmp": cmp, "built": built, "dunn": dunn, "common": common,
              "paper_rank": cmp.paper_rank, "mine_rank": cmp.treelab_rank, "wilcoxon_holm": wh,
