@@ -21,7 +21,7 @@ from treelab.engine.sharing import release as release_shared_work
 from treelab.experiment._files import ExperimentError, output_error, replace_file, replace_text
 from treelab.experiment._progress import Eta as _Eta
 from treelab.experiment._progress import shared_notices as _shared_notices
-from treelab.experiment.backends import default_workers, execute
+from treelab.experiment.backends import connect, default_workers, execute
 from treelab.experiment.cells import TIMING_VARS
 from treelab.experiment.config import BACKENDS, ExperimentConfig, load_config
 from treelab.experiment.expand import expand
@@ -242,6 +242,10 @@ def run(
         for group in groups:  # finished before a run stopped, not yet reduced
             closer(group, None)
         notices = contextlib.ExitStack()
+        if todo and backend == "dask" and client is None and config.scheduler is not None:
+            # an unreachable scheduler is said at once, before the warm-up and any cell
+            client = connect(config.scheduler)
+            notices.callback(client.close)
         notices.enter_context(_shared_notices())
         if todo:
             _warm_up(todo, progress)
