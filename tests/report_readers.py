@@ -91,6 +91,8 @@ class _Cells(HTMLParser):
             self._cell = []
         elif tag == "br" and self._cell is not None:
             self._cell.append("\n")
+        elif tag == "br" and self._in_caption:
+            self.caption += "\n"
         elif tag == "caption":
             self._in_caption = True
         elif tag not in ("span", "table", "thead", "tbody", "style"):
