@@ -101,8 +101,12 @@ def test_renderers():
     assert md[2] == "| w | **10.0** | 20.0 | 30.0 |"
     assert md[-1] == "| w/t/l vs A |  | 1/1/2 | 1/0/3 |"
     latex = t.to_latex()
-    for rule in (r"\toprule", r"\midrule", r"\bottomrule"):
+    for rule in (r"\toprule", r"\bottomrule"):
         assert latex.count(rule) == 1
+    # one rule below the header, one between the data rows and the footer rows
+    assert latex.count(r"\midrule") == 2
+    assert latex.index(r"z & \textbf{40.0}") < latex.rindex(r"\midrule") \
+        < latex.index("average rank")
     assert r"\textbf{10.0}" in latex and r"\caption{" in latex
     html = t.to_html().to_html()
     assert "font-weight: bold" in html and "10.0" in html

@@ -47,11 +47,12 @@ import numpy as np
 
 from treelab import _dims
 from treelab.engine import _notice
+from treelab.experiment._files import ExperimentError
 from treelab.experiment.cells import run_cell
 from treelab.experiment.expand import Cell
 
-__all__ = ["PRELOAD_ENV", "default_workers", "estimator_names", "execute", "fold_batches",
-           "local_context", "start_worker_server"]
+__all__ = ["PRELOAD_ENV", "connect", "default_workers", "estimator_names", "execute",
+           "fold_batches", "local_context", "start_worker_server"]
 
 Outcome = tuple[Cell, dict[str, Any] | None, str | None]
 
@@ -314,6 +315,28 @@ def start_worker_server(estimators: Sequence[str] = ()) -> bool:
     return True
 
 
+#: Seconds to wait for a dask scheduler before saying that it cannot be reached.
+CONNECT_TIMEOUT = 10.0
+
+
+def connect(scheduler: str) -> Any:
+    """A ``distributed.Client`` of the scheduler at ``scheduler``, or an
+    :class:`~treelab.experiment.ExperimentError` naming the address when it cannot be reached
+    within :data:`CONNECT_TIMEOUT` seconds."""
+    try:
+        from distributed import Client
+    except ImportError as exc:  # pragma: no cover - optional at import time
+        raise ImportError("backend='dask' needs dask.distributed: pip install "
+                          "'dask[distributed]'") from exc
+    try:
+        return Client(scheduler, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ExperimentError(
+            f"the dask scheduler at {scheduler} could not be reached within "
+            f"{CONNECT_TIMEOUT:g} s ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}); "
+            "start it (dask scheduler) or check the address") from None
+
+
 def _dask(cells: Sequence[Cell], n_workers: int, client: Any, scheduler: str | None,
           share: bool) -> Iterator[Outcome]:
     try:
@@ -324,7 +347,7 @@ def _dask(cells: Sequence[Cell], n_workers: int, client: Any, scheduler: str | N
     own_client = own_cluster = None
     if client is None:
         if scheduler is not None:
-            client = own_client = Client(scheduler)
+            client = own_client = connect(scheduler)
         else:
             # dashboard_address=None still serves HTTP on 8787 and warns when that port is
             # taken (a second cluster, a notebook's); port 0 takes a free one without a word

@@ -27,6 +27,7 @@ from treelab.experiment.schema import (
     DatasetSpec,
     EnsembleSpec,
     TransformSpec,
+    check_alpha_conflict,
     check_alphas,
     check_jsonable,
     check_name,
@@ -132,6 +133,10 @@ class ExperimentConfig:
                            for t in (self.transforms or ()))
         _unique([t.dim for t in transforms], "transforms (dims)")
         alphas = None if self.alphas is None else check_alphas(self.alphas, "alphas")
+        for e in ensembles if alphas is not None else ():
+            if e.alphas is None and e.has_alpha():  # the experiment's alphas are its sweep
+                check_alpha_conflict(e.params, alphas, f"ensembles[{e.name!r}].params",
+                                     "alphas")
         protocol = self.protocol
         if isinstance(protocol, Protocol):
             protocol = protocol.to_dict()

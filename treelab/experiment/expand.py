@@ -62,9 +62,21 @@ def check_sizes(data: LabeledData, protocol: Any, where: str) -> None:
     with fewer rows than the folds is allowed (it misses some test folds, as glass does in
     10-fold CV) but reported with a warning that names it.
     """
-    labels, counts = np.unique(np.asarray(data.y), return_counts=True)
+    from sklearn.utils.multiclass import type_of_target
+
+    y = np.asarray(data.y)
+    kind = type_of_target(y)
+    if kind not in ("binary", "multiclass"):
+        shown = ", ".join(map(str, np.unique(y)[:4]))
+        raise ValueError(f"{where}: the labels are {kind} ({shown}, ...), not classes; an "
+                         "experiment classifies (round or bin a numeric target first)")
+    labels, counts = np.unique(y, return_counts=True)
     n_rows = int(counts.sum())
     rows = {str(c): int(n) for c, n in zip(labels, counts, strict=True)}
+    if len(labels) < 2:
+        raise ValueError(f"{where}: every row has the class {labels[0].item()!r} ({n_rows} "
+                         "rows); "
+                         "a classifier needs at least 2 classes")
     n_splits = getattr(protocol, "n_splits", None)
     if n_splits is not None:
         if n_rows < n_splits:
@@ -80,6 +92,7 @@ def check_sizes(data: LabeledData, protocol: Any, where: str) -> None:
                           f"{n_splits} folds of protocol {protocol.name!r}, so some test folds "
                           "miss them; set min_class_size to drop them", UserWarning,
                           stacklevel=3)
+        _check_training_classes(y, protocol, where)
         return
     try:
         if n_rows < 2:
@@ -91,6 +104,20 @@ def check_sizes(data: LabeledData, protocol: Any, where: str) -> None:
     except ValueError as exc:
         raise ValueError(f"{where}: protocol {protocol.name!r} cannot split its {n_rows} rows "
                          f"(rows per class: {rows}): {exc}") from None
+    if not protocol.uses_generator:
+        _check_training_classes(y, protocol, where)
+
+
+def _check_training_classes(y: np.ndarray, protocol: Any, where: str) -> None:
+    """Refuse a split whose training rows hold a single class (no classifier can be fitted on
+    them), naming the first such repeat and fold: a tiny data set, before any cell runs."""
+    for repeat, fold, train, _ in protocol.indices(y):
+        classes = np.unique(y[train])
+        if len(classes) < 2:
+            raise ValueError(f"{where}: the training rows of repeat {repeat}, fold {fold} of "
+                             f"protocol {protocol.name!r} hold the single class "
+                             f"{classes[0].item()!r} ({len(train)} rows); a classifier needs 2 "
+                             "classes: use fewer folds, a stratified protocol or more rows")
 
 
 def expand(config: ExperimentConfig) -> list[Cell]:

@@ -23,6 +23,7 @@ from treelab.experiment._files import ExperimentError, output_error, replace_fil
 from treelab.experiment._progress import Eta as _Eta
 from treelab.experiment._progress import shared_notices as _shared_notices
 from treelab.experiment.backends import (
+    connect,
     default_workers,
     estimator_names,
     execute,
@@ -248,6 +249,10 @@ def run(
         for group in groups:  # finished before a run stopped, not yet reduced
             closer(group, None)
         notices = contextlib.ExitStack()
+        if todo and backend == "dask" and client is None and config.scheduler is not None:
+            # an unreachable scheduler is said at once, before the warm-up and any cell
+            client = connect(config.scheduler)
+            notices.callback(client.close)
         notices.enter_context(_shared_notices())
         # local worker processes: the fork server they are forked from warms up, once, while
         # this process goes on (treelab.experiment._preload); elsewhere this process does

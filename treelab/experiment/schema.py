@@ -30,7 +30,9 @@ __all__ = [
     "DatasetSpec",
     "EnsembleSpec",
     "TransformSpec",
+    "check_alpha_conflict",
     "check_alphas",
+    "check_classifier",
     "check_jsonable",
     "check_name",
     "check_params",
@@ -90,6 +92,43 @@ def check_alphas(values: Any, where: str) -> tuple[float, ...]:
     if len(set(out)) != len(out) or not out:
         raise ValueError(f"{where} must be a non-empty list of distinct values; got {out}")
     return tuple(out)
+
+
+def check_classifier(cls: type, where: str) -> None:
+    """Refuse a regressor or an outlier detector (scikit-learn's tags say which) before any
+    cell runs: every cell fits a classifier and evaluates its class probabilities."""
+    from sklearn.base import is_outlier_detector, is_regressor
+
+    try:
+        est = cls()
+    except Exception:  # reported by the caller's own construction check
+        return
+    for test, kind in ((is_regressor, "a regressor"), (is_outlier_detector,
+                                                        "an outlier detector")):
+        try:
+            found = test(est)
+        except Exception:  # an estimator without scikit-learn's tags
+            found = False
+        if found:
+            raise ValueError(f"{where}: {cls.__name__} is {kind}; an experiment fits "
+                             "classifiers (a treelab ensemble, or a scikit-learn classifier "
+                             "such as sklearn.ensemble:RandomForestClassifier)")
+
+
+def check_alpha_conflict(params: Mapping[str, Any], alphas: tuple[float, ...],
+                         where_params: str, where_alphas: str) -> None:
+    """Refuse an ``alpha`` in an ensemble's params that its swept alphas would override: the
+    sweep sets every cell's alpha, so a different params alpha would be ignored without a word.
+    The same single value in both is accepted."""
+    if "alpha" not in params:
+        return
+    alpha = params["alpha"]
+    same = (isinstance(alpha, numbers.Real) and not isinstance(alpha, bool)
+            and alphas == (float(alpha),))
+    if not same:
+        raise ValueError(f"{where_params} sets alpha = {alpha!r} and {where_alphas} sweeps "
+                         f"{list(alphas)}: the sweep would override it; give the alphas in "
+                         "one place only")
 
 
 def resolve_estimator(name: str) -> type:
@@ -394,6 +433,7 @@ class EnsembleSpec:
             known = set(est_cls().get_params(deep=False))
         except Exception as exc:  # an estimator whose defaults cannot be built
             raise ValueError(f"{where}.estimator cannot be constructed: {exc}") from None
+        check_classifier(est_cls, f"{where}.estimator")
         unknown = set(params) - known
         if unknown:
             raise ValueError(f"{where}.params: {estimator} has no parameters {sorted(unknown)}")
@@ -406,12 +446,14 @@ class EnsembleSpec:
             if "alpha" not in known:
                 raise ValueError(f"{where}.alphas: {estimator} has no alpha parameter")
             alphas = check_alphas(alphas, f"{where}.alphas")
+            check_alpha_conflict(params, alphas, f"{where}.params", f"{where}.alphas")
         single = spec.get("single", "auto")
         if single not in ("auto", False):
             if not isinstance(single, Mapping) or "estimator" not in single:
                 raise ValueError(f"{where}.single must be 'auto', false or a table with an "
                                  f"estimator; got {single!r}")
             single_cls = resolve_estimator(single["estimator"])
+            check_classifier(single_cls, f"{where}.single.estimator")
             single = check_jsonable({"estimator": single["estimator"],
                                 "params": dict(single.get("params", {}))}, f"{where}.single")
             check_params(single_cls, single["params"], f"{where}.single.params")

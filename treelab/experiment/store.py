@@ -47,6 +47,7 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
+from treelab.experiment._files import ExperimentError
 
 __all__ = ["CellStore", "StoreLockedError", "assemble"]
 
@@ -121,7 +122,10 @@ class CellStore:
         return self
 
     def __exit__(self, exc_type: object, *exc: object) -> None:
-        self.close(clean=exc_type is None)
+        # an ExperimentError (a failed cell with on_error="raise", a refused scheduler, a
+        # full disk) is an orderly stop whose files are complete: no stale lock to report
+        self.close(clean=exc_type is None or (isinstance(exc_type, type)
+                                              and issubclass(exc_type, ExperimentError)))
 
     def open(self) -> None:
         """Take the folder's lock, cut a partial last line, and open the cell file.

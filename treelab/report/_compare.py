@@ -9,6 +9,8 @@ the same order?).
 
 from __future__ import annotations
 
+import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,7 +68,13 @@ class Comparison:
 
     def cells(self) -> pd.DataFrame:
         """Display strings: for every column, paper | treelab | gap, then the footer rows
-        (mean |gap|, Spearman rho, average rank of paper and treelab)."""
+        (mean |gap|, Spearman rho, average rank of paper and treelab), after the data rows
+        even when a row bears a footer's name."""
+        body, footer = self._parts()
+        return pd.concat([body, footer])
+
+    def _parts(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The data rows' display strings and the footer rows, apart."""
         d = self.digits
         lp, lt = self.labels
         cols, footer = {}, {}
@@ -79,12 +87,17 @@ class Comparison:
             if self.paper_rank.notna().any():
                 footer[f"{c} ({lp})"] = {"average rank": fmt(self.paper_rank[c], 2)}
                 footer[f"{c} ({lt})"] = {"average rank": fmt(self.treelab_rank[c], 2)}
-        frame = pd.DataFrame(cols)
+        body = pd.DataFrame(cols, index=self.paper.index).fillna("")
         rows = ["mean |gap|", "Spearman rho"] + (["average rank"]
                                                  if self.paper_rank.notna().any() else [])
-        for r in rows:
-            frame.loc[r] = [footer.get(c, {}).get(r, "") for c in frame.columns]
-        return frame.fillna("")
+        foot = pd.DataFrame([[footer.get(c, {}).get(r, "") for c in body.columns]
+                             for r in rows], columns=body.columns, dtype=object)
+        if isinstance(body.index, pd.MultiIndex):  # the label in the first level
+            foot.index = pd.MultiIndex.from_tuples(
+                [(r,) + ("",) * (body.index.nlevels - 1) for r in rows], names=body.index.names)
+        else:
+            foot.index = pd.Index(rows, dtype=object, name=body.index.name)
+        return body, foot
 
     def caption(self) -> str:
         """The summaries in words."""
@@ -98,15 +111,18 @@ class Comparison:
 
     def to_markdown(self, caption: bool = True) -> str:
         """The comparison as Markdown."""
-        return to_markdown(self.cells(), None, self.caption() if caption else None)
+        body, footer = self._parts()
+        return to_markdown(body, None, self.caption() if caption else None, footer)
 
     def to_latex(self, caption: bool = True) -> str:
         """The comparison as a LaTeX booktabs tabular."""
-        return to_latex(self.cells(), None, self.caption() if caption else None)
+        body, footer = self._parts()
+        return to_latex(body, None, self.caption() if caption else None, footer)
 
     def to_html(self, caption: bool = True) -> Any:
         """The comparison as a pandas Styler."""
-        return to_html(self.cells(), None, self.caption() if caption else None)
+        body, footer = self._parts()
+        return to_html(body, None, self.caption() if caption else None, footer)
 
 
 def compare(
@@ -133,7 +149,7 @@ def compare(
     greater_is_better : bool, default False
         Rank the largest value first when averaging ranks (accuracies).
     digits : int, default 1
-        Decimals shown.
+        Decimals shown (a non-negative integer).
     labels : (str, str), default ("paper", "treelab")
         Names of the two sources in the headers.
     ranks : bool, default True
@@ -160,6 +176,18 @@ def compare(
         treelab = treelab.to_frame()
     if not isinstance(paper, pd.DataFrame) or not isinstance(treelab, pd.DataFrame):
         raise TypeError("paper and treelab must be pandas DataFrames or Series")
+    if isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or digits < 0:
+        raise ValueError(f"digits must be a non-negative int, got {digits!r}")
+    digits = int(digits)
+    if isinstance(labels, str) or not isinstance(labels, Sequence) or len(labels) != 2 \
+            or not all(isinstance(x, str) for x in labels):
+        raise TypeError(f"labels must be two strings (paper's, treelab's), got {labels!r}")
+    for frame, arg in ((paper, "paper"), (treelab, "treelab")):
+        for axis, what in ((frame.index, "row"), (frame.columns, "column")):
+            if axis.has_duplicates:
+                twice = list(dict.fromkeys(axis[axis.duplicated()]))[:5]
+                raise ValueError(f"{arg} has the {what} labels {twice} more than once: rows "
+                                 "and columns are matched by label, so each must be unique")
     rows = [r for r in paper.index if r in treelab.index]
     cols = [c for c in paper.columns if c in treelab.columns]
     if not rows or not cols:

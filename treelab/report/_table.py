@@ -8,11 +8,14 @@ named significance test per data set, and adds the average ranks and the Friedma
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import scipy.stats
 import xarray as xr
 
 from treelab.report._render import fmt, to_html, to_latex, to_markdown
@@ -52,11 +55,15 @@ class ResultTable:
     average_rank : pandas.Series
         Average rank of each method over the data sets (1 = best; ties share ranks).
     friedman_chi2, friedman_p, iman_davenport_f, iman_davenport_p : float
-        Friedman test over the data sets (NaN with fewer than 2 data sets or methods).
+        Friedman test over the data sets (NaN with fewer than 2 data sets or fewer than 2
+        ranked methods).
     reference, test, measure : str
         The reference method, the significance test's name, the measure's label.
     digits : int
         Decimals shown.
+    unranked : tuple
+        Methods without a value on any data set: shown with empty cells, left out of the
+        ranks (NaN), the wins/ties/losses and the Friedman test, and named in the caption.
     """
 
     mean: pd.DataFrame
@@ -76,33 +83,42 @@ class ResultTable:
     #: signed-rank test over the data sets (None without a ``rope``); and that rope
     bayesian: pd.DataFrame | None = None
     rope: float | None = None
+    unranked: tuple = ()
 
     def cells(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """(display strings, bold mask): "mean ± sd" per cell, then the rows of average rank
-        and of wins/ties/losses against the reference."""
+        """(display strings, bold mask): "mean ± sd" per cell, then the footer rows of average
+        rank and of wins/ties/losses against the reference (after the data rows, even when a
+        data set bears a footer's name)."""
+        text, bold, footer = self._parts()
+        return (pd.concat([text, footer]),
+                pd.concat([bold, pd.DataFrame(False, index=footer.index,
+                                              columns=footer.columns)]))
+
+    def _parts(self) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+        """The data rows' display strings, their bold mask and the footer rows, apart."""
         has_sd = bool(np.isfinite(self.spread.to_numpy(dtype=float)).any())
         d = self.digits
         text = self.mean.map(lambda v: fmt(v, d)).astype(object)
         if has_sd:
             sd = self.spread.map(lambda v: fmt(v, d))
             text = text.where(sd == "", text + " ± " + sd)
-        bold = self.best.copy()
         extra = {"average rank": self.average_rank.map(lambda v: fmt(v, 2))}
         if self.wins_ties_losses is not None:
             w = self.wins_ties_losses
             extra[f"w/t/l vs {self.reference}"] = pd.Series(
-                {m: f"{r.wins}/{r.ties}/{r.losses}" for m, r in w.iterrows()})
+                {m: f"{r.wins}/{r.ties}/{r.losses}" for m, r in w.iterrows()}, dtype=object)
             if self.test != "none":
                 extra[f"significant w/l vs {self.reference}"] = pd.Series(
-                    {m: f"{r.significant_wins}/{r.significant_losses}" for m, r in w.iterrows()})
+                    {m: f"{r.significant_wins}/{r.significant_losses}" for m, r in w.iterrows()},
+                    dtype=object)
         if self.bayesian is not None:
             for col, label in (("p_better", "P(better)"), ("p_rope", "P(rope)")):
                 extra[f"{label} vs {self.reference}"] = self.bayesian[col].map(
-                    lambda v: fmt(v, 2))
-        for label, row in extra.items():
-            text.loc[label] = row.reindex(text.columns).fillna("")
-            bold.loc[label] = False
-        return text, bold
+                    lambda v: fmt(v, 2)).astype(object)
+        footer = pd.DataFrame([row.reindex(text.columns).fillna("").tolist()
+                               for row in extra.values()], columns=text.columns, dtype=object)
+        footer.index = pd.Index(list(extra), dtype=object, name=text.index.name)
+        return text, self.best.copy(), footer
 
     def caption(self) -> str:
         """What the table shows, the test named, the Friedman result."""
@@ -116,7 +132,14 @@ class ResultTable:
             parts.append(f"Friedman chi2_F = {self.friedman_chi2:.2f}, p = "
                          f"{self.friedman_p:.3g}; Iman-Davenport F_F = "
                          f"{self.iman_davenport_f:.2f}, p = {self.iman_davenport_p:.3g} "
-                         f"({self.mean.shape[0]} data sets, {self.mean.shape[1]} methods).")
+                         f"({self.mean.shape[0]} data sets, "
+                         f"{self.mean.shape[1] - len(self.unranked)} methods).")
+        else:
+            parts.append("Friedman test not computed (it needs at least 2 data sets and 2 "
+                         "ranked methods).")
+        if self.unranked:
+            parts.append("Without a value on any data set (not ranked): "
+                         + ", ".join(map(str, self.unranked)) + ".")
         if self.bayesian is not None:
             parts.append(f"P(better), P(rope) against {self.reference}: {BAYESIAN_TEST}, "
                          f"rope = {self.rope:g}.")
@@ -124,28 +147,66 @@ class ResultTable:
 
     def to_markdown(self, caption: bool = True) -> str:
         """The table as Markdown, best per row in bold, the caption below."""
-        text, bold = self.cells()
-        return to_markdown(text, bold, self.caption() if caption else None)
+        text, bold, footer = self._parts()
+        return to_markdown(text, bold, self.caption() if caption else None, footer)
 
     def to_latex(self, caption: bool = True) -> str:
         """The table as a LaTeX booktabs tabular (in a table float with the caption)."""
-        text, bold = self.cells()
-        return to_latex(text, bold, self.caption() if caption else None)
+        text, bold, footer = self._parts()
+        return to_latex(text, bold, self.caption() if caption else None, footer)
 
     def to_html(self, caption: bool = True) -> Any:
         """The table as a pandas Styler (``.to_html()`` for the HTML)."""
-        text, bold = self.cells()
-        return to_html(text, bold, self.caption() if caption else None)
+        text, bold, footer = self._parts()
+        return to_html(text, bold, self.caption() if caption else None, footer)
+
+
+#: Joins the levels of a MultiIndex label into one label: ("UCI", "iris") -> "UCI / iris".
+LEVEL_SEPARATOR = " / "
+
+
+def _flat(index: pd.Index, default: str) -> tuple[list[Any], str]:
+    """The labels of ``index`` (a MultiIndex's levels joined by :data:`LEVEL_SEPARATOR`) and
+    its name (the level names joined, or ``default``)."""
+    if isinstance(index, pd.MultiIndex):
+        labels = [LEVEL_SEPARATOR.join(map(str, key)) for key in index]
+        names = [n for n in index.names if n is not None]
+        name = LEVEL_SEPARATOR.join(map(str, names)) if len(names) == index.nlevels else None
+        return labels, name or default
+    return list(index), index.name if index.name is not None else default
+
+
+def _plain(label: Any) -> Any:
+    """A NumPy scalar label as the Python value (messages read ``'A'``, not
+    ``np.str_('A')``)."""
+    return label.item() if isinstance(label, np.generic) else label
+
+
+def _check_unique(labels: Any, what: str) -> None:
+    seen = pd.Index(list(labels))
+    if seen.has_duplicates:
+        twice = [_plain(x) for x in dict.fromkeys(seen[seen.duplicated()])]
+        raise ValueError(f"results has {what} {twice[:5]} more than once; every {what[:-1]} "
+                         "must have a label of its own (rename or aggregate them first)")
 
 
 def _as_dataarray(results: Any, var: str) -> xr.DataArray:
     if isinstance(results, pd.DataFrame):
-        frame = results.astype(float)
-        frame.index.name = frame.index.name or "dataset"
-        frame.columns.name = frame.columns.name or "ensemble"
-        return xr.DataArray(frame.to_numpy(), dims=(frame.index.name, frame.columns.name),
-                            coords={frame.index.name: frame.index.to_numpy(),
-                                    frame.columns.name: frame.columns.to_numpy()})
+        rows, row_name = _flat(results.index, "dataset")
+        cols, col_name = _flat(results.columns, "ensemble")
+        _check_unique(rows, "data sets (rows)")
+        _check_unique(cols, "methods (columns)")
+        if row_name == col_name:
+            col_name = "ensemble" if row_name != "ensemble" else "method"
+        try:
+            values = results.to_numpy(dtype=float, na_value=np.nan)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"results must hold numbers: {exc}") from None
+        return xr.DataArray(values, dims=(row_name, col_name),
+                            coords={row_name: np.asarray(rows, dtype=object)
+                                    if isinstance(results.index, pd.MultiIndex) else rows,
+                                    col_name: np.asarray(cols, dtype=object)
+                                    if isinstance(results.columns, pd.MultiIndex) else cols})
     if isinstance(results, xr.Dataset):
         if var not in results:
             raise ValueError(f"var={var!r} is not a variable of results "
@@ -155,6 +216,13 @@ def _as_dataarray(results: Any, var: str) -> xr.DataArray:
         return results
     raise TypeError("results must be an xarray Dataset/DataArray or a pandas DataFrame "
                     f"(data sets x methods), got {type(results).__name__}")
+
+
+def _ranks(values: pd.DataFrame) -> pd.Series:
+    """Average rank of every column over the rows (1 = the smallest value; ties share their
+    average rank), as :func:`treelab.stats.friedman` ranks them."""
+    ranks = scipy.stats.rankdata(values.to_numpy(dtype=float), axis=1)
+    return pd.Series(ranks.mean(axis=0), index=values.columns)
 
 
 def _significance(da: xr.DataArray, reference: Any, method: Any, test: str, dim_method: str,
@@ -199,14 +267,27 @@ def table(
     *significant* counts keep the data sets where ``test`` rejects equality at
     ``significance``. Average ranks and the Friedman / Iman-Davenport tests are those of
     :func:`treelab.stats.friedman` (Demsar 2006): with N data sets, k methods and average
-    ranks R_j, chi2_F = 12 N / (k (k + 1)) [sum_j R_j^2 - k (k + 1)^2 / 4].
+    ranks R_j, chi2_F = 12 N / (k (k + 1)) [sum_j R_j^2 - k (k + 1)^2 / 4]; with fewer than 2
+    data sets or 2 ranked methods the ranks are still given and the test is NaN.
+
+    Labels are text in every format: Markdown, LaTeX and HTML escape what their syntax would
+    read as markup, and the footer rows (average rank, wins/ties/losses) follow the data rows
+    whatever the data sets are called.
 
     Parameters
     ----------
     results : xarray.Dataset, DataArray or pandas.DataFrame
         An experiment result (:func:`treelab.experiment.run`) or any values with dims
         ``dim_dataset`` and ``dim_method`` (and optionally ``repeat``/``fold``); a DataFrame is
-        one value per cell, rows data sets and columns methods.
+        one value per cell, rows data sets and columns methods (its index's name, default
+        "dataset", and its columns' name, default "ensemble", are the dims). A MultiIndex of
+        rows or columns is flattened: each label's levels joined by " / " (``("UCI",
+        "iris")`` becomes ``"UCI / iris"``, the level names likewise). Every data set and
+        every method must have a label of its own (after flattening). A method without a
+        value on any data set is shown with empty cells, left out of the ranks, the
+        wins/ties/losses and the Friedman test, and named in the caption (``unranked``); any
+        other missing value (a NaN at any repeat or fold makes the mean missing) is refused,
+        as the ranks need every method on every data set.
     var : str, default "ensemble_error"
         Variable taken from a Dataset.
     dim_dataset, dim_method : str
@@ -222,9 +303,10 @@ def table(
     greater_is_better : bool, default False
         True for accuracies.
     scale : float, default 1.0
-        Factor applied to the displayed means and sds (100 for percent).
+        Factor applied to the displayed means and sds (100 for percent); a positive finite
+        number (NumPy numbers too).
     digits : int, default 3
-        Decimals shown.
+        Decimals shown (a non-negative integer, NumPy integers too).
     measure : str, optional
         Label of the measure in the caption (default ``var``).
     rope : float, optional
@@ -261,44 +343,89 @@ def table(
 
     if test not in TESTS:
         raise ValueError(f"test must be one of {sorted(TESTS)}, got {test!r}")
-    if not isinstance(scale, int | float) or isinstance(scale, bool) or not scale > 0:
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) \
+            or not (math.isfinite(scale) and scale > 0):
         raise ValueError(f"scale must be a positive number, got {scale!r}")
-    if not isinstance(digits, int) or isinstance(digits, bool) or digits < 0:
+    if isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or digits < 0:
         raise ValueError(f"digits must be a non-negative int, got {digits!r}")
     if rope is not None:
         from treelab.stats._bayes import check_rope
 
         check_rope(rope)
+    scale, digits = float(scale), int(digits)
     da = _as_dataarray(results, var)
     for dim, arg in ((dim_dataset, "dim_dataset"), (dim_method, "dim_method")):
         if dim not in da.dims:
             raise ValueError(f"{arg}={dim!r} is not a dim of results (dims {tuple(da.dims)})")
+    if dim_dataset == dim_method:
+        raise ValueError(f"dim_dataset and dim_method must differ, both are {dim_method!r}")
+    _check_unique(da[dim_dataset].values, f"data sets (along {dim_dataset!r})")
+    _check_unique(da[dim_method].values, f"methods (along {dim_method!r})")
+    if da.dtype.kind not in "fiub":
+        raise TypeError(f"results must hold numbers, got dtype {da.dtype}")
+    da = da.astype(float)
     if "alpha" in da.dims and dim_method != "alpha":
-        da = collapse_alpha(da, dim_method)
-    fried = stats.friedman(da, dim_dataset=dim_dataset, dim_method=dim_method, var=var,
-                           greater_is_better=greater_is_better)
-    methods = list(fried[dim_method].values)
-    resample = [d for d in _RESAMPLING if d in da.dims]
-    mean = da.mean(resample) if resample else da
+        da = collapse_alpha(da, dim_method, name="results")
+    resample = [d for d in _RESAMPLING if d in da.dims and d not in (dim_dataset, dim_method)]
+    other = [d for d in da.dims if d not in (dim_dataset, dim_method, *resample)]
+    if any(da.sizes[d] > 1 for d in other):
+        big = [d for d in other if da.sizes[d] > 1]
+        raise ValueError(f"results has dims {big} besides {dim_dataset!r}, {dim_method!r} and "
+                         f"the resamples; select one value of each first (e.g. "
+                         f"results.sel({big[0]}=...))")
+    da = da.isel({d: 0 for d in other}, drop=True)
+    methods = list(da[dim_method].values)
+    # a NaN at any resample makes the mean missing, as in treelab.stats.friedman
+    mean = da.mean(resample, skipna=False) if resample else da
     n_resamples = int(np.prod([da.sizes[d] for d in resample])) if resample else 1
     spread = da.std(resample, ddof=1) if n_resamples > 1 else xr.full_like(mean, np.nan)
 
     def frame(x: xr.DataArray) -> pd.DataFrame:
-        return (x.sel({dim_method: methods}).transpose(dim_dataset, dim_method)
-                .to_pandas().astype(float))
+        return x.transpose(dim_dataset, dim_method).to_pandas().astype(float)
 
     mean_f, spread_f = frame(mean), frame(spread)
+    spread_f = spread_f.where(mean_f.notna())
+    empty = mean_f.isna().all(axis=0)
+    unranked = [m for m, e in zip(methods, empty, strict=True) if e]
+    ranked = [m for m in methods if m not in unranked]
+    if not ranked:
+        raise ValueError(f"results has no value to rank: every method has a missing value "
+                         f"(NaN) on every data set along {dim_dataset!r} (a NaN at any "
+                         f"{' or '.join(resample) or 'cell'} makes a data set's mean missing)")
+    holes = mean_f[ranked].isna()
+    if holes.to_numpy().any():
+        i, j = np.argwhere(holes.to_numpy())[0]
+        raise ValueError(
+            f"results has no value for {dim_dataset}={_plain(mean_f.index[i])!r}, "
+            f"{dim_method}={_plain(ranked[j])!r}"
+            + (f" (a NaN at some {' or '.join(resample)} makes the mean missing)"
+               if resample else "")
+            + f"; the average ranks and the Friedman test need a value of every method on "
+              f"every data set: drop that data set or method first ({int(holes.sum().sum())} "
+              f"missing in all)")
     values = -mean_f if greater_is_better else mean_f
     best = values.eq(values.min(axis=1), axis=0)
     if reference is None:
-        reference = methods[0]
+        reference = ranked[0]
     elif not any(m == reference for m in methods):
         raise ValueError(f"reference={reference!r} is not a method of {dim_method!r} "
-                         f"({methods})")
+                         f"({[_plain(m) for m in methods]})")
+    elif not any(m == reference for m in ranked):
+        raise ValueError(f"reference={reference!r} has no value on any data set of results")
+    if len(ranked) >= 2 and mean_f.shape[0] >= 2:
+        fried = stats.friedman(da.sel({dim_method: ranked}), dim_dataset=dim_dataset,
+                               dim_method=dim_method, var=var,
+                               greater_is_better=greater_is_better)
+        average_rank = fried.average_rank.to_pandas().reindex(methods)
+        chi2, chi2_p = float(fried.chi2), float(fried.chi2_p_value)
+        f_f, f_p = float(fried.iman_davenport_f), float(fried.f_p_value)
+    else:  # ranks still say something; the test needs 2 data sets and 2 methods
+        average_rank = _ranks(values[ranked]).reindex(methods)
+        chi2 = chi2_p = f_f = f_p = float("nan")
     if n_resamples < 2:
         test = "none"
     rows = {}
-    for m in methods:
+    for m in ranked:
         if m == reference:
             continue
         d = values[m] - values[reference]
@@ -316,16 +443,14 @@ def table(
     if rope is not None and len(methods) > 1:
         bayes = pd.DataFrame({m: _bayesian(da, m, reference, rope, dim_dataset, dim_method,
                                            var, greater_is_better)
-                              for m in methods if m != reference}).T
+                              for m in methods if m != reference and m not in unranked}).T
     return ResultTable(
         mean=mean_f * scale, spread=spread_f * scale, best=best,
-        wins_ties_losses=wtl,
-        average_rank=fried.average_rank.to_pandas().reindex(methods),
-        friedman_chi2=float(fried.chi2), friedman_p=float(fried.chi2_p_value),
-        iman_davenport_f=float(fried.iman_davenport_f),
-        iman_davenport_p=float(fried.f_p_value), reference=reference, test=test,
-        measure=measure or var, digits=digits, bayesian=bayes,
-        rope=None if rope is None else float(rope))
+        wins_ties_losses=wtl, average_rank=average_rank,
+        friedman_chi2=chi2, friedman_p=chi2_p, iman_davenport_f=f_f, iman_davenport_p=f_p,
+        reference=reference, test=test, measure=measure or var, digits=digits,
+        bayesian=bayes, rope=None if rope is None else float(rope),
+        unranked=tuple(unranked))
 
 
 def _bayesian(da: xr.DataArray, method: Any, reference: Any, rope: float, dim_dataset: str,

@@ -130,7 +130,12 @@ def run_study(
     Returns
     -------
     Report
-        The study, mode, measured tables, page (Markdown), wall seconds and written paths.
+        The study, mode, measured tables, page (Markdown), wall seconds of this invocation and
+        written paths. ``run.json`` and the page report the whole run: ``seconds`` is the
+        sum of the wall times of every invocation since its cells began (a resumed run
+        counts the stopped ones; the log is ``grid_root / invocations.jsonl``), listed in
+        ``invocations``, and ``cell_seconds`` the sum of the cells' own fit, prediction and
+        evaluation times.
 
     Examples
     --------
@@ -153,6 +158,9 @@ def run_study(
     out = Path(out)
     root = Path(grid_root) if grid_root is not None else out / study.name
     started, cpu = time.perf_counter(), _cpu_seconds()
+    grids = [g for g in study.grids(mode) if parts is None or g in parts]
+    # a run that resumes finished cells continues the invocations logged since they began
+    fresh = not any(_has_cells(root / g) for g in grids)
     results = run_grids(study, mode, root, workers=workers, scheduler=scheduler,
                         progress=progress, parts=parts)
     measured = study.measure(results, mode)
@@ -162,8 +170,14 @@ def run_study(
     # worker processes of a pool are not this process's children (forkserver): their CPU
     # time is only counted when everything ran here
     serial = workers == 1 and scheduler is None
-    meta = run_meta(mode, seconds, measured, where=_where(),
-                    cpu_seconds=round(_cpu_seconds() - cpu, 1) if serial else None)
+    runs = _log_invocation(root / INVOCATIONS, fresh, {
+        "date": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "seconds": round(seconds, 1),
+        "cpu_seconds": round(_cpu_seconds() - cpu, 1) if serial else None})
+    cpu_runs = [r.get("cpu_seconds") for r in runs]
+    meta = run_meta(mode, sum(float(r["seconds"]) for r in runs), measured, where=_where(),
+                    cpu_seconds=(round(sum(cpu_runs), 1) if None not in cpu_runs else None),
+                    invocations=[r["seconds"] for r in runs],
+                    cell_seconds=_cell_seconds(results))
     tables = out / study.name / "tables"
     save_measured(measured, tables, meta)
     paths = {"tables": tables, **{f"result {g}": root / g / "result.nc" for g in results}}
@@ -180,6 +194,50 @@ def run_study(
             paths[f"figure {i + 1}"] = p
     return Report(study=study, mode=mode, measured=measured, markdown=markdown,
                   seconds=seconds, paths=paths)
+
+
+#: The log of a study's invocations (``treelab reproduce`` runs), one JSON line each, in its
+#: grid root; a run that starts with no finished cell starts a new log.
+INVOCATIONS = "invocations.jsonl"
+
+
+def _has_cells(folder: Path) -> bool:
+    path = folder / "cells.jsonl"
+    return path.is_file() and path.stat().st_size > 0
+
+
+def _log_invocation(path: Path, fresh: bool, entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """Append this invocation to the log (a new log when ``fresh``) and return every
+    invocation since the cells began (lines that cannot be read are left out)."""
+    import json
+
+    runs = []
+    if not fresh and path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                rec = json.loads(line)
+            except ValueError:  # a line cut by a stopped run
+                continue
+            if isinstance(rec, dict) and isinstance(rec.get("seconds"), int | float):
+                runs.append(rec)
+    runs.append(entry)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in runs),
+                    encoding="utf-8")
+    return runs
+
+
+def _cell_seconds(results: dict[str, Any]) -> float:
+    """The cells' own time: the sum over every finished cell of the grids of its fit,
+    prediction and evaluation seconds (whichever invocation ran it)."""
+    from treelab.experiment.cells import TIMING_VARS
+
+    total = 0.0
+    for ds in results.values():
+        for var in TIMING_VARS:
+            if var in ds:
+                total += float(ds[var].sum(skipna=True))
+    return round(total, 1)
 
 
 def _cpu_seconds() -> float:

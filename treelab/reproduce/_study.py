@@ -259,6 +259,12 @@ def _when_took(meta: Mapping[str, Any]) -> tuple[str, str]:
     """" on DATE" and ", T wall time (C CPU; where)" of a run's metadata."""
     when = f" on {meta['date']}" if meta.get("date") else ""
     took = f", {_duration(meta['seconds'])} wall time" if meta.get("seconds") else ""
+    runs = meta.get("invocations") or []
+    if took and len(runs) > 1:  # a resumed run: the sum of its invocations
+        took += (f" in {len(runs)} invocations ("
+                 + " + ".join(_duration(float(r)) for r in runs) + ")")
+    if took and meta.get("cell_seconds"):
+        took += f", the cells' own times adding up to {_duration(meta['cell_seconds'])}"
     if meta.get("cpu_seconds"):
         took += f" ({_duration(meta['cpu_seconds'])} CPU"
         took += f"; {meta['where']})" if meta.get("where") else ")"
@@ -291,7 +297,8 @@ def _parts_of(meta: Mapping[str, Any], tables: list[str]) -> list[dict[str, Any]
     """A run.json's list of runs (``parts``), or its one run covering ``tables``."""
     if meta.get("parts"):
         return [dict(p) for p in meta["parts"]]
-    keys = ("mode", "seconds", "cpu_seconds", "date", "where", "note", "treelab")
+    keys = ("mode", "seconds", "cpu_seconds", "date", "where", "note", "treelab",
+            "invocations", "cell_seconds")
     return [{**{k: meta[k] for k in keys if meta.get(k) is not None}, "tables": sorted(tables)}]
 
 

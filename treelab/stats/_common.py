@@ -152,20 +152,21 @@ def select_alpha(ds: xr.Dataset | xr.DataArray, alpha: float) -> xr.Dataset | xr
     return out.assign_coords({_dims.ALPHA: (_dims.ENSEMBLE, alphas[picks])})
 
 
-def collapse_alpha(da: xr.DataArray, dim_method: str) -> xr.DataArray:
+def collapse_alpha(da: xr.DataArray, dim_method: str, name: str = "errors") -> xr.DataArray:
     """Drop the ``alpha`` dim where every method has data at exactly one alpha.
 
     Experiment results keep ensembles without alpha at ``alpha = NaN``; a comparison of, say,
     Coalescence, Random Forest and a VR-Trees run at alpha = 0.5 then has one alpha per
     ensemble. Raises ``ValueError`` when some method has data at several alphas (the caller
-    must choose one, e.g. with :func:`select_alpha`).
+    must choose one, e.g. with :func:`select_alpha`); ``name`` is the argument the messages
+    name.
     """
     if _dims.ALPHA not in da.dims or dim_method == _dims.ALPHA:
         return da
     if da.sizes[_dims.ALPHA] == 1:
         return da.isel({_dims.ALPHA: 0}, drop=True)
     if dim_method not in da.dims:
-        raise ValueError(f"errors has no dim {dim_method!r} (dims {tuple(da.dims)})")
+        raise ValueError(f"{name} has no dim {dim_method!r} (dims {tuple(da.dims)})")
     others = [d for d in da.dims if d not in (dim_method, _dims.ALPHA)]
     has = da.notnull().any(others) if others else da.notnull()
     n_per_method = has.sum(_dims.ALPHA)
@@ -173,7 +174,7 @@ def collapse_alpha(da: xr.DataArray, dim_method: str) -> xr.DataArray:
         counts = n_per_method.transpose(dim_method).values
         many = [str(m) for m, n in zip(da[dim_method].values, counts, strict=True) if n > 1]
         raise ValueError(
-            f"errors has dim 'alpha' and the methods {many} have values at several alphas; "
+            f"{name} has dim 'alpha' and the methods {many} have values at several alphas; "
             "select one first (da.sel(alpha=0.5), or treelab.stats.select_alpha(ds, 0.5) "
             "to keep the ensembles without alpha)"
         )
