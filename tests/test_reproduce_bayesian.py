@@ -134,3 +134,22 @@ def test_gashler_erdt_against_mmdt_shows_the_posterior_of_the_accuracies():
                        greater_is_better=True)
     _check(verdict.numbers, "ERDT", "MMDT", expected)
     assert expected[0] > expected[2]  # ERDT is the more accurate on four of five sets
+
+
+def test_liu_alpha_regions_show_the_posterior_against_the_top_alpha():
+    spectrum = _spectrum()
+    _, ff = liu._figures({"spectrum": spectrum})
+    verdicts = liu._figure_verdicts(ff)
+    regions = next(v for v in verdicts if v.claim.startswith("The best alpha regions"))
+    half = next(v for v in verdicts if v.claim.startswith("alpha = 0.5 is best"))
+    assert FOR_REFERENCE in regions.rule and FOR_REFERENCE in half.rule
+    err = spectrum["error"].to_xarray()
+    for e, label in liu.CONSTRUCTIONS.items():
+        best, end = ff["regions"][e][2], liu.CONVENTIONAL[e]
+        top = err.sel(ensemble=e, alpha=best).values
+        if best != end:
+            _check(regions.numbers, f"{label} alpha = {best:g}", f"alpha = {end:g}",
+                   _direct(top, err.sel(ensemble=e, alpha=end).values, ROPE_PERCENT))
+        if best != 0.5:
+            _check(half.numbers, f"{label} alpha = 0.5", f"alpha = {best:g}",
+                   _direct(err.sel(ensemble=e, alpha=0.5).values, top, ROPE_PERCENT))
