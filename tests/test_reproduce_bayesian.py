@@ -153,3 +153,26 @@ def test_liu_alpha_regions_show_the_posterior_against_the_top_alpha():
         if best != 0.5:
             _check(half.numbers, f"{label} alpha = 0.5", f"alpha = {best:g}",
                    _direct(err.sel(ensemble=e, alpha=0.5).values, top, ROPE_PERCENT))
+
+
+def test_liu_coalescence_against_the_best_single_alpha_shows_the_posterior():
+    spectrum = _spectrum()
+    agg = spectrum.xs("Aggregating", level="ensemble", drop_level=False)
+    coal = {d: 10.0 + i * 1.37 for i, d in enumerate(SETS)}
+    compare = pd.DataFrame([(d, "Coalescence", e) for d, e in coal.items()],
+                           columns=["dataset", "ensemble", "error"])
+    _, fc = liu._coalescence({"spectrum": agg,
+                              "compare": compare.set_index(["dataset", "ensemble"])})
+    err = agg["error"].xs("Aggregating", level="ensemble").unstack("alpha")
+    for verdict, label in zip(liu._coalescence_verdicts(fc)[1:], ("first half",
+                                                                 "whole spectrum"),
+                              strict=True):
+        assert FOR_REFERENCE in verdict.rule
+        ranks, _ = fc["ranks"][label]
+        best = ranks.drop("Coalescence").idxmin()  # "alpha = 0.3"
+        alpha = float(best.removeprefix("alpha = "))
+        sets = list(fc["frames"][label].index)
+        assert sorted(sets) == sorted(SETS)
+        _check(verdict.numbers, "Coalescence", f"Aggregating {best}",
+               _direct(np.array([coal[d] for d in sets]), err.loc[sets, alpha].to_numpy(),
+                       ROPE_PERCENT))
