@@ -11,7 +11,14 @@ from treelab.report import table
 from treelab.report._render import to_markdown
 from treelab.reproduce._papers import paper_table
 from treelab.reproduce._study import Section, Verdict
-from treelab.reproduce._verdicts import average_ranks, exact_wins, snap_ties
+from treelab.reproduce._verdicts import (
+    FOR_REFERENCE,
+    ROPE_RATE,
+    average_ranks,
+    exact_wins,
+    posterior_evidence,
+    snap_ties,
+)
 
 __all__ = ["report"]
 
@@ -128,6 +135,10 @@ def _density(folds: pd.DataFrame, density: pd.DataFrame, grid: str
     rows["ERDT better than MMDT, all sets"] = {
         "paper": f"{int(p_all['n_data_sets_first_better'])} of "
                  f"{int(p_all['n_data_sets_in_group'])}", "treelab": f"{erdt} of {n}"}
+    # accuracies in [0, 1]: the rope is one point (ROPE_RATE); negated, since the test reads
+    # lower as better (negation is exact, so the differences are the accuracies' own)
+    bayes, _ = posterior_evidence("ERDT", "MMDT", -acc["ERDT"].to_numpy(),
+                                  -acc["MMDT"].to_numpy(), rope=ROPE_RATE, unit="of accuracy")
     frame = pd.DataFrame(rows).T
     text = (f"Bagged MMDT against bagged ERDT (means over the folds) on {n} data sets "
             "ordered by log10 sample density (treelab.analysis.sample_density), the largest "
@@ -153,9 +164,10 @@ def _density(folds: pd.DataFrame, density: pd.DataFrame, grid: str
         Verdict("ERDT is more accurate than MMDT on most data sets (section 3)",
                 "holds" if erdt > n / 2 else "does not hold",
                 f"paper {rows['ERDT better than MMDT, all sets']['paper']}; treelab {erdt} of "
-                f"{n}",
+                f"{n}; {bayes}",
                 rule="holds when ERDT's mean accuracy is higher than MMDT's (equal counts of "
-                     "correct rows are ties) on more than half of the data sets")]
+                     "correct rows are ties) on more than half of the data sets; "
+                     + FOR_REFERENCE)]
     return Section("Sample density: MMDT against ERDT", text), verdicts
 
 

@@ -11,7 +11,13 @@ from treelab import stats
 from treelab.report import compare, table
 from treelab.reproduce._papers import paper_table
 from treelab.reproduce._study import Section, Verdict
-from treelab.reproduce._verdicts import bayesian_signed_rank, holm, snap_ties
+from treelab.reproduce._verdicts import (
+    FOR_REFERENCE,
+    ROPE_PERCENT,
+    holm,
+    posterior_evidence,
+    snap_ties,
+)
 from treelab.reproduce.liu2008 import (
     BUNDLE,
     ENCODING,
@@ -75,12 +81,11 @@ def _table3(measured: dict[str, pd.DataFrame]) -> tuple[list[Section], dict]:
     raw = {m: float(scipy.stats.wilcoxon(t["Coalescence"] - t[m]).pvalue) for m in others}
     wh = dict(zip(others, zip(raw.values(), holm(list(raw.values())), strict=True),
                   strict=True))
-    bayes = bayesian_signed_rank(t["Coalescence"].to_numpy(), t["Random Forests"].to_numpy(),
-                                 rope=ROPE)
-    bayesian = ("Bayesian signed-rank test (Benavoli et al. 2017) of Coalescence - RF over the "
-                "data sets, ROPE +-{:g} point of error: P(Coalescence better) {:.2f}, "
-                "P(practically equivalent) {:.2f}, P(RF better) {:.2f}".format(
-                    ROPE, bayes["p_left"], bayes["p_rope"], bayes["p_right"]))
+    # beside each Wilcoxon: the Bayesian signed-rank posterior of the same pair (Benavoli et
+    # al. 2017), shown for reference
+    bayesian = {m: posterior_evidence("Coalescence", m, t["Coalescence"].to_numpy(),
+                                      t[m].to_numpy(), rope=ROPE, unit=UNIT)
+                for m in others}
     section, paired = _coalescence_rf(paper, mine, common)
     facts = {"cmp": cmp, "built": built, "dunn": dunn, "common": common,
              "paper_rank": cmp.paper_rank, "mine_rank": cmp.treelab_rank, "wilcoxon_holm": wh,
@@ -89,8 +94,10 @@ def _table3(measured: dict[str, pd.DataFrame]) -> tuple[list[Section], dict]:
             section], facts
 
 
-#: Region of practical equivalence of the Bayesian signed-rank test: one point of error (%).
-ROPE = 1.0
+#: Region of practical equivalence of the Bayesian signed-rank test: errors are in percent,
+#: so one point of error (:data:`treelab.reproduce._verdicts.ROPE_PERCENT`).
+ROPE = ROPE_PERCENT
+UNIT = "point of error (%)"
 
 
 def _coalescence_rf(paper: pd.DataFrame, mine: pd.DataFrame, common: list[str]
@@ -276,7 +283,7 @@ def _coalescence(measured: dict[str, pd.DataFrame]) -> tuple[list[Section], dict
     oracle = float(agg.min(axis=1).mean())
     means = agg.mean()
     paper = paper_table("liu2008_section53").set_index("method")["avg_error_rate_pct"]
-    ranks = {}
+    ranks, frames = {}, {}
     for label, alphas in (("first half", [a for a in agg.columns if a <= 0.5]),
                           ("whole spectrum", list(agg.columns))):
         frame = agg[alphas].rename(columns=lambda a: f"alpha = {a:g}")
@@ -285,6 +292,7 @@ def _coalescence(measured: dict[str, pd.DataFrame]) -> tuple[list[Section], dict
                           coords={"dataset": sets, "method": list(frame.columns)})
         fr = stats.friedman(da, dim_method="method")
         ranks[label] = (fr.average_rank.to_pandas().sort_values(), float(fr.chi2_p_value))
+        frames[label] = frame
     from treelab.report._render import to_markdown
 
     first, p_first = ranks["first half"]
@@ -299,7 +307,7 @@ def _coalescence(measured: dict[str, pd.DataFrame]) -> tuple[list[Section], dict
     return ([Section("Section 5.3 and Figure 5: Coalescence against single alphas and the "
                      "oracle", text)],
             {"coal": float(coal.mean()), "oracle": oracle, "means": means, "paper": paper,
-             "ranks": ranks, "n": len(sets)})
+             "ranks": ranks, "frames": frames, "n": len(sets)})
 
 
 def _coalescence_verdicts(fc: dict) -> list[Verdict]:
@@ -325,12 +333,17 @@ def _coalescence_verdicts(fc: dict) -> list[Verdict]:
         r, p = fc["ranks"][label]
         others = r.drop("Coalescence")
         holds = r["Coalescence"] < others.min()
+        frame = fc["frames"][label]
+        bayes, _ = posterior_evidence("Coalescence", f"Aggregating {others.idxmin()}",
+                                      frame["Coalescence"].to_numpy(),
+                                      frame[others.idxmin()].to_numpy(), rope=ROPE, unit=UNIT)
         out.append(Verdict(claim, "holds" if holds else "does not hold",
                            f"treelab average ranks over {fc['n']} sets: Coalescence "
                            f"{r['Coalescence']:.2f}; best single alpha {others.idxmin()} "
-                           f"{others.min():.2f}; Friedman p {p:.3g}",
+                           f"{others.min():.2f}; Friedman p {p:.3g}; {bayes}",
                            rule="holds when Coalescence's Friedman average rank is lower than "
-                                "every single alpha's of the range"))
+                                "every single alpha's of the range; " + FOR_REFERENCE
+                                + " (Coalescence against the best-ranked single alpha)"))
     return out
 
 
@@ -409,10 +422,11 @@ def _table3_verdicts(f3: dict) -> list[Verdict]:
         f"significantly worse: {', '.join(wins) or 'none'}; beside it, Wilcoxon signed-rank "
         "over the data sets, Holm over the four: "
         + ", ".join(f"{m} p {p:.3g} (Holm {h:.3g})" for m, (p, h) in wh.items())
-        + "; " + f3["bayesian"],
+        + "; " + "; ".join(text for text, _ in f3["bayesian"].values()),
         rule="the paper's test: Friedman then Bonferroni-Dunn against Coalescence at 0.05; "
              "a part holds when its method is (Max-Diverse, Bagging) or is not (RF) "
-             "significantly worse; a difference the test does not find is inconclusive"))
+             "significantly worse; a difference the test does not find is inconclusive; "
+             + FOR_REFERENCE))
     return out
 
 
@@ -428,11 +442,22 @@ def _figure_verdicts(ff: dict) -> list[Verdict]:
         f"{sw['Bagging']:.1f}, Subspace {sw['Subspacing']:.1f}",
         rule="holds when Aggregating's mean error falls from alpha = 1 to 0.5 and by more "
              "than Bagging's and Subspacing's"))
-    parts, shown, safe = {}, [], True
+    parts, shown, safe, half = {}, [], True, []
+    err = ff["err"]
     for e, label in CONSTRUCTIONS.items():
         lo, hi, best, ok, p_friedman = ff["regions"][e]
         end = CONVENTIONAL[e]
         p = ff["fig2"].loc[label]
+        top = err.sel(ensemble=e, alpha=best).values
+        if best != end:
+            bayes_end, _ = posterior_evidence(
+                f"{label} alpha = {best:g}", f"alpha = {end:g}", top,
+                err.sel(ensemble=e, alpha=end).values, rope=ROPE, unit=UNIT)
+        if best != 0.5:
+            text, _ = posterior_evidence(f"{label} alpha = 0.5", f"alpha = {best:g}",
+                                         err.sel(ensemble=e, alpha=0.5).values, top,
+                                         rope=ROPE, unit=UNIT)
+            half.append(text)
         if best == end:
             parts[label] = "does not hold"
         elif p_friedman < LEVEL and end not in ok:
@@ -444,7 +469,8 @@ def _figure_verdicts(ff: dict) -> list[Verdict]:
                      f"{p['best_region_alpha_high']:g} (top {p['highest_ranked_alpha']:g}); "
                      f"treelab top {best:g}, not worse than it: "
                      f"{', '.join(f'{a:g}' for a in ok)}; Friedman p {p_friedman:.3g}; "
-                     f"alpha = {end:g} {'inside' if end in ok else 'outside'} the region")
+                     f"alpha = {end:g} {'inside' if end in ok else 'outside'} the region"
+                     + (f" ({bayes_end})" if best != end else ""))
     out.append(Verdict(
         "The best alpha regions lie inside the spectrum, away from the conventional end "
         "(Fig 2)", _part_verdict(parts), "; ".join(shown),
@@ -452,29 +478,40 @@ def _figure_verdicts(ff: dict) -> list[Verdict]:
              "alphas is significant (0.05) and the conventional end (Aggregating alpha = 0, "
              "Bagging and Subspacing alpha = 1) is significantly worse than the top-ranked "
              "alpha (Bonferroni-Dunn); does not hold when that end is the top; inconclusive "
-             "otherwise"))
+             "otherwise; " + FOR_REFERENCE + " (top-ranked alpha against the conventional "
+             "end)"))
     out.append(Verdict(
         "alpha = 0.5 is best or not significantly worse for all three",
         "holds" if safe else "does not hold",
         "alpha = 0.5 is " + ("" if safe else "not ") + "in treelab's region of every "
-        "construction",
+        "construction" + "".join(f"; {t}" for t in half),
         rule="holds when alpha = 0.5 is the top-ranked alpha or not significantly worse than it "
-             "(Bonferroni-Dunn, 0.05) for Aggregating, Bagging and Subspacing"))
-    err = ff["err"]
-    ps = []
+             "(Bonferroni-Dunn, 0.05) for Aggregating, Bagging and Subspacing; "
+             + FOR_REFERENCE + " (alpha = 0.5 against the top-ranked alpha, where they differ)"))
+    ps, posteriors = [], []
     for a in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5):
-        x = err.sel(ensemble="Bagging", alpha=a) - err.sel(ensemble="Aggregating", alpha=a)
-        x = x.values[np.isfinite(x.values)]
+        bag, agg = err.sel(ensemble="Bagging", alpha=a), err.sel(ensemble="Aggregating", alpha=a)
+        x = (bag - agg).values
+        x = x[np.isfinite(x)]
         ps.append(float(scipy.stats.wilcoxon(x).pvalue) if np.any(x != 0) else 1.0)
+        _, post = posterior_evidence("Bagging", "Aggregating", bag.values, agg.values,
+                                     rope=ROPE, unit=UNIT)
+        posteriors.append(post)
     adjusted = holm(ps)
     out.append(Verdict(
         "Bagging and Aggregating do not differ for 0 <= alpha <= 0.5",
         "holds" if adjusted.min() >= LEVEL else "does not hold",
         "Wilcoxon over the data sets at alpha 0..0.5, p: "
         + ", ".join(f"{p:.2f}" for p in ps) + "; Holm-adjusted: "
-        + ", ".join(f"{p:.2f}" for p in adjusted),
+        + ", ".join(f"{p:.2f}" for p in adjusted)
+        + f"; Bayesian signed-rank test of Bagging - Aggregating over the data sets at each "
+          f"alpha, ROPE +-{ROPE:g} {UNIT}, P(Bagging better) / P(practically equivalent) / "
+          "P(Aggregating better): " + ", ".join(
+              f"alpha {a:g} {q['p_left']:.2f} / {q['p_rope']:.2f} / {q['p_right']:.2f}"
+              for a, q in zip((0.0, 0.1, 0.2, 0.3, 0.4, 0.5), posteriors, strict=True)),
         rule="six p-values read at once, so Holm-corrected: holds when no adjusted p of the "
-             "paired Wilcoxon test (Bagging against Aggregating at each alpha) is below 0.05"))
+             "paired Wilcoxon test (Bagging against Aggregating at each alpha) is below 0.05; "
+             + FOR_REFERENCE))
     return out
 
 

@@ -18,8 +18,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["OUTCOMES", "TIE_TOLERANCE", "average_ranks", "bayesian_signed_rank",
-           "check_outcome", "exact_wins", "holm", "snap_ties"]
+__all__ = ["FOR_REFERENCE", "OUTCOMES", "ROPE_PERCENT", "ROPE_RATE", "TIE_TOLERANCE",
+           "average_ranks", "bayesian_signed_rank", "check_outcome", "exact_wins", "holm",
+           "posterior_evidence", "snap_ties"]
+
+#: Region of practical equivalence of the Bayesian signed-rank test on errors in percent:
+#: one point of error, fixed from the measurement scale before any result is read.
+ROPE_PERCENT = 1.0
+#: The same rope for error rates or accuracies in [0, 1]: 0.01, one point.
+ROPE_RATE = 0.01
+#: What every rule that shows a posterior says of it.
+FOR_REFERENCE = ("the Bayesian signed-rank posterior in the evidence is shown for reference "
+                 "and does not enter the rule")
 
 OUTCOMES = ("holds", "does not hold", "inconclusive", "partly", "not measured")
 
@@ -144,3 +154,35 @@ def bayesian_signed_rank(a: Any, b: Any, *, rope: float) -> dict[str, float]:
     ds = test(scores, "a", "b", rope=rope)
     return {"p_left": float(ds.p_a_better), "p_rope": float(ds.p_rope),
             "p_right": float(ds.p_b_better)}
+
+
+def posterior_evidence(name_a: str, name_b: str, a: Any, b: Any, *, rope: float,
+                       unit: str) -> tuple[str, dict[str, float]]:
+    """The Bayesian signed-rank posterior of ``name_a`` against ``name_b`` over the data sets
+    (:func:`bayesian_signed_rank` of the paired values, lower is better; a pair with a
+    missing value is dropped), as the sentence a verdict's evidence shows, and the
+    probabilities.
+
+    Examples
+    --------
+    >>> text, p = posterior_evidence("A", "B", [10.0, 20.0, 30.0, 12.0],
+    ...                              [15.0, 26.0, 32.0, 20.0], rope=1.0, unit="point of error")
+    >>> text.startswith("Bayesian signed-rank test of A - B over 4 data sets, ROPE +-1 point")
+    True
+    >>> round(sum(p.values()), 12)
+    1.0
+    """
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.ndim != 1 or x.shape != y.shape:
+        raise ValueError(f"a and b must be 1-D and of one length (one value per data set); "
+                         f"got shapes {x.shape} and {y.shape}")
+    keep = np.isfinite(x) & np.isfinite(y)
+    if keep.sum() < 2:
+        raise ValueError(f"a and b need at least two data sets where both are measured; "
+                         f"got {int(keep.sum())}")
+    p = bayesian_signed_rank(x[keep], y[keep], rope=rope)
+    text = (f"Bayesian signed-rank test of {name_a} - {name_b} over {int(keep.sum())} data "
+            f"sets, ROPE +-{rope:g} {unit}: P({name_a} better) {p['p_left']:.2f}, "
+            f"P(practically equivalent) {p['p_rope']:.2f}, P({name_b} better) "
+            f"{p['p_right']:.2f}")
+    return text, p
