@@ -319,7 +319,9 @@ def _lost_draws_reference(cum, k, n_draws, seed):
     """The Monte Carlo kernel's law on Python integers: splitmix64 draws, each member votes
     the first class c < C - 1 with u < cum[t, c] (a linear scan), most votes wins, ties to the
     lower class index."""
-    from tests.test_random_growth import SplitMix64
+    # by module name (pytest puts tests/ on sys.path): a dependency ships a top-level
+    # package named `tests` that would shadow this folder as `tests.`
+    from test_random_growth import SplitMix64
 
     rng = SplitMix64(int(seed))
     n_trees, n_classes = cum.shape

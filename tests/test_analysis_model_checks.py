@@ -276,7 +276,7 @@ def test_some_unseen_labels_are_still_classes_of_their_own(iris):
 
 
 # --------------------------------------------------------------- single= (item 11)
-@pytest.mark.parametrize("single", [-0.5, 1.5, np.nan, np.float64(-1e-9)])
+@pytest.mark.parametrize("single", [-0.5, 1.5, np.inf, -np.inf, np.float64(-1e-9)])
 def test_single_error_outside_the_unit_interval_is_refused(iris, single):
     X, y = iris
     rf = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
@@ -291,6 +291,9 @@ def test_single_error_at_the_bounds_is_accepted(iris):
     assert float(A.diagnose(rf, X[100:], y[100:], single=1).error_ratio) == e_e
     with pytest.warns(RuntimeWarning, match="single-model error is 0"):
         assert np.isnan(float(A.diagnose(rf, X[100:], y[100:], single=0.0).error_ratio))
+    # NaN: no single-model error (the runner's single = false), so no error ratio
+    ds = A.diagnose(rf, X[100:], y[100:], single=np.nan)
+    assert np.isnan(float(ds.error_ratio)) and float(ds.ensemble_error) == e_e
 
 
 # ------------------------------------------------------------- top-K names (item 20)

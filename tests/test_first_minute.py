@@ -338,21 +338,29 @@ def test_compile_estimate_is_the_measured_time_once_there_is_one(tmp_path):
 
 
 def test_a_long_compilation_reports_progress_and_its_end(caplog, monkeypatch):
+    # the compilation lasts until a progress line has come, however busy the machine (a real
+    # compilation of a small kernel can end before the progress thread is scheduled once)
     monkeypatch.setattr(_notice, "_announced", set())
+    monkeypatch.setattr(_notice, "_progress", None)
+    monkeypatch.setattr(_notice, "_record", lambda group, seconds: None)
     monkeypatch.setattr(_notice, "PROGRESS_EVERY", 0.002)
+    listener = _notice._Listener()
+    oblique = _Compiling("treelab.engine.kernels._oblique")
 
-    def outer(x):
-        total = 0.0
-        for i in range(x):
-            total += i ** 0.5
-        return total
+    def still():
+        return [r for r in caplog.records
+                if r.getMessage().startswith("treelab: still compiling oblique trees: ")]
 
     with caplog.at_level(logging.INFO, logger="treelab"):
-        _kernel_like(outer, "treelab.engine.kernels._oblique")(3)
-        _notice._progress.join(5)  # the last line comes once the group has gone quiet
+        listener.on_start(oblique)
+        deadline = time.monotonic() + 60
+        while not still() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        listener.on_end(oblique)
+        _notice._progress.join(60)  # the last line comes once the group has gone quiet
     lines = [r.getMessage() for r in caplog.records]
     assert lines[0].startswith("treelab: compiling the oblique trees kernels")
-    assert any(line.startswith("treelab: still compiling oblique trees: ") for line in lines)
+    assert still(), lines
     assert lines[-1].startswith("treelab: oblique trees compiled in ")
 
 

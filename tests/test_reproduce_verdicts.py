@@ -98,7 +98,7 @@ def test_every_study_report_treats_last_bit_differences_as_ties():
         {"accuracy_folds": _gashler_folds(acc), "density": density}, "ci")
     text = "\n".join(s.text for s in sections)
     # Table 1 over RDT, ERDT, MMDT: glass ERDT; iris and wine no clear winner
-    assert "| 100xERDT | 13 | 1 |" in text and "| no clear winner | 1 | 2 |" in text
+    assert "| ERDT | 13 | 1 |" in text and "| no clear winner | 1 | 2 |" in text
     erdt = next(v for v in verdicts if v.claim.startswith("ERDT is more accurate"))
     assert "treelab 1 of 3" in erdt.numbers  # glass only: iris's last bit is not a win
     # rotation: two methods of equal mean error are a tie, not a win

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 from collections.abc import Iterator
 
@@ -20,8 +21,9 @@ __all__ = ["SLOW_AFTER", "slow_notice"]
 
 log = logging.getLogger("treelab")
 
-#: Seconds a step runs before its notice is printed.
-SLOW_AFTER = 3.0
+#: Seconds a step runs before its notice is printed (``TREELAB_SLOW_AFTER`` in the environment
+#: sets another, for example 0 for every notice; read once, when treelab is imported).
+SLOW_AFTER = float(os.environ.get("TREELAB_SLOW_AFTER", "3.0"))
 
 
 @contextlib.contextmanager

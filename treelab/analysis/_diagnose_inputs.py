@@ -3,6 +3,7 @@ own combination, and the variables only some models can fill."""
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Mapping
 from typing import Any, NamedTuple
@@ -71,9 +72,10 @@ DEFAULT_THRESHOLDS = ("1.0", "top1", "top2", "top3")
 
 
 def check_single(single: Any) -> None:
-    """A known single-model error must be an error rate in [0, 1]."""
+    """A known single-model error must be an error rate in [0, 1]; NaN says that there is
+    none (the experiment runner's ``single = false``): the error ratio is then NaN."""
     if isinstance(single, numbers.Real) and not isinstance(single, bool) and not (
-            0.0 <= float(single) <= 1.0):
+            0.0 <= float(single) <= 1.0) and not math.isnan(float(single)):
         raise ValueError(f"single must be an error rate in [0, 1] (or an estimator), got "
                          f"{single!r}")
 

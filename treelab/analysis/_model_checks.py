@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-__all__ = ["check_kind", "check_X", "check_y", "feature_names", "has_missing"]
+__all__ = ["check_kind", "check_X", "check_y", "feature_names", "has_missing", "is_pool",
+           "is_treelab"]
 
 
 def _safely(test: Any, model: Any) -> bool:
@@ -163,11 +164,22 @@ def _check_names(fitted: Any, X_names: np.ndarray | None, who: str, warn: bool) 
         f"{missing[:5]}")
 
 
+def is_treelab(obj: Any) -> bool:
+    """A fitted treelab ensemble (the contract of ``diagnose``: ``forest_`` and member
+    counts or probabilities)."""
+    return hasattr(obj, "forest_") and (hasattr(obj, "member_counts")
+                                        or hasattr(obj, "member_proba"))
+
+
+def is_pool(obj: Any) -> bool:
+    """A non-empty list or tuple of fitted classifiers."""
+    return (isinstance(obj, list | tuple) and len(obj) > 0
+            and all(hasattr(m, "predict") and hasattr(m, "classes_") for m in obj))
+
+
 def check_X(model: Any, X: Any) -> None:
     """Refuse rows ``X`` whose width or column names do not match the model and each of its
     members (a pool: each classifier), as each one's own ``predict`` would."""
-    from treelab.analysis.members import is_pool, is_treelab
-
     n_cols = _width(X)
     X_names = feature_names(X)
     top = type(model).__name__

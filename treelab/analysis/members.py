@@ -20,7 +20,7 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis import _sklearn
 from treelab.analysis._dataset import Var, as_array, check_classes, encode_labels, to_dataarray
-from treelab.analysis._model_checks import check_kind, check_X, check_y
+from treelab.analysis._model_checks import check_kind, check_X, check_y, is_pool, is_treelab
 from treelab.analysis._sklearn import onehot as _onehot
 from treelab.analysis._sklearn import weighted_votes as _vote
 
@@ -59,19 +59,6 @@ class Members(NamedTuple):
     source: str
     notes: dict
     coords: dict
-
-
-def is_treelab(obj: Any) -> bool:
-    """A fitted treelab ensemble (the contract of ``diagnose``: ``forest_`` and member
-    counts or probabilities)."""
-    return hasattr(obj, "forest_") and (hasattr(obj, "member_counts")
-                                        or hasattr(obj, "member_proba"))
-
-
-def is_pool(obj: Any) -> bool:
-    """A non-empty list or tuple of fitted classifiers."""
-    return (isinstance(obj, list | tuple) and len(obj) > 0
-            and all(hasattr(m, "predict") and hasattr(m, "classes_") for m in obj))
 
 
 def is_model(obj: Any) -> bool:
