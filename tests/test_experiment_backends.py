@@ -1,5 +1,7 @@
 """Every backend gives the same Dataset for the same configuration (timings aside)."""
 
+import os
+
 import pytest
 import xarray as xr
 
@@ -190,3 +192,27 @@ def test_local_workers_start_with_the_cell_modules_and_kernels_loaded(tmp_path):
     assert started and not again
     assert had, "the worker imported the cell modules itself"
     assert kernels > 0, "the worker found no growth kernel loaded"
+
+
+def test_the_worker_server_starts_without_a_still_importing_line(monkeypatch):
+    # the demo's bar read "0/990 [...]treelab: still importing ...": the fork server's own
+    # import is no step of the user's, so its slow-step notice is off (and only there)
+    from multiprocessing import forkserver
+
+    from treelab.experiment import backends
+
+    seen = {}
+
+    class Server:
+        _forkserver_pid = None
+        _preload_modules = ["__main__"]
+
+        def ensure_running(self):
+            seen.update(os.environ)
+
+    monkeypatch.setattr(forkserver, "_forkserver", Server())
+    monkeypatch.setattr(forkserver, "set_forkserver_preload", lambda modules: None)
+    monkeypatch.delenv("TREELAB_SLOW_AFTER", raising=False)
+    assert backends.start_worker_server(["VRTrees"])
+    assert float(seen["TREELAB_SLOW_AFTER"]) >= 1e6 and backends.PRELOAD_ENV in seen
+    assert "TREELAB_SLOW_AFTER" not in os.environ and backends.PRELOAD_ENV not in os.environ

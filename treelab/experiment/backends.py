@@ -269,6 +269,8 @@ def estimator_names(cells: Iterable[Cell]) -> list[str]:
 
 #: the environment variable that hands the fork server its preload settings (JSON)
 PRELOAD_ENV = "TREELAB_WORKER_PRELOAD"
+#: the environment variable of :data:`treelab._slow.SLOW_AFTER`
+SLOW_AFTER_ENV = "TREELAB_SLOW_AFTER"
 _PRELOAD = "treelab.experiment._preload"
 
 
@@ -302,16 +304,21 @@ def start_worker_server(estimators: Sequence[str] = ()) -> bool:
     preload = list(getattr(server, "_preload_modules", ["__main__"]))
     if _PRELOAD not in preload:
         forkserver.set_forkserver_preload([*preload, _PRELOAD])
-    before = os.environ.get(PRELOAD_ENV)
-    os.environ[PRELOAD_ENV] = json.dumps({"estimators": list(estimators),
-                                          "notices": _notice._shared})
+    settings = {PRELOAD_ENV: json.dumps({"estimators": list(estimators),
+                                         "notices": _notice._shared}),
+                # the server's own import is no step of the user's: its "still importing"
+                # line would print into the run's progress bar
+                SLOW_AFTER_ENV: "1e9"}
+    before = {key: os.environ.get(key) for key in settings}
+    os.environ.update(settings)
     try:  # the server reads its settings from the environment it starts with
         server.ensure_running()
     finally:
-        if before is None:
-            del os.environ[PRELOAD_ENV]
-        else:
-            os.environ[PRELOAD_ENV] = before
+        for key, value in before.items():
+            if value is None:
+                del os.environ[key]
+            else:
+                os.environ[key] = value
     return True
 
 
