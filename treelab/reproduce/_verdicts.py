@@ -60,15 +60,15 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
     >>> holm([0.04, 0.3, 0.01]).round(3).tolist()
     [0.08, 0.3, 0.03]
     """
+    from statsmodels.stats.multitest import multipletests
+
     p = np.asarray(pvalues, dtype=float)
     if p.ndim != 1 or np.any(~np.isfinite(p)) or np.any((p < 0) | (p > 1)):
         raise ValueError("pvalues must be a 1-D sequence of finite values in [0, 1]")
-    order = np.argsort(p, kind="stable")
-    m = p.size
-    adjusted = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * p[order]))
-    out = np.empty(m)
-    out[order] = adjusted
-    return out
+    if p.size == 0:
+        return p.copy()
+    # the same step-down as treelab.stats.wilcoxon_holm and pairwise_over_datasets
+    return multipletests(p, method="holm")[1]
 
 
 #: Two scores closer than this are one score: far below any real difference of fold-mean
