@@ -155,3 +155,12 @@ def test_any_p_value_matrix_and_the_diagram(four_methods):
     with pytest.raises(ValueError, match="friedman"):
         plot.critical_difference(stats.friedman(four_methods))
     plt.close("all")
+
+
+@pytest.mark.parametrize("test", ["holm_control", "bonferroni_dunn"])
+def test_a_control_that_is_no_method_is_refused_naming_it(test):
+    errors = xr.DataArray(np.arange(12.0).reshape(4, 3) % 5, dims=("dataset", "ensemble"),
+                          coords={"ensemble": ["A", "B", "C"]})
+    with pytest.raises(ValueError, match=r"control='D' is not a method of 'ensemble' "
+                                         r"\(\['A', 'B', 'C'\]\)"):
+        getattr(stats, test)(errors, control="D")

@@ -244,11 +244,7 @@ def holm_control(
         errors, dim_dataset=dim_dataset, dim_method=dim_method, var=var, missing=missing)
     r = _Ranks(values, dim_dataset=dim_dataset, dim_method=dim_method, var=var,
                greater_is_better=greater_is_better)
-    where = [i for i, m in enumerate(r.methods) if m == control]
-    if not where:
-        raise ValueError(f"control={control!r} is not a method of {dim_method!r} "
-                         f"({r.methods.tolist()})")
-    c = where[0]
+    c = r.index_of(control)
     others = [j for j in range(r.k) if j != c]
     if test == "ranks":
         z = (r.average[others] - r.average[c]) / r.se

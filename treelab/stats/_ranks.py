@@ -93,6 +93,14 @@ class _Ranks:
             "n_methods": Var((), self.k, "number of methods k", units="", cite=CITE_DEMSAR),
         }
 
+    def index_of(self, control: Any) -> int:
+        """The position of method ``control``; refuses a value that is not a method."""
+        where = [i for i, m in enumerate(self.methods) if m == control]
+        if not where:
+            raise ValueError(f"control={control!r} is not a method of {self.dim_method!r} "
+                             f"({self.methods.tolist()})")
+        return where[0]
+
     def coords(self) -> dict[str, np.ndarray]:
         return {self.dim_dataset: self.datasets, self.dim_method: self.methods,
                 VERSUS: self.methods}
@@ -332,11 +340,7 @@ def bonferroni_dunn(
     significance = check_significance(significance)
     r = _Ranks(errors, dim_dataset=dim_dataset, dim_method=dim_method, var=var,
                greater_is_better=greater_is_better)
-    where = [i for i, m in enumerate(r.methods) if m == control]
-    if not where:
-        raise ValueError(f"control={control!r} is not a method of {dim_method!r} "
-                         f"({r.methods.tolist()})")
-    c = where[0]
+    c = r.index_of(control)
     k = r.k
     q = float(scipy.stats.norm.isf(significance / (2.0 * (k - 1))))
     cd = q * r.se
