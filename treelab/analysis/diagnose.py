@@ -28,6 +28,7 @@ from treelab.analysis._diagnose_inputs import (
     read,
     unknown_tree_vars,
 )
+from treelab.analysis._model_checks import is_regressor_model
 from treelab.analysis._row_means import row_mean_recipes
 from treelab.analysis.arrangement import arrangement_vars
 from treelab.analysis.diversity import correlation_vars, errors_vars
@@ -212,6 +213,11 @@ def diagnose(
         parameter, NaN where it has none) let :func:`treelab.plot.stack_results` put several
         results into the (ensemble, alpha) shape the figures take.
     """
+    if is_regressor_model(ensemble):
+        return _diagnose_regressor(ensemble, X, y, X_train=X_train, y_train=y_train,
+                                   label=label, single=single, true_proba=true_proba,
+                                   measures=measures, combine=combine, classes=classes,
+                                   member_counts=member_counts, ci=ci)
     parts = diagnose_parts(
         ensemble, X, y, single=single, true_proba=true_proba, X_train=X_train,
         y_train=y_train, thresholds=thresholds, k=k, measures=measures, label=label,
@@ -221,6 +227,20 @@ def diagnose(
                      coords=parts.coords)
     out.attrs.update({f"note_{key}": text for key, text in parts.notes.items()})
     return _label(out, ensemble, label, parts.source)
+
+
+def _diagnose_regressor(ensemble: Any, X: Any, y: Any, *, X_train: Any, y_train: Any,
+                        label: str | None, **classification: Any) -> xr.Dataset:
+    """A regressor's diagnosis (:func:`treelab.analysis.diagnose_regression`), refusing the
+    options that only a classifier has."""
+    given = sorted(k for k, v in classification.items() if v is not None and v != ())
+    if given:
+        raise TypeError(f"{type(ensemble).__name__} is a regressor: {given} are options of a "
+                        "classifier's diagnosis; see treelab.analysis.diagnose_regression "
+                        "(models=, target= for the decompositions)")
+    from treelab.analysis.regression_diagnose import diagnose_regression
+
+    return diagnose_regression(ensemble, X, y, X_train=X_train, y_train=y_train, label=label)
 
 
 class Parts(NamedTuple):
