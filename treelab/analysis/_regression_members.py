@@ -111,7 +111,8 @@ def combine(outputs: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
 
 
 def resolve_regression(obj: Any, X: Any = None, *, y: Any = None, weights: Any = None,
-                       need_ensemble: bool = True) -> RegressionMembers:
+                       need_ensemble: bool = True, name: str = "member outputs"
+                       ) -> RegressionMembers:
     """Member outputs (tree, sample) of a regression ensemble, a list of fitted regressors or
     raw outputs, on the rows ``X``, after the checks of the model, ``X`` and ``y`` (the true
     values: numbers, no NaN, one per row)."""
@@ -120,8 +121,8 @@ def resolve_regression(obj: Any, X: Any = None, *, y: Any = None, weights: Any =
         if X is not None:
             raise ValueError("X= is for a model or a list of fitted regressors; the member "
                              "outputs are given already")
-        arr, coords = check_outputs(obj, "member outputs", (_dims.TREE, _dims.SAMPLE))
-        check_y_values(y, arr.shape[1])
+        arr, coords = check_outputs(obj, name, (_dims.TREE, _dims.SAMPLE))
+        check_y_values(y)  # its length: against the outputs, by the caller
         w = _normalised(weights, arr.shape[0], "weights")
         return RegressionMembers(arr, w, None, "member outputs", {}, coords)
     if X is None:
@@ -174,7 +175,7 @@ def read_outputs(obj: Any, X: Any, y: Any, name: str, *, weights: Any = None
     true values ``y`` (sample,) as float64, checked to pair one to one."""
     if y is None:
         raise TypeError(f"y is required: the true values of the rows {name} predicts")
-    m = resolve_regression(obj, X, y=y, weights=weights, need_ensemble=False)
+    m = resolve_regression(obj, X, y=y, weights=weights, need_ensemble=False, name=name)
     y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,))
     if y_arr.shape[0] != m.outputs.shape[1]:
         raise ValueError(f"{name} has {m.outputs.shape[1]} samples but y has {y_arr.shape[0]}")
