@@ -5,7 +5,10 @@ phi_e and phi*, error arrangements, strength and correlation, probability qualit
 variance, gain ties, sample density). Every function takes NumPy arrays or DataArrays with
 the dims of :mod:`treelab._dims`; :func:`member_outputs` reads them from any ensemble (treelab,
 scikit-learn forests, bagging and voting, a list of fitted classifiers), and the member-label
-measures and :func:`diagnose` take such a model directly.
+measures and :func:`diagnose` take such a model directly. Regression ensembles have their own
+measures (:mod:`treelab.analysis.regression`, docs/measures/regression.md): the ambiguity,
+bias-variance-diversity, bias-variance-covariance and Louppe variance decompositions and
+Breiman's regression bound; :func:`diagnose` dispatches on a regressor.
 """
 
 from treelab.analysis.arrangement import error_arrangement

@@ -118,6 +118,12 @@ def diagnose(
     rows, so with neither ``single`` nor training data, ``single_error`` and ``error_ratio`` are
     NaN (no warning). E_s = 0 gives ``error_ratio`` NaN with a ``RuntimeWarning``.
 
+    A regressor (scikit-learn's regression forests, ``BaggingRegressor``,
+    ``VotingRegressor``, a treelab regressor, a list of fitted regressors) is diagnosed by
+    :func:`treelab.analysis.diagnose_regression` (MSE, R^2, member MSE, ambiguity, residual
+    correlation and Breiman's regression bound; ``X_train``, ``y_train`` and ``label`` pass
+    through, and the options of a classifier's diagnosis are refused).
+
     Any other model is read by :func:`treelab.analysis.member_outputs` (scikit-learn forests,
     ``BaggingClassifier``, ``VotingClassifier``, anything with fitted ``estimators_`` of
     classifiers, a list of fitted classifiers, or member labels / probabilities as arrays),

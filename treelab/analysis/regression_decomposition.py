@@ -177,13 +177,24 @@ def _poisson(f: np.ndarray, y: np.ndarray, t: np.ndarray | None) -> dict[str, np
     log_f = np.log(f)
     log_bar = log_f.mean(axis=1)  # log of the geometric ensemble, (repeat, sample)
     g = np.exp(log_bar)
-    centroid = np.exp(log_f.mean(axis=0))  # geometric mean over training sets, (tree, sample)
+    log_cent = log_f.mean(axis=0)
+    centroid = np.exp(log_cent)  # geometric mean over training sets, (tree, sample)
     arith = f.mean(axis=1)
+    # D(a, b) = a (log a - log b) - a + b between positive outputs, from logs taken once and
+    # in place: the full-size arrays' allocations and the log are the cost
+    variance = np.subtract(log_cent, log_f)
+    variance *= centroid
+    variance -= centroid
+    variance += f
+    diversity = np.subtract(log_bar[:, None, :], log_f, out=log_f)
+    diversity *= g[:, None, :]
+    diversity -= g[:, None, :]
+    diversity += f
     terms = {
         "expected_loss": np.mean(_poisson_divergence(y, g), axis=0),
         "member_bias": _poisson_divergence(star, centroid),
-        "member_variance": np.mean(_poisson_divergence(centroid, f), axis=0),
-        "diversity": np.mean(_poisson_divergence(g[:, None, :], f), axis=(0, 1)),
+        "member_variance": variance.mean(axis=0),
+        "diversity": diversity.mean(axis=(0, 1)),
         "expected_loss_arithmetic": np.mean(_poisson_divergence(y, arith), axis=0),
         "non_centroid": np.mean(y * (log_bar - np.log(arith)) + arith - g, axis=0),
     }
