@@ -261,3 +261,23 @@ def test_diagnose_with_k_models_and_repeated_outputs(data):
                                                   RandomForestRegressor(3).fit(X, y)])
     via_x = A.bias_variance_diversity_regression(models, yt, X=Xt)
     assert float(via_x.diversity) == float(bvd.diversity)
+
+
+def test_every_regression_variable_cites_a_paper_or_a_shipped_page(data):
+    import re
+    from pathlib import Path
+
+    X, y, Xt, yt = data
+    models = [RandomForestRegressor(n_estimators=3, random_state=k).fit(X, y) for k in range(2)]
+    ds = A.diagnose_regression(models[0], Xt, yt, models=models, X_train=X, y_train=y)
+    f = np.stack([A.regression_outputs(m, Xt).values for m in models]) + 20.0
+    pois = A.bias_variance_diversity_regression(f, np.round(np.abs(yt)), loss="poisson")
+    root = Path(__file__).resolve().parents[1]
+    for result in (ds, pois):
+        for name, da in [("attrs", result), *result.data_vars.items()]:
+            cite = da.attrs.get("cite", "")
+            pages = re.findall(r"treelab documentation, [\w/]+ \((docs/[\w/]+\.md)\)", cite)
+            assert re.search(r"\(\d{4}\)", cite) or pages, f"{name} names no source: {cite}"
+            assert all((root / p).is_file() for p in pages), cite
+            if name != "attrs":
+                assert da.attrs.get("long_name"), name
