@@ -259,6 +259,8 @@ def test_diagnose_with_k_models_and_repeated_outputs(data):
     with pytest.raises(ValueError, match="different numbers of members"):
         A.diagnose_regression(rf, Xt, yt, models=[models[0],
                                                   RandomForestRegressor(3).fit(X, y)])
+    from_outputs = A.diagnose_regression(rf, Xt, yt, models=f)  # outputs given directly
+    assert float(from_outputs.bvd_diversity) == float(bvd.diversity)
     via_x = A.bias_variance_diversity_regression(models, yt, X=Xt)
     assert float(via_x.diversity) == float(bvd.diversity)
 

@@ -17,7 +17,7 @@ from treelab.analysis.regression import (
     breiman_regression_bound,
     louppe_variance,
 )
-from treelab.analysis.regression_decomposition import bias_variance_diversity
+from treelab.analysis.regression_decomposition import bias_variance_diversity, check_values
 
 __all__ = ["diagnose_regression"]
 
@@ -59,8 +59,9 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
         Test rows (None for outputs given as an array).
     y : array-like, (sample,)
         Their true values.
-    models : list of fitted regression ensembles, optional
-        K models trained on K training sets, for the decompositions.
+    models : list of fitted regression ensembles, or array-like (repeat, tree, sample)
+        K models trained on K training sets, or their member outputs on ``X``
+        (:func:`treelab.analysis.repeated_member_outputs`), for the decompositions.
     target : array-like, (sample,), optional
         The true function E[y|x] on the test rows, for the decompositions.
     X_train, y_train : array-like, optional
@@ -106,7 +107,13 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
         oob = breiman_regression_bound(regressor, X_train, y_train, oob=True)
         parts.append((oob, ("forest_mse",) + _BREIMAN + ("n_rows",), "oob_"))
     if models is not None:
-        rep = stack_repeats(models, X)
+        if isinstance(models, np.ndarray | xr.DataArray):
+            rep = check_values(models, None, "models", None)[0]
+        else:
+            rep = stack_repeats(models, X)
+        if rep.shape[2] != y_arr.size:
+            raise ValueError(f"models give outputs on {rep.shape[2]} rows but y has "
+                             f"{y_arr.size}")
         star = y_arr if target is None else target
         parts.append((bias_variance_diversity(rep, y_arr, target=target), None, "bvd_"))
         parts.append((bias_variance_covariance(rep, star), None, "bvc_"))
@@ -124,7 +131,8 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
         out = out.assign_coords({_dims.TREE: tree_coords[_dims.TREE]})
     out.attrs = make_attrs("treelab.analysis.diagnose_regression",
                            {"source": m.source, "models": None if models is None else
-                            len(models), "target": target is not None,
+                            int(np.shape(models)[0]) if not isinstance(models, list | tuple)
+                            else len(models), "target": target is not None,
                             "oob": any(p == "oob_" for _, _, p in parts)}, cites)
     name = label if label is not None else m.source
     return out.assign_coords(ensemble=name)
