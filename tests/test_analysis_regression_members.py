@@ -200,6 +200,15 @@ def test_classification_measures_refuse_regressors_and_real_outputs(data):
         A.diagnose(rf, Xt, yt, ci=0.95)
 
 
+def test_an_unfitted_treelab_classifier_is_still_called_unfitted(data):
+    # it has member_predict and no classes_ yet: it was read as a regressor
+    import treelab
+
+    X, y, Xt, yt = data
+    with pytest.raises(TypeError, match=r"not fitted \(no classes_\)"):
+        A.diagnose(treelab.VRTrees(n_estimators=3), Xt, yt > yt.mean())
+
+
 def test_regression_measures_refuse_classifiers(data):
     X, y, Xt, yt = data
     clf = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y > y.mean())

@@ -121,10 +121,16 @@ def is_regressor_model(obj: Any) -> bool:
         return False
     if isinstance(obj, list | tuple):
         return is_regressor_pool(obj)
-    if hasattr(obj, "classes_"):
-        return False
+    if hasattr(obj, "classes_") or _is_sklearn_classifier(obj):
+        return False  # an unfitted classifier has no classes_ yet
     return _is_sklearn_regressor(obj) or (hasattr(obj, "member_predict")
                                           and hasattr(obj, "predict"))
+
+
+def _is_sklearn_classifier(model: Any) -> bool:
+    from sklearn.base import is_classifier
+
+    return _safely(is_classifier, model)
 
 
 def check_regressor_kind(model: Any, name: str = "model", *, member: bool = False) -> None:
