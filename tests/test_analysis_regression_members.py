@@ -129,7 +129,7 @@ def test_a_model_that_does_not_average_its_members_is_refused(data):
     rf = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="do not average to its predict"):
         A.diagnose(Skewed(rf), Xt, yt)
-    with pytest.raises(TypeError, match="single model"):
+    with pytest.raises(TypeError, match="a single model"):
         A.ambiguity(DecisionTreeRegressor().fit(X, y), Xt, yt)
     with pytest.raises(TypeError, match="not fitted"):
         A.ambiguity(RandomForestRegressor(), Xt, yt)

@@ -173,8 +173,9 @@ def check_regressor_kind(model: Any, name: str = "model", *, member: bool = Fals
                         "(boosting sums stages, stacking learns a combiner): its member "
                         "outputs would not combine to its predictions; the regression "
                         "measures take averaging ensembles")
-    raise TypeError(f"{name}: a {kind} is a single model, not an ensemble: pass a list of "
-                    "fitted regressors to compare several models")
+    raise TypeError(f"{name}: a {kind} exposes no members that average to its predictions "
+                    "(a single model, or an ensemble without estimators_): pass an averaging "
+                    "ensemble, or a list of fitted regressors to compare several models")
 
 
 def check_y_values(y: Any, n_rows: int | None = None, *, name: str = "y") -> None:
