@@ -5,7 +5,10 @@ phi_e and phi*, error arrangements, strength and correlation, probability qualit
 variance, gain ties, sample density). Every function takes NumPy arrays or DataArrays with
 the dims of :mod:`treelab._dims`; :func:`member_outputs` reads them from any ensemble (treelab,
 scikit-learn forests, bagging and voting, a list of fitted classifiers), and the member-label
-measures and :func:`diagnose` take such a model directly.
+measures and :func:`diagnose` take such a model directly. Regression ensembles have their own
+measures (:mod:`treelab.analysis.regression`, docs/measures/regression.md): the ambiguity,
+bias-variance-diversity, bias-variance-covariance and Louppe variance decompositions and
+Breiman's regression bound; :func:`diagnose` dispatches on a regressor.
 """
 
 from treelab.analysis.arrangement import error_arrangement
@@ -26,16 +29,33 @@ from treelab.analysis.probability import (
     thresholded_mse,
     topk_error,
 )
+from treelab.analysis.regression import (
+    ambiguity,
+    bias_variance_covariance,
+    breiman_regression_bound,
+    louppe_variance,
+    regression_outputs,
+    repeated_member_outputs,
+)
+from treelab.analysis.regression import (
+    bias_variance_diversity as bias_variance_diversity_regression,
+)
+from treelab.analysis.regression_diagnose import diagnose_regression
 from treelab.analysis.strength import strength_correlation
 from treelab.analysis.ties import gain_ties, gain_ties_from_counts
 
 __all__ = [
+    "ambiguity",
     "bias_variance",
+    "bias_variance_covariance",
     "bias_variance_01",
     "bias_variance_diversity",
+    "bias_variance_diversity_regression",
+    "breiman_regression_bound",
     "cost_sensitive_profit",
     "cost_thresholds",
     "diagnose",
+    "diagnose_regression",
     "error_arrangement",
     "error_correlation",
     "error_ratio",
@@ -45,13 +65,16 @@ __all__ = [
     "gain_ties_from_counts",
     "grid_intervals",
     "in_bag_counts",
+    "louppe_variance",
     "oob_strength_correlation",
     "margin_cdf",
     "margins",
     "member_outputs",
     "nonpairwise_diversity",
     "pairwise_diversity",
+    "regression_outputs",
     "reliability",
+    "repeated_member_outputs",
     "sample_density",
     "strength_correlation",
     "thresholded_mse",

@@ -334,7 +334,11 @@ def encode_labels(
         return codes.astype(np.int64)
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
-            raise ValueError(f"{name} must hold integer class codes 0..C-1")
+            from treelab.analysis._model_checks import REGRESSION_MEASURES
+
+            raise ValueError(f"{name} must hold integer class codes 0..C-1; it holds real "
+                             "values (or NaN), which are no class labels: for the outputs of "
+                             f"a regression use {REGRESSION_MEASURES}")
         arr = arr.astype(np.int64)
     elif arr.dtype.kind not in "iub":
         raise TypeError(f"{name} must hold integer class codes (or pass classes=), got {arr.dtype}")

@@ -24,8 +24,15 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-__all__ = ["check_kind", "check_X", "check_y", "feature_names", "has_missing", "is_pool",
+__all__ = ["check_kind", "check_regressor_kind", "check_X", "check_y", "check_y_values",
+           "feature_names", "has_missing", "is_pool", "is_regressor_model", "is_regressor_pool",
            "is_treelab"]
+
+#: Where a regressor goes instead of the classification measures.
+REGRESSION_MEASURES = ("the regression measures (treelab.analysis.regression_outputs, "
+                       "ambiguity, bias_variance_diversity_regression, "
+                       "bias_variance_covariance, breiman_regression_bound, "
+                       "louppe_variance, diagnose; docs/measures/regression.md)")
 
 
 def _safely(test: Any, model: Any) -> bool:
@@ -69,8 +76,8 @@ def _sklearn_kind(model: Any) -> str | None:
                 "no vote or average: diagnose an ensemble inside it (one of named_estimators_, "
                 "fitted on class indices 0..C-1, with y encoded the same way)")
     if _safely(is_regressor, model):
-        return (f"{name} is a regressor: the measures need an ensemble of classifiers (e.g. "
-                "RandomForestClassifier)")
+        return (f"{name} is a regressor: these measures need an ensemble of classifiers (e.g. "
+                f"RandomForestClassifier); for a regressor use {REGRESSION_MEASURES}")
     if _safely(is_outlier_detector, model):
         return (f"{name} is an outlier detector (no classes): the measures need an ensemble "
                 "of classifiers (e.g. RandomForestClassifier)")
@@ -90,6 +97,108 @@ def check_kind(model: Any, name: str = "model") -> None:
             f"{name} must be a fitted treelab ensemble, a fitted scikit-learn ensemble of "
             "classifiers, a list of fitted classifiers, or member outputs (tree, sample[, "
             f"class]); got {type(model).__name__}, which is not fitted (no classes_)")
+
+
+def is_regressor_pool(obj: Any) -> bool:
+    """A non-empty list or tuple of fitted regressors (``predict``, no ``classes_``, and
+    scikit-learn's regressor tag or fitted attributes)."""
+    return (isinstance(obj, list | tuple) and len(obj) > 0
+            and all(hasattr(m, "predict") and not hasattr(m, "classes_")
+                    and (_is_sklearn_regressor(m) or hasattr(m, "n_features_in_"))
+                    for m in obj))
+
+
+def _is_sklearn_regressor(model: Any) -> bool:
+    from sklearn.base import is_regressor
+
+    return _safely(is_regressor, model)
+
+
+def is_regressor_model(obj: Any) -> bool:
+    """A regression model the regression measures read with ``X``: a scikit-learn regressor,
+    a treelab regressor (``member_predict`` and no ``classes_``) or a list of regressors."""
+    if isinstance(obj, xr.DataArray | np.ndarray):
+        return False
+    if isinstance(obj, list | tuple):
+        return is_regressor_pool(obj)
+    if hasattr(obj, "classes_") or _is_sklearn_classifier(obj):
+        return False  # an unfitted classifier has no classes_ yet
+    return _is_sklearn_regressor(obj) or (hasattr(obj, "member_predict")
+                                          and hasattr(obj, "predict"))
+
+
+def _is_sklearn_classifier(model: Any) -> bool:
+    from sklearn.base import is_classifier
+
+    return _safely(is_classifier, model)
+
+
+def check_regressor_kind(model: Any, name: str = "model", *, member: bool = False) -> None:
+    """Refuse what the regression measures cannot read as an average of fitted regressors:
+    a classifier (pointing to the classification measures), an unfitted model, a search or a
+    pipeline, and a scikit-learn ensemble that does not average its members (boosting,
+    stacking). With ``member``, any fitted regressor passes (a member of a list)."""
+    kind = type(model).__name__
+    if hasattr(model, "classes_") or getattr(model, "_estimator_type", None) == "classifier":
+        raise TypeError(f"{name}: {kind} is a classifier: the regression measures need "
+                        "regressors; use the classification measures (treelab.analysis."
+                        "diagnose, errors, member_outputs, ...) for a classifier")
+    if not is_regressor_model(model) and not (member and hasattr(model, "predict")):
+        raise TypeError(f"{name} must be a fitted regression ensemble (RandomForestRegressor, "
+                        "ExtraTreesRegressor, BaggingRegressor, VotingRegressor, a treelab "
+                        "regressor), a list of fitted regressors, or member outputs (tree, "
+                        f"sample); got {kind}")
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    if not hasattr(model, "member_predict") or hasattr(model, "get_params"):
+        try:
+            check_is_fitted(model)
+        except NotFittedError as exc:
+            raise TypeError(f"{name}: {kind} is not fitted") from exc
+        except TypeError:
+            pass  # not a scikit-learn estimator: its predict says whether it is fitted
+    if member or hasattr(model, "member_predict"):
+        return
+    from sklearn.ensemble import BaggingRegressor, VotingRegressor
+    from sklearn.ensemble._forest import ForestRegressor
+
+    if isinstance(model, ForestRegressor | BaggingRegressor | VotingRegressor):
+        return
+    why = _sklearn_kind(model)
+    if why is not None and "is a regressor" not in why:
+        raise TypeError(f"{name}: {why}")
+    if hasattr(model, "estimators_"):
+        raise TypeError(f"{name}: a {kind} does not predict the plain average of its members "
+                        "(boosting sums stages, stacking learns a combiner): its member "
+                        "outputs would not combine to its predictions; the regression "
+                        "measures take averaging ensembles")
+    raise TypeError(f"{name}: a {kind} exposes no members that average to its predictions "
+                    "(a single model, or an ensemble without estimators_): pass an averaging "
+                    "ensemble, or a list of fitted regressors to compare several models")
+
+
+def check_y_values(y: Any, n_rows: int | None = None, *, name: str = "y") -> None:
+    """Refuse true values of a regression that are not one finite number per row: text,
+    NaN or infinities, a 2-d ``y`` (one target per row is read) or another row count."""
+    if y is None:
+        return
+    arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        raise ValueError(f"{name} has shape {arr.shape}: pass one value per row, "
+                         f"{name}.ravel() (multi-output regression is not read)")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-d (one true value per row), got shape {arr.shape}")
+    if arr.dtype.kind not in "fiub":
+        raise TypeError(f"{name} must hold real numbers for a regression, got dtype "
+                        f"{arr.dtype}")
+    bad = ~np.isfinite(arr.astype(np.float64))
+    if bad.any():
+        where = np.flatnonzero(bad)
+        raise ValueError(f"{name} holds NaN or infinite values at {where.size} position(s), "
+                         f"the first {where[:5].tolist()}: drop those rows")
+    if n_rows is not None and arr.shape[0] != n_rows:
+        raise ValueError(f"{name} has {arr.shape[0]} values but X has {n_rows} rows")
 
 
 def feature_names(X: Any) -> np.ndarray | None:

@@ -273,6 +273,7 @@ def bias_variance_diversity(
     ----------
     Wood, Mu, Webb, Reeve, Lujan & Brown (2023), JMLR 24, Theorems 3-5 and section 5.
     """
+    _refuse_regression(member_outputs, loss, X)
     if loss not in _LOSSES:
         raise ValueError(f"loss must be one of {list(_LOSSES)}, got {loss!r}")
     if X is not None:
@@ -356,6 +357,36 @@ def bias_variance_diversity(
     return build(variables, lead, lead_shape, function="bias_variance_diversity",
                  params={"loss": loss, "n_classes": n_c,
                          "target": "labels" if t_arr.ndim == 1 else "proba"}, coords=coords)
+
+
+def _refuse_regression(member_outputs: Any, loss: str, X: Any) -> None:
+    """Point real-valued (repeat, tree, sample) outputs, a regression loss and regressors to
+    the regression decomposition instead of a shape error."""
+    from treelab.analysis._model_checks import is_regressor_model
+
+    where = ("treelab.analysis.bias_variance_diversity_regression (docs/measures/"
+             "regression.md)")
+    if loss == "poisson":
+        raise ValueError(f"loss='poisson' is a regression loss: use {where}")
+    models = member_outputs if isinstance(member_outputs, list | tuple) else [member_outputs]
+    if X is not None and any(is_regressor_model(m) for m in models):
+        raise TypeError(f"member_outputs holds regressors: use {where}")
+    if loss == "zero_one" or X is not None:
+        return
+    core = (_dims.REPEAT, _dims.TREE, _dims.SAMPLE)
+    if isinstance(member_outputs, xr.DataArray):
+        regression = _dims.CLASS not in member_outputs.dims and set(core) <= set(
+            member_outputs.dims)
+    else:
+        try:
+            arr = np.asarray(member_outputs)
+        except ValueError:  # ragged: the reader below reports it
+            return
+        regression = arr.ndim == 3 and arr.dtype.kind in "fiu"
+    if regression:
+        raise ValueError(f"member_outputs has dims {core} without {_dims.CLASS!r}: real-valued "
+                         f"outputs of a regression go to {where}; loss={loss!r} here needs "
+                         "class probabilities (repeat, tree, sample, class)")
 
 
 def _check_outputs(arr: np.ndarray) -> tuple[np.ndarray, float]:

@@ -28,6 +28,7 @@ from treelab.analysis._diagnose_inputs import (
     read,
     unknown_tree_vars,
 )
+from treelab.analysis._model_checks import is_regressor_model
 from treelab.analysis._row_means import row_mean_recipes
 from treelab.analysis.arrangement import arrangement_vars
 from treelab.analysis.diversity import correlation_vars, errors_vars
@@ -116,6 +117,12 @@ def diagnose(
     alpha = 1 VR-Tree) is cloned and fitted on them. The ensemble does not keep its training
     rows, so with neither ``single`` nor training data, ``single_error`` and ``error_ratio`` are
     NaN (no warning). E_s = 0 gives ``error_ratio`` NaN with a ``RuntimeWarning``.
+
+    A regressor (scikit-learn's regression forests, ``BaggingRegressor``,
+    ``VotingRegressor``, a treelab regressor, a list of fitted regressors) is diagnosed by
+    :func:`treelab.analysis.diagnose_regression` (MSE, R^2, member MSE, ambiguity, residual
+    correlation and Breiman's regression bound; ``X_train``, ``y_train`` and ``label`` pass
+    through, and the options of a classifier's diagnosis are refused).
 
     Any other model is read by :func:`treelab.analysis.member_outputs` (scikit-learn forests,
     ``BaggingClassifier``, ``VotingClassifier``, anything with fitted ``estimators_`` of
@@ -212,6 +219,11 @@ def diagnose(
         parameter, NaN where it has none) let :func:`treelab.plot.stack_results` put several
         results into the (ensemble, alpha) shape the figures take.
     """
+    if is_regressor_model(ensemble):
+        return _diagnose_regressor(ensemble, X, y, X_train=X_train, y_train=y_train,
+                                   label=label, single=single, true_proba=true_proba,
+                                   measures=measures, combine=combine, classes=classes,
+                                   member_counts=member_counts, ci=ci)
     parts = diagnose_parts(
         ensemble, X, y, single=single, true_proba=true_proba, X_train=X_train,
         y_train=y_train, thresholds=thresholds, k=k, measures=measures, label=label,
@@ -221,6 +233,20 @@ def diagnose(
                      coords=parts.coords)
     out.attrs.update({f"note_{key}": text for key, text in parts.notes.items()})
     return _label(out, ensemble, label, parts.source)
+
+
+def _diagnose_regressor(ensemble: Any, X: Any, y: Any, *, X_train: Any, y_train: Any,
+                        label: str | None, **classification: Any) -> xr.Dataset:
+    """A regressor's diagnosis (:func:`treelab.analysis.diagnose_regression`), refusing the
+    options that only a classifier has."""
+    given = sorted(k for k, v in classification.items() if v is not None and v != ())
+    if given:
+        raise TypeError(f"{type(ensemble).__name__} is a regressor: {given} are options of a "
+                        "classifier's diagnosis; see treelab.analysis.diagnose_regression "
+                        "(models=, target= for the decompositions)")
+    from treelab.analysis.regression_diagnose import diagnose_regression
+
+    return diagnose_regression(ensemble, X, y, X_train=X_train, y_train=y_train, label=label)
 
 
 class Parts(NamedTuple):

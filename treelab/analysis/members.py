@@ -20,7 +20,14 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis import _sklearn
 from treelab.analysis._dataset import Var, as_array, check_classes, encode_labels, to_dataarray
-from treelab.analysis._model_checks import check_kind, check_X, check_y, is_pool, is_treelab
+from treelab.analysis._model_checks import (
+    check_kind,
+    check_X,
+    check_y,
+    is_pool,
+    is_regressor_model,
+    is_treelab,
+)
 from treelab.analysis._sklearn import onehot as _onehot
 from treelab.analysis._sklearn import weighted_votes as _vote
 
@@ -137,6 +144,14 @@ def _raw(values: Any, classes: Any, combine: str | None, y: Any) -> Members:
         labels = np.argmax(proba, axis=2)
         notes["member_labels"] = "argmax of each member's probabilities (ties to the first class)"
     else:
+        if classes is None and arr.dtype.kind == "f" and not (
+                np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))):
+            from treelab.analysis._model_checks import REGRESSION_MEASURES
+
+            raise ValueError("member outputs (tree, sample) hold real values (or NaN), not "
+                             "class labels: for the outputs of a regression use "
+                             f"{REGRESSION_MEASURES}; for labels stored as floats pass "
+                             "classes=")
         if classes is None:
             if arr.dtype.kind in "iub" and y is None:
                 classes = np.arange(int(arr.max()) + 1 if arr.size else 1)
@@ -258,7 +273,7 @@ def member_outputs(
     model: Any,
     X: Any = None,
     *,
-    kind: str = "proba",
+    kind: str | None = None,
     classes: Any = None,
 ) -> xr.DataArray:
     """The members' outputs of any ensemble on the rows ``X``, over (``tree``, ``sample``
@@ -297,9 +312,12 @@ def member_outputs(
         See above.
     X : array-like, (sample, feature)
         The rows to predict (not needed for member outputs given as arrays).
-    kind : {"proba", "labels"}, default "proba"
-        Member probabilities over (tree, sample, class), or member labels over (tree, sample)
-        holding the original labels (attr ``classes`` lists them in order).
+    kind : {"proba", "labels", "predictions"}, optional
+        Member probabilities over (tree, sample, class) (the default for classifiers), or
+        member labels over (tree, sample) holding the original labels (attr ``classes``
+        lists them in order). For a regressor (scikit-learn's forests, bagging and voting
+        regressors, a treelab regressor, a list of fitted regressors) the members'
+        predictions (tree, sample), as :func:`treelab.analysis.regression_outputs`.
     classes : array-like, optional
         Labels of raw member outputs.
 
@@ -320,6 +338,14 @@ def member_outputs(
     >>> member_outputs(rf, X[:4]).sizes
     Frozen({'tree': 5, 'sample': 4, 'class': 3})
     """
+    if is_regressor_model(model):
+        if kind not in (None, "predictions"):
+            raise ValueError(f"kind={kind!r} is for classifiers; a regressor's members give "
+                             "predictions (kind='predictions' or None)")
+        from treelab.analysis.regression import regression_outputs
+
+        return regression_outputs(model, X)
+    kind = "proba" if kind is None else kind
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
     m = resolve(model, X, classes=classes, need_ensemble=False)

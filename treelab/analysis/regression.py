@@ -1,0 +1,452 @@
+"""Diversity of regression ensembles: the ambiguity decomposition, Breiman's bound for
+regression forests, Ueda & Nakano's bias-variance-covariance and Louppe's variance
+decomposition; the bias-variance-diversity decomposition is in
+:mod:`treelab.analysis.regression_decomposition` (re-exported here).
+
+Every measure takes real-valued member outputs: a fitted regression ensemble (scikit-learn's
+forests, ``BaggingRegressor``, ``VotingRegressor``, a treelab regressor), a list of fitted
+regressors, or an array / DataArray, read by
+:func:`treelab.analysis._regression_members.resolve_regression`. Formulas and sources:
+docs/measures/regression.md. Each term is computed from its own definition; that the terms of
+a decomposition sum to the directly measured loss is checked by the tests, not built in.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from treelab import _dims
+from treelab.analysis._dataset import Var, to_dataset
+from treelab.analysis._regression_members import (
+    combine,
+    read_outputs,
+    resolve_regression,
+)
+from treelab.analysis.regression_decomposition import (
+    CITE_KROGH_VEDELSBY,
+    CITE_LOUPPE,
+    CITE_UEDA_NAKANO,
+    bias_variance_diversity,
+    check_values,
+    repeated_member_outputs,
+)
+
+__all__ = [
+    "ambiguity",
+    "bias_variance_covariance",
+    "bias_variance_diversity",
+    "breiman_regression_bound",
+    "louppe_variance",
+    "regression_outputs",
+    "repeated_member_outputs",
+]
+
+CITE_BREIMAN_REGRESSION = ("Breiman (2001), Random forests, Machine Learning 45, section 11 "
+                           "(Theorem 11.2)")
+_UNITS = "squared units of y"
+
+
+def regression_outputs(model: Any, X: Any = None) -> xr.DataArray:
+    """Member predictions (tree, sample) of a regression ensemble on the rows ``X``.
+
+    Parameters
+    ----------
+    model : fitted regression ensemble, list of fitted regressors, or array-like
+        ``RandomForestRegressor``, ``ExtraTreesRegressor``, ``BaggingRegressor`` (each member
+        on its ``estimators_features_``), ``VotingRegressor``, a treelab regressor
+        (``member_predict``), a list of fitted regressors, or outputs (tree, sample).
+    X : array-like, (sample, feature)
+        The rows to predict.
+
+    Returns
+    -------
+    xarray.DataArray
+        ``member_predictions`` (tree, sample), float64; attrs ``source`` and ``weights`` (the
+        members' weights in the model's own average, for ``VotingRegressor``).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_friedman1
+    >>> from sklearn.ensemble import RandomForestRegressor
+    >>> from treelab.analysis import regression_outputs
+    >>> X, y = make_friedman1(50, random_state=0)
+    >>> rf = RandomForestRegressor(n_estimators=4, random_state=0).fit(X, y)
+    >>> regression_outputs(rf, X[:3]).sizes
+    Frozen({'tree': 4, 'sample': 3})
+    """
+    m = resolve_regression(model, X, need_ensemble=False)
+    var = Var((_dims.TREE, _dims.SAMPLE), m.outputs, "member predictions", units="units of y",
+              description="each member's own predict")
+    coords = {k: v for k, v in m.coords.items() if k in (_dims.TREE, _dims.SAMPLE)}
+    ds = to_dataset({"member_predictions": var}, function="regression_outputs",
+                    params={"source": m.source}, coords=coords)
+    out = ds["member_predictions"]
+    out.attrs = {**ds.attrs, **out.attrs, "source": m.source, **m.notes}
+    if m.weights is not None:
+        out.attrs["weights"] = m.weights.tolist()
+    if "member" in m.coords:
+        out = out.assign_coords(member=(_dims.TREE, m.coords["member"]))
+    return out
+
+
+def ambiguity(model_or_outputs: Any, X: Any = None, y: Any = None, *,
+              weights: Any = None) -> xr.Dataset:
+    """The ambiguity decomposition of a regression ensemble (Krogh & Vedelsby 1995).
+
+    For member outputs f_i(x) with convex weights w_i (equal by default; a ``VotingRegressor``'s
+    own weights) and the ensemble f_bar = sum_i w_i f_i, exactly on every row
+
+        (f_bar - y)^2 = sum_i w_i (f_i - y)^2 - sum_i w_i (f_i - f_bar)^2,
+
+    the ensemble's squared error is the members' average squared error less their ambiguity
+    (spread around the ensemble). Each side is computed from its own definition.
+
+    Parameters
+    ----------
+    model_or_outputs : fitted regression ensemble, list of fitted regressors, or array-like
+        See :func:`regression_outputs`; outputs (tree, sample) need no ``X``.
+    X : array-like, (sample, feature), optional
+        The rows the model predicts.
+    y : array-like, (sample,)
+        Their true values.
+    weights : array-like, (tree,), optional
+        Non-negative member weights (normalised to sum to 1); default the model's own.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``ensemble_mse``, ``average_member_mse``, ``ambiguity`` (means over rows), their
+        per-row ``sample_*`` versions, and ``member_mse`` and ``member_ambiguity`` (tree).
+
+    References
+    ----------
+    Krogh & Vedelsby (1995), Neural network ensembles, cross validation, and active
+    learning, NIPS 7, eq. (5)-(6).
+
+    Examples
+    --------
+    >>> from treelab.analysis import ambiguity
+    >>> ds = ambiguity([[1.0, 2.0], [3.0, 2.0], [2.0, 5.0]], y=[2.0, 4.0])
+    >>> [round(float(ds[v]), 4) for v in ("ensemble_mse", "average_member_mse", "ambiguity")]
+    [0.5, 1.8333, 1.3333]
+    """
+    m, y_arr = read_outputs(model_or_outputs, X, y, "model_or_outputs", weights=weights)
+    f, w = m.outputs, m.weights
+    n_trees = f.shape[0]
+    wt = np.full(n_trees, 1.0 / n_trees) if w is None else w
+    f_bar = combine(f, w)
+    ens = (f_bar - y_arr) ** 2
+    member_sq = (f - y_arr) ** 2
+    spread = (f - f_bar) ** 2
+    avg = wt @ member_sq
+    amb = wt @ spread
+    cite = CITE_KROGH_VEDELSBY
+    desc = "ensemble_mse = average_member_mse - ambiguity (on every row)"
+    variables = {
+        "ensemble_mse": Var((), ens.mean(), "squared error of the ensemble, mean over rows",
+                            _UNITS, cite=cite, description=desc),
+        "average_member_mse": Var((), avg.mean(), "weighted average member squared error, "
+                                  "mean over rows", _UNITS, cite=cite, description=desc),
+        "ambiguity": Var((), amb.mean(), "ambiguity (weighted spread of the members around "
+                         "the ensemble), mean over rows", _UNITS, cite=cite, description=desc),
+        "sample_ensemble_mse": Var((_dims.SAMPLE,), ens, "squared error of the ensemble per "
+                                   "row", _UNITS, cite=cite),
+        "sample_average_member_mse": Var((_dims.SAMPLE,), avg, "weighted average member "
+                                         "squared error per row", _UNITS, cite=cite),
+        "sample_ambiguity": Var((_dims.SAMPLE,), amb, "ambiguity per row", _UNITS, cite=cite),
+        "member_mse": Var((_dims.TREE,), member_sq.mean(axis=1), "squared error of each "
+                          "member, mean over rows", _UNITS, cite=cite),
+        "member_ambiguity": Var((_dims.TREE,), spread.mean(axis=1), "squared distance of each "
+                                "member to the ensemble, mean over rows", _UNITS, cite=cite),
+    }
+    return to_dataset(variables, function="ambiguity",
+                      params={"source": m.source, "weights": None if w is None else w},
+                      coords=_coords(m.coords))
+
+
+def _coords(coords: dict) -> dict:
+    return {k: v for k, v in coords.items() if k in (_dims.TREE, _dims.SAMPLE)}
+
+
+def bias_variance_covariance(outputs: Any, target: Any) -> xr.Dataset:
+    """Ueda & Nakano's bias-variance-covariance decomposition of an averaging ensemble.
+
+    Member outputs f_i (i = 1..M) from K training sets, E the mean over training sets,
+    t the target on each row (the true function E[y|x] when known, else the observed y),
+    f_bar = (1/M) sum_i f_i. Per row, exactly
+
+        E[(f_bar - t)^2] = bias^2 + var / M + (1 - 1/M) covar,
+
+    with bias = (1/M) sum_i (E f_i - t), var = (1/M) sum_i E[(f_i - E f_i)^2] and covar =
+    1/(M(M-1)) sum_i sum_{j != i} E[(f_i - E f_i)(f_j - E f_j)] (NaN for M = 1, where its
+    weight 1 - 1/M is 0).
+
+    Parameters
+    ----------
+    outputs : array-like or DataArray, (repeat, tree, sample)
+        Member outputs of models trained on K training sets, on the same rows.
+    target : array-like, (sample,)
+        The target on those rows.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``expected_loss``, ``squared_bias``, ``variance``, ``covariance`` (means over rows)
+        and ``sample_*`` versions per row; attr ``n_trees``.
+
+    References
+    ----------
+    Ueda & Nakano (1996), Generalization error of ensemble estimators, ICNN, eq. (9).
+
+    Examples
+    --------
+    >>> from treelab.analysis import bias_variance_covariance
+    >>> out = [[[1.0, 2.0], [3.0, 2.0]], [[2.0, 2.0], [2.0, 4.0]]]
+    >>> ds = bias_variance_covariance(out, [2.0, 3.0])
+    >>> float(ds.expected_loss), float(ds.squared_bias), float(ds.covariance)
+    (0.25, 0.125, -0.125)
+    """
+    f, t = check_values(outputs, target, "outputs", "target")
+    n_trees = f.shape[1]
+    f_bar = f.mean(axis=1)
+    expected = np.mean((f_bar - t) ** 2, axis=0)
+    centre = f.mean(axis=0)  # E f_i, (tree, sample)
+    bias = centre.mean(axis=0) - t
+    dev = f - centre
+    var = np.mean(dev**2, axis=(0, 1))
+    if n_trees > 1:
+        pair_sum = np.mean(dev.sum(axis=1) ** 2 - np.sum(dev**2, axis=1), axis=0)
+        covar = pair_sum / (n_trees * (n_trees - 1))
+    else:
+        covar = np.full(t.shape, np.nan)
+    cite = CITE_UEDA_NAKANO
+    desc = "expected_loss = squared_bias + variance / M + (1 - 1/M) covariance"
+    names = {"expected_loss": (expected, "expected squared distance of the ensemble to the "
+                               "target"),
+             "squared_bias": (bias**2, "squared average member bias"),
+             "variance": (var, "average member variance"),
+             "covariance": (covar, "average covariance between two members")}
+    variables = {}
+    for key, (values, text) in names.items():
+        variables[key] = Var((), values.mean(), f"{text}, mean over rows", _UNITS, cite=cite,
+                             description=desc)
+    for key, (values, text) in names.items():
+        variables[f"sample_{key}"] = Var((_dims.SAMPLE,), values, f"{text} per row", _UNITS,
+                                         cite=cite)
+    ds = to_dataset(variables, function="bias_variance_covariance",
+                    params={"n_repeat": f.shape[0], "n_trees": n_trees}, coords={})
+    ds.attrs["n_trees"] = n_trees
+    return ds
+
+
+def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None, *,
+                             oob: bool = False, in_bag: Any = None) -> xr.Dataset:
+    """Breiman's bound for a regression forest: PE*(forest) <= rho_bar PE*(tree).
+
+    With residuals r_i = y - f_i of the members (Breiman 2001, section 11), PE*(tree) = the
+    members' mean squared error (1/M) sum_i E r_i^2, sd_i = sqrt(E r_i^2), and the weighted
+    correlation of the residuals of two distinct members
+
+        rho_bar = [1/(M(M-1)) sum_{i != j} E r_i r_j] / ((1/M) sum_i sd_i)^2
+
+    (Breiman's rho(Theta, Theta') sd(Theta) sd(Theta') is E r r' under his assumption that
+    the residuals have mean 0; ``mean_residual`` shows how far that holds). Theorem 11.2
+    bounds the infinite forest's error by ``breiman_bound`` = rho_bar PE*(tree); the
+    M-member forest's error is exactly (1/M) mean sd_i^2 + (1 - 1/M) rho_bar (mean sd_i)^2,
+    never above ``finite_forest_bound`` = PE*(tree) / M + (1 - 1/M) rho_bar PE*(tree).
+
+    Out of bag (``oob=True`` or ``in_bag=``), X and y are the training rows and every
+    expectation over rows E is taken over the rows a member (or both members of a pair) did
+    not see; the forest's error is that of each row's out-of-bag members' mean, over the
+    rows some member did not see.
+
+    Parameters
+    ----------
+    model_or_outputs : fitted regression ensemble, list of fitted regressors, or array-like
+        See :func:`regression_outputs`.
+    X : array-like, (sample, feature), optional
+        The rows the members predict (the training rows for out-of-bag estimates).
+    y : array-like, (sample,)
+        Their true values.
+    oob : bool, default False
+        Out-of-bag estimates from the in-bag rows the model records (scikit-learn forests
+        with ``bootstrap=True`` and ``BaggingRegressor``: ``estimators_samples_``).
+    in_bag : array-like, (tree, sample), optional
+        In-bag counts (or booleans) given directly; a row with count 0 is out of a member's
+        bag.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``forest_mse``, ``tree_mse``, ``rho_bar``, ``breiman_bound``,
+        ``finite_forest_bound``, ``mean_residual_correlation`` (the unweighted mean of the
+        pairwise residual correlations E r_i r_j / (sd_i sd_j)), ``mean_residual``,
+        ``member_mse`` (tree) and ``n_rows`` (the rows used).
+
+    References
+    ----------
+    Breiman (2001), Random forests, Machine Learning 45, section 11, Theorem 11.2.
+
+    Examples
+    --------
+    >>> from treelab.analysis import breiman_regression_bound
+    >>> ds = breiman_regression_bound([[1.0, 2.0, 0.0], [3.0, 3.0, 0.0]], y=[2.0, 1.0, 1.0])
+    >>> round(float(ds.rho_bar), 4), round(float(ds.breiman_bound), 4)
+    (0.4575, 0.6863)
+    """
+    m, y_arr = read_outputs(model_or_outputs, X, y, "model_or_outputs")
+    f = m.outputs
+    n_trees, n_rows = f.shape
+    if n_trees < 2:
+        raise ValueError("model_or_outputs has one member: rho_bar pairs two members")
+    mask = _oob_mask(model_or_outputs, oob, in_bag, n_trees, n_rows)
+    resid = y_arr - f
+    w = np.ones_like(f) if mask is None else mask.astype(np.float64)
+    rw = resid * w
+    counts = w @ w.T  # rows shared by each pair (all rows without a mask)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cross = (rw @ rw.T) / counts  # E r_i r_j over the rows both members did not see
+    member_mse = np.diag(cross).copy()
+    if np.isnan(member_mse).any():
+        raise ValueError("some member has no out-of-bag row: no error to estimate for it")
+    sd = np.sqrt(member_mse)
+    off = ~np.eye(n_trees, dtype=bool) & (counts > 0)
+    tree_mse = member_mse.mean()
+    rho_bar = cross[off].mean() / sd.mean() ** 2 if sd.mean() > 0 else np.nan
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho_ij = cross / np.outer(sd, sd)
+    n_seen = w.sum(axis=0)
+    used = n_seen > 0
+    forest = (rw.sum(axis=0)[used] / n_seen[used])  # mean out-of-bag residual per row
+    forest_mse = np.mean(forest**2)
+    cite = CITE_BREIMAN_REGRESSION
+    desc = "forest_mse <= finite_forest_bound; breiman_bound bounds the infinite forest"
+    variables = {
+        "forest_mse": Var((), forest_mse, "mean squared error of the forest", _UNITS,
+                          cite=cite, description=desc),
+        "tree_mse": Var((), tree_mse, "PE*(tree): mean squared error of the members, "
+                        "averaged", _UNITS, cite=cite),
+        "rho_bar": Var((), rho_bar, "weighted correlation of the residuals of two members",
+                       cite=cite, description="rho_bar = mean_{i!=j} E r_i r_j / "
+                       "(mean_i sd_i)^2"),
+        "breiman_bound": Var((), rho_bar * tree_mse, "Breiman's bound rho_bar PE*(tree)",
+                             _UNITS, cite=cite, description=desc),
+        "finite_forest_bound": Var((), tree_mse / n_trees + (1 - 1 / n_trees) * rho_bar
+                                   * tree_mse, "bound for the M-member forest", _UNITS,
+                                   cite=cite, description=desc),
+        "mean_residual_correlation": Var((), np.nanmean(rho_ij[off]), "mean correlation of "
+                                         "the residuals of two members", cite=cite),
+        "mean_residual": Var((), float(rw.sum() / w.sum()), "mean member residual y - f_i",
+                             "units of y", cite=cite, description="Theorem 11.2 assumes 0"),
+        "member_mse": Var((_dims.TREE,), member_mse, "mean squared error of each member",
+                          _UNITS, cite=cite),
+        "n_rows": Var((), int(used.sum()), "rows used for the forest's error", units="",
+                      cite=cite),
+    }
+    return to_dataset(variables, function="breiman_regression_bound",
+                      params={"source": m.source, "oob": mask is not None},
+                      coords=_coords(m.coords))
+
+
+def _oob_mask(model: Any, oob: bool, in_bag: Any, n_trees: int, n_rows: int
+              ) -> np.ndarray | None:
+    """Out-of-bag mask (tree, sample): True where a member did not see the row."""
+    if in_bag is not None:
+        bag = np.asarray(in_bag)
+        if bag.shape != (n_trees, n_rows):
+            raise ValueError(f"in_bag must be (tree, sample) = {(n_trees, n_rows)}, got shape "
+                             f"{bag.shape}")
+        return bag == 0
+    if not oob:
+        return None
+    if hasattr(model, "member_predict") and not hasattr(model, "estimators_"):
+        raise ValueError("oob=True reads scikit-learn's estimators_samples_; for this model "
+                         "pass in_bag= (tree, sample) with its in-bag counts")
+    from treelab.analysis.oob import sklearn_in_bag
+
+    bag = sklearn_in_bag(model, n_rows)
+    if bag.shape[0] != n_trees:
+        raise ValueError(f"estimators_samples_ lists {bag.shape[0]} members, the model "
+                         f"{n_trees}")
+    return bag == 0
+
+
+def louppe_variance(outputs: Any) -> xr.Dataset:
+    """Louppe's decomposition of a forest's variance over training sets and randomisation.
+
+    For trees phi_{L,theta}(x) grown on a training set L with randomisation theta, sigma^2(x)
+    = Var_{L,theta} phi(x) the variance of one tree, and rho(x) = Cov(phi_{L,theta}(x),
+    phi_{L,theta'}(x)) / sigma^2(x) the correlation between two trees grown on the same L
+    with independent theta, theta', the M-tree forest's variance is (Louppe 2014,
+    Theorem 4.3)
+
+        Var_{L,theta_1..M}(forest(x)) = rho(x) sigma^2(x) + (1 - rho(x)) sigma^2(x) / M.
+
+    With outputs from K training sets and M trees on each, mu(x) is the mean of all K M
+    outputs, sigma^2(x) the mean of (f - mu)^2 over them, rho(x) sigma^2(x) the mean over
+    training sets and pairs of distinct trees of (f_i - mu)(f_j - mu), and
+    ``forest_variance`` is measured directly: the mean over training sets of (f_bar - mu)^2.
+
+    Parameters
+    ----------
+    outputs : array-like or DataArray, (repeat, tree, sample)
+        M >= 2 trees from each of K training sets, on the same rows.
+
+    Returns
+    -------
+    xarray.Dataset
+        Per row ``rho``, ``tree_variance`` (sigma^2), ``correlated_variance`` (rho sigma^2),
+        ``uncorrelated_variance`` ((1 - rho) sigma^2 / M), ``forest_variance``; and their
+        means over rows ``mean_*`` (``mean_rho`` over rows where sigma^2 > 0).
+
+    References
+    ----------
+    Louppe (2014), Understanding random forests: from theory to practice, PhD thesis,
+    University of Liege, section 4.2.2 (Theorem 4.3).
+
+    Examples
+    --------
+    >>> from treelab.analysis import louppe_variance
+    >>> ds = louppe_variance([[[1.0], [3.0]], [[2.0], [4.0]]])
+    >>> float(ds.mean_tree_variance), float(ds.mean_rho), float(ds.mean_forest_variance)
+    (1.25, -0.6, 0.25)
+    """
+    f, _ = check_values(outputs, None, "outputs", None)
+    n_trees = f.shape[1]
+    if n_trees < 2:
+        raise ValueError("outputs has one tree per training set: rho pairs two trees grown "
+                         "on the same training set")
+    mu = f.mean(axis=(0, 1))
+    c = f - mu
+    sigma2 = np.mean(c**2, axis=(0, 1))
+    pairs = np.mean(c.sum(axis=1) ** 2 - np.sum(c**2, axis=1), axis=0) / (
+        n_trees * (n_trees - 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = np.where(sigma2 > 0, pairs / np.where(sigma2 > 0, sigma2, 1.0), np.nan)
+    uncorr = (sigma2 - pairs) / n_trees
+    forest = np.mean((f.mean(axis=1) - mu) ** 2, axis=0)
+    cite = CITE_LOUPPE
+    desc = "forest_variance = correlated_variance + uncorrelated_variance"
+    names = {
+        "rho": (rho, "correlation between two trees grown on the same training set", "1"),
+        "tree_variance": (sigma2, "variance of one tree", _UNITS),
+        "correlated_variance": (pairs, "rho sigma^2", _UNITS),
+        "uncorrelated_variance": (uncorr, "(1 - rho) sigma^2 / M", _UNITS),
+        "forest_variance": (forest, "variance of the forest over training sets", _UNITS),
+    }
+    variables = {}
+    for key, (values, text, units) in names.items():
+        variables[key] = Var((_dims.SAMPLE,), values, f"{text} per row", units, cite=cite,
+                             description=desc)
+    for key, (values, text, units) in names.items():
+        mean = np.nanmean(values) if key == "rho" and np.isfinite(values).any() else (
+            np.nan if key == "rho" else values.mean())
+        variables[f"mean_{key}"] = Var((), mean, f"{text}, mean over rows", units, cite=cite)
+    ds = to_dataset(variables, function="louppe_variance",
+                    params={"n_repeat": f.shape[0], "n_trees": n_trees}, coords={})
+    ds.attrs["n_trees"] = n_trees
+    return ds
+

@@ -1,0 +1,138 @@
+"""One call that diagnoses a regression ensemble on a test set (what
+:func:`treelab.analysis.diagnose` answers for a regressor)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from treelab import _dims
+from treelab.analysis._dataset import make_attrs
+from treelab.analysis._regression_members import combine, resolve_regression, stack_repeats
+from treelab.analysis.regression import (
+    ambiguity,
+    bias_variance_covariance,
+    breiman_regression_bound,
+    louppe_variance,
+)
+from treelab.analysis.regression_decomposition import bias_variance_diversity, check_values
+
+__all__ = ["diagnose_regression"]
+
+_AMBIGUITY = ("ensemble_mse", "average_member_mse", "ambiguity", "member_mse",
+              "member_ambiguity")
+_BREIMAN = ("tree_mse", "rho_bar", "breiman_bound", "finite_forest_bound",
+            "mean_residual_correlation", "mean_residual")
+
+
+def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
+                        target: Any = None, X_train: Any = None, y_train: Any = None,
+                        label: str | None = None) -> xr.Dataset:
+    """Diagnose a regression ensemble on a test set: error, ambiguity, residual correlation,
+    Breiman's bound and, given K fitted models, the decompositions over training sets.
+
+    ``mse`` and ``r2`` are those of the model's own ``predict`` (for a list of regressors or
+    raw outputs: the mean of the members); the ambiguity decomposition
+    (:func:`treelab.analysis.ambiguity`: ``ensemble_mse = average_member_mse - ambiguity``,
+    ``member_mse``, ``member_ambiguity``) and Breiman's regression bound on the test rows
+    (:func:`treelab.analysis.breiman_regression_bound`: ``tree_mse``, ``rho_bar``,
+    ``breiman_bound``, ``finite_forest_bound``, ``mean_residual_correlation``,
+    ``mean_residual``) follow. With ``X_train`` and ``y_train`` (the training rows of a model
+    that records them, ``estimators_samples_``) the bound is also estimated out of bag
+    (``oob_*``).
+
+    With ``models``, K fitted regression ensembles of the same kind and size, one per
+    training set (for example the regressor refitted on K bootstrap samples), their member
+    outputs on ``X`` give ``bvd_*`` (:func:`treelab.analysis.regression.
+    bias_variance_diversity`, squared loss), ``bvc_*``
+    (:func:`treelab.analysis.bias_variance_covariance`, against ``target`` when given, else
+    ``y``) and ``louppe_*`` (:func:`treelab.analysis.louppe_variance`, with at least two
+    members each).
+
+    Parameters
+    ----------
+    regressor : fitted regression ensemble, list of fitted regressors, or outputs
+        See :func:`treelab.analysis.regression_outputs`.
+    X : array-like, (sample, feature)
+        Test rows (None for outputs given as an array).
+    y : array-like, (sample,)
+        Their true values.
+    models : list of fitted regression ensembles, or array-like (repeat, tree, sample)
+        K models trained on K training sets, or their member outputs on ``X``
+        (:func:`treelab.analysis.repeated_member_outputs`), for the decompositions.
+    target : array-like, (sample,), optional
+        The true function E[y|x] on the test rows, for the decompositions.
+    X_train, y_train : array-like, optional
+        The regressor's training rows, for the out-of-bag bound.
+    label : str, optional
+        Name recorded as the scalar coordinate ``ensemble`` (default: the model's class).
+
+    Returns
+    -------
+    xarray.Dataset
+        The variables above; ``member_mse`` and ``member_ambiguity`` over ``tree``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_friedman1
+    >>> from sklearn.ensemble import RandomForestRegressor
+    >>> from treelab.analysis import diagnose
+    >>> X, y = make_friedman1(120, random_state=0)
+    >>> rf = RandomForestRegressor(n_estimators=10, random_state=0).fit(X[:80], y[:80])
+    >>> ds = diagnose(rf, X[80:], y[80:])
+    >>> bool(abs(ds.ensemble_mse - (ds.average_member_mse - ds.ambiguity)) < 1e-9)
+    True
+    """
+    m = resolve_regression(regressor, X, y=y, need_ensemble=True)
+    y_arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y, dtype=np.float64)
+    outputs = m.outputs
+    pred = m.ensemble if m.ensemble is not None else combine(outputs, m.weights)
+    out = xr.Dataset()
+    sse = float(np.sum((pred - y_arr) ** 2))
+    sst = float(np.sum((y_arr - y_arr.mean()) ** 2))
+    out["mse"] = xr.DataArray(sse / y_arr.size, attrs={
+        "long_name": "mean squared error of the ensemble's predict", "units": "squared units "
+        "of y", "cite": "treelab documentation, measures/regression (docs/measures/"
+        "regression.md)"})
+    out["r2"] = xr.DataArray(1.0 - sse / sst if sst > 0 else np.nan, attrs={
+        "long_name": "coefficient of determination R^2 of the ensemble's predict",
+        "units": "1", "cite": out["mse"].attrs["cite"],
+        "description": "1 - SSE / SST (NaN when y is constant)"})
+    parts = [(ambiguity(outputs, y=y_arr, weights=m.weights), _AMBIGUITY, "")]
+    if outputs.shape[0] > 1:
+        parts.append((breiman_regression_bound(outputs, y=y_arr), _BREIMAN, ""))
+    if X_train is not None and y_train is not None and hasattr(regressor, "estimators_"):
+        oob = breiman_regression_bound(regressor, X_train, y_train, oob=True)
+        parts.append((oob, ("forest_mse",) + _BREIMAN + ("n_rows",), "oob_"))
+    if models is not None:
+        if isinstance(models, np.ndarray | xr.DataArray):
+            rep = check_values(models, None, "models", None)[0]
+        else:
+            rep = stack_repeats(models, X)
+        if rep.shape[2] != y_arr.size:
+            raise ValueError(f"models give outputs on {rep.shape[2]} rows but y has "
+                             f"{y_arr.size}")
+        star = y_arr if target is None else target
+        parts.append((bias_variance_diversity(rep, y_arr, target=target), None, "bvd_"))
+        parts.append((bias_variance_covariance(rep, star), None, "bvc_"))
+        if rep.shape[1] > 1:
+            parts.append((louppe_variance(rep), None, "louppe_"))
+    cites = []
+    for ds, names, prefix in parts:
+        chosen = names if names is not None else [
+            k for k, v in ds.data_vars.items() if v.ndim == 0]
+        for name in chosen:
+            out[prefix + name] = ds[name]
+        cites.append(ds.attrs.get("cite", ""))
+    tree_coords = {k: v for k, v in m.coords.items() if k == _dims.TREE}
+    if tree_coords:
+        out = out.assign_coords({_dims.TREE: tree_coords[_dims.TREE]})
+    out.attrs = make_attrs("treelab.analysis.diagnose_regression",
+                           {"source": m.source, "models": None if models is None else
+                            int(np.shape(models)[0]) if not isinstance(models, list | tuple)
+                            else len(models), "target": target is not None,
+                            "oob": any(p == "oob_" for _, _, p in parts)}, cites)
+    name = label if label is not None else m.source
+    return out.assign_coords(ensemble=name)
