@@ -41,6 +41,8 @@ __all__ = ["Statistic", "replicate_statistics"]
 Statistic = Callable[[np.ndarray], dict[str, np.ndarray]]
 
 PAIR_MEANS = ("mean_q_statistic", "mean_correlation", "mean_kappa")
+#: Cells (replicate x tree x row) of one batch of the pair counts' matrix products.
+_BATCH_CELLS = 2**22
 
 
 def replicate_statistics(
@@ -106,30 +108,44 @@ class _PairMeans:
         self.iu = np.triu_indices(n_trees, 1)
 
     def statistic(self, weights: np.ndarray) -> dict[str, np.ndarray]:
-        means = np.stack([self._one(row) for row in _rows(weights)])
+        w = _rows(weights)
+        n_trees, n_rows = self.oracle.shape
+        # replicates per batch: one matrix product per batch and class (a few MB each), not
+        # one small product per replicate
+        step = max(1, _BATCH_CELLS // (n_trees * n_rows))
+        means = np.concatenate([self._batch(w[i:i + step]) for i in range(0, w.shape[0], step)])
         return {name: means[:, PAIR_MEANS.index(name)] for name in self.names}
 
-    def _one(self, w: np.ndarray) -> np.ndarray:
+    def _gram(self, a: np.ndarray, wf: np.ndarray) -> np.ndarray:
+        """sum_i w_bi a_ti a_ki for every replicate b: (batch, tree, tree) in float64."""
+        n_trees, n_rows = a.shape
+        scaled = (wf[:, None, :] * a[None, :, :]).reshape(-1, n_rows)
+        return (scaled @ a.T).reshape(wf.shape[0], n_trees, n_trees).astype(np.float64)
+
+    def _batch(self, w: np.ndarray) -> np.ndarray:
         wf = w.astype(self.dtype)
-        n = float(w.sum())
+        n = w.sum(axis=1)[:, None, None]
         o = self.oracle
-        n11 = ((o * wf[None, :]) @ o.T).astype(np.float64)
-        n_t = (o @ wf).astype(np.float64)
-        a, b = n_t[:, None], n_t[None, :]
+        n11 = self._gram(o, wf)
+        n_t = (wf @ o.T).astype(np.float64)
+        a, b = n_t[:, :, None], n_t[:, None, :]
         n10, n01 = a - n11, b - n11
         n00 = n - a - b + n11
-        share = (self.onehot @ wf).astype(np.float64) / n  # (class, tree)
-        p_e = share.T @ share
-        agree = sum(((lc * wf[None, :]) @ lc.T).astype(np.float64) for lc in self.onehot)
+        share = np.stack([(wf @ lc.T).astype(np.float64) for lc in self.onehot],
+                         axis=2) / n[:, :, 0, None]  # (batch, tree, class)
+        p_e = share @ share.transpose(0, 2, 1)
+        agree = sum(self._gram(lc, wf) for lc in self.onehot)
         with np.errstate(divide="ignore", invalid="ignore"):
             num = n11 * n00 - n01 * n10
             q = num / (n11 * n00 + n01 * n10)
             rho = num / np.sqrt(a * (n - a) * b * (n - b))
             kappa = (agree / n - p_e) / (1.0 - p_e)
         kappa[np.isclose(p_e, 1.0, rtol=0.0, atol=1e-12)] = np.nan
+        iu0, iu1 = self.iu
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # no defined pair: NaN
-            return np.array([np.nanmean(m[self.iu]) for m in (q, rho, kappa)])
+            return np.stack([np.nanmean(m[:, iu0, iu1], axis=1) for m in (q, rho, kappa)],
+                            axis=1)
 
 
 class _Murphy:
