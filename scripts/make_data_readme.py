@@ -10,6 +10,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from treelab.datasets._regression_data import REGRESSION_DATASETS
 from treelab.datasets.loaders import licence_label
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -56,6 +57,19 @@ training and test files.
 
 """
 
+REGRESSION = """\
+## Regression data sets (no download)
+
+`treelab.datasets.load_regression(name)` loads the real regression sets below without any
+download, and none of them is copied into this folder: abalone is the bundle's file above (its
+class, the ring count, read as a numeric target), diabetes is read from the installed
+scikit-learn, and the others from the installed statsmodels (`statsmodels.datasets`: its
+endogenous variable is the target, its exogenous variables the features).
+`treelab.datasets.list_regression()` gives this table; the generators `friedman1`, `friedman2`,
+`friedman3` and `poisson_counts` add regression data with a known target function.
+
+"""
+
 REFERENCES = """
 ## References
 
@@ -96,6 +110,12 @@ def render() -> str:
         lines.append(f"| {e['name']} | {e['n_samples']} | {e['n_features']} | {e['n_classes']} "
                      f"| {source} | `{e['source_commit'][:12]}` | {licence_label(e)} "
                      f"| {citation(e)} |")
+    lines += ["", REGRESSION.rstrip("\n"), "",
+              "| name | rows | features | target | from | source | licence |",
+              "|---|---:|---:|---|---|---|---|"]
+    for name, src in REGRESSION_DATASETS.items():
+        lines.append(f"| {name} | {src.n_samples} | {src.n_features} | {src.target} "
+                     f"| {src.origin} | {src.source} | {src.licence} |")
     lines += ["", "## Checksums (SHA-256)", "", "```"]
     for path in sorted(UCI.iterdir()):
         if path.is_file() and path.name != "README.md":

@@ -22,6 +22,10 @@ SIZED = {
     "parity": {"n_samples": 50},
     "gaussian_mixture": {"n_samples": 50},
     "noisy_function_2d": {"n_samples": 50},
+    "friedman1": {"n_samples": 50},
+    "friedman2": {"n_samples": 50},
+    "friedman3": {"n_samples": 50},
+    "poisson_counts": {"n_samples": 50},
 }
 
 
@@ -45,7 +49,11 @@ def test_schema_and_probabilities_are_consistent(name):
     for j in np.flatnonzero(data.categorical_features):
         col = data.X[:, j]
         assert np.all(col == np.round(col)) and col.min() >= 0  # codes 0..m-1
-    assert set(np.unique(data.y)) <= set(data.classes.tolist())
+    if data.meta.get("task") == "regression":  # real targets: no classes, no probabilities
+        assert data.classes.size == 0 and data.y.dtype == np.float64
+        assert data.true_proba is None and data.true_target.shape == data.y.shape
+    else:
+        assert set(np.unique(data.y)) <= set(data.classes.tolist())
     if data.true_proba is not None:
         np.testing.assert_allclose(data.true_proba.sum(axis=1), 1.0, atol=1e-12)
         assert np.all(data.true_proba >= 0)

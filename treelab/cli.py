@@ -193,6 +193,11 @@ def _list_data(args: argparse.Namespace) -> int:
     print("bundled with scikit-learn (treelab.datasets.load_builtin(name)):")
     print("  " + ", ".join(_BUILTIN))
     print()
+    from treelab.datasets import REGRESSION_DATASETS
+
+    print("regression data, no download (treelab.datasets.load_regression(name)):")
+    print("  " + ", ".join(REGRESSION_DATASETS))
+    print()
     try:
         table = list_uci(args.root)
     except UCIDataNotFoundError as exc:

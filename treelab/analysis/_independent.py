@@ -42,15 +42,23 @@ class IndependentError(NamedTuple):
     method: str
 
 
-def vote_model(labels: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
-    """``model[t, k, l]`` = P(member t votes l | true class k) under the independence model."""
+def vote_model(labels: np.ndarray, y: np.ndarray, n_classes: int,
+               weights: np.ndarray | None = None) -> np.ndarray:
+    """``model[t, k, l]`` = P(member t votes l | true class k) under the independence model;
+    ``weights`` (sample,) count each row that many times (a bootstrap replicate)."""
     n_trees, n_samples = labels.shape
     C = n_classes
     wrong = labels != y[None, :]
-    e = wrong.sum(axis=1) / n_samples
     # conf[t, k, l]: t's votes l on rows of class k (wrong votes only, l != k)
     flat = (np.arange(n_trees)[:, None] * C + y[None, :]) * C + labels
-    conf = np.bincount(flat[wrong], minlength=n_trees * C * C).reshape(n_trees, C, C)
+    if weights is None:
+        e = wrong.sum(axis=1) / n_samples
+        conf = np.bincount(flat[wrong], minlength=n_trees * C * C).reshape(n_trees, C, C)
+    else:
+        w = np.broadcast_to(weights[None, :], wrong.shape)
+        e = np.where(wrong, w, 0.0).sum(axis=1) / weights.sum()
+        conf = np.bincount(flat[wrong], weights=w[wrong],
+                           minlength=n_trees * C * C).reshape(n_trees, C, C)
     conf = conf.astype(np.float64)
     pooled = conf.sum(axis=1)[:, None, :] * (1.0 - np.eye(C))[None]  # wrong votes l != k
     uniform = np.broadcast_to((1.0 - np.eye(C))[None], conf.shape)
@@ -107,12 +115,18 @@ def independent_vote_error(
     n_draws: int = 2_000,
     random_state: int = 0,
     n_known: int | None = None,
+    weights: np.ndarray | None = None,
 ) -> IndependentError:
     """Voting error under independent member errors (see the module docstring); classes from
-    ``n_known`` on are true classes no member saw, lost on every row."""
+    ``n_known`` on are true classes no member saw, lost on every row. ``weights`` (sample,),
+    counts of the rows (a bootstrap replicate), weigh every count of the model and the class
+    shares; None counts each row once."""
     n_trees, n_samples = labels.shape
-    model = vote_model(labels, y, n_classes)
-    share = np.bincount(y, minlength=n_classes) / n_samples
+    model = vote_model(labels, y, n_classes, weights)
+    if weights is None:
+        share = np.bincount(y, minlength=n_classes) / n_samples
+    else:
+        share = np.bincount(y, weights=weights, minlength=n_classes) / weights.sum()
     # one seed per class, so a class's estimate does not depend on which others were simulated
     seeds = np.random.default_rng(random_state).integers(0, 2**63, size=n_classes)
     error, var, methods = 0.0, 0.0, set()

@@ -29,6 +29,7 @@ from treelab.analysis._diagnose_inputs import (
     unknown_tree_vars,
 )
 from treelab.analysis._model_checks import is_regressor_model
+from treelab.analysis._replicates import replicate_statistics
 from treelab.analysis._row_means import row_mean_recipes
 from treelab.analysis.arrangement import arrangement_vars
 from treelab.analysis.diversity import correlation_vars, errors_vars
@@ -190,7 +191,10 @@ def diagnose(
         means) over the test rows: ``observed_error``, ``member_error``, ``p1``, ``p2``,
         ``sd``, ``class_error``, ``thresholded_mse``, ``topk_error``, ``exact_mse``, and of
         ``measures=`` ``brier``, ``log_loss``, the non-pairwise measures, ``mean_disagreement``,
-        ``mean_double_fault`` and ``margin_cdf`` (per element where a measure has dims).
+        ``mean_double_fault`` and ``margin_cdf`` (per element where a measure has dims);
+        and, recomputed at every replicate's row weights, ``independent_error`` (where exact),
+        ``mean_q_statistic``, ``mean_correlation``, ``mean_kappa``, ``brier_reliability``,
+        ``brier_resolution`` and ``auc_ovr``.
         The variables without one, and why, are listed in ``docs/measures/uncertainty.md``
         (:data:`treelab.analysis.intervals.NO_INTERVAL`). None (default): no intervals.
     ci_method : {"bca", "percentile"}, default "bca"
@@ -368,9 +372,10 @@ def diagnose_parts(
                                    summed=summed if p.treelab else None, proba=proba,
                                    true_proba=tp, thresholds=thresholds, ks=ks,
                                    n_known=n_classes)
+        statistics = replicate_statistics(variables, labels, y_codes, n_all, proba, n_classes)
         variables.update(interval_vars(labels, y_codes, ens, n_all, variables, ci=ci,
                                        method=ci_method, n_boot=n_boot, seed=ci_seed,
-                                       votes=votes, recipes=recipes))
+                                       votes=votes, recipes=recipes, statistics=statistics))
     params = {
         "estimator": p.source,
         "estimator_params": _get_params(ensemble),

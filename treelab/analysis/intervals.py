@@ -44,7 +44,8 @@ CITE_BOOTSTRAP = (
     "their Application, section 3.2 (stratified resampling)"
 )
 CI_METHODS = ("bca", "percentile")
-#: Measures that get an interval, in output order.
+#: Measures that get an interval from the row parts below, in output order (others get theirs
+#: from :mod:`treelab.analysis._row_means` and :mod:`treelab.analysis._replicates`).
 INTERVAL_MEASURES = ("ensemble_error", "mean_member_error", "error_ratio", "phi_e", "phi_star",
                      "phi_gap", "strength", "correlation", "breiman_bound", "margin_variance")
 #: diagnose's numeric variables without an interval, and why (a row bootstrap of the test
@@ -57,8 +58,6 @@ NO_INTERVAL = {
     "rival_class": "a class code per test row",
     "independent_error_se": "the Monte Carlo standard error of independent_error, not an "
                             "estimate of the test population",
-    "independent_error": "not yet: a smooth function of the class-conditional member error "
-                         "rates, but each replicate reruns the vote dynamic programme",
     "optimal_error": "a step function (least feasible count of lost rows) of the member error "
                      "counts: the bootstrap of a non-smooth statistic is not consistent",
     "ties": _FIT_TIME, "decision_nodes": _FIT_TIME, "g": _FIT_TIME, "mean_g": _FIT_TIME,
@@ -76,15 +75,16 @@ NO_INTERVAL = {
     "pair_error": "not yet: per pair of trees (a tree x tree matrix)",
     "pairwise_diversity_member_error": "member_error computed as 1 - accuracy (equal up to "
                                        "rounding): the interval is member_error's",
-    "mean_q_statistic": "not yet: a mean over pairs of ratios of pair counts",
-    "mean_correlation": "not yet: a mean over pairs of ratios of pair counts",
-    "mean_kappa": "not yet: a mean over pairs of ratios of label agreement counts",
-    "brier_reliability": "not yet: binned calibration decomposition",
-    "brier_resolution": "not yet: binned calibration decomposition",
     "brier_uncertainty": "the stratified bootstrap keeps the class shares: it does not vary",
     "ece_width": "binned: bin edges and bin contents move with the resample (not smooth)",
     "ece_count": "binned: bin edges and bin contents move with the resample (not smooth)",
-    "auc_ovr": "not yet: a rank statistic (a U statistic, not a mean over rows)",
+}
+#: What an interval's description adds for some measures.
+_NOTES = {
+    "error_ratio": "; the single-model error held fixed",
+    "independent_error": "; each replicate reruns the exact vote model on its weighted counts "
+                         "(NaN where the value is simulated: a Monte Carlo value would add its "
+                         "own noise to every replicate)",
 }
 #: Replicates computed per matrix product (memory: chunk x trees x classes^2 floats).
 _CHUNK = 256
@@ -283,12 +283,15 @@ def interval_vars(
     seed: int = 0,
     votes: np.ndarray | None = None,
     recipes: dict[str, Any] | None = None,
+    statistics: list[Any] | None = None,
 ) -> dict[str, Var]:
     """``<measure>_lower`` and ``<measure>_upper`` for every measure of
     :data:`INTERVAL_MEASURES` present in ``variables`` (diagnose's) and every row-mean
-    measure of ``recipes`` (:func:`treelab.analysis._row_means.row_mean_recipes`), from the
-    same stratified bootstrap weights over the test rows; the error ratio's keeps the
-    single-model error fixed. A measure with dims gets an interval per element."""
+    measure of ``recipes`` (:func:`treelab.analysis._row_means.row_mean_recipes`) and every
+    measure of ``statistics`` (functions of row weights,
+    :func:`treelab.analysis._replicates.replicate_statistics`), from the same stratified
+    bootstrap weights over the test rows; the error ratio's keeps the single-model error
+    fixed. A measure with dims gets an interval per element."""
     ci, method, n_boot, seed = check_interval_options(ci, method, n_boot, seed)
     measures = tuple(m for m in INTERVAL_MEASURES if m in variables)
     single = float(variables["single_error"].data) if "single_error" in variables else np.nan
@@ -302,10 +305,17 @@ def interval_vars(
         boot[name] = _chunked_recipe(recipe, boot_w)
         if jack_w is not None:
             jack[name] = _chunked_recipe(recipe, jack_w)
+    named: list[str] = []
+    for statistic in statistics or []:
+        values = statistic(boot_w)
+        boot.update(values)
+        named += list(values)
+        if jack_w is not None:
+            jack.update(statistic(jack_w))
     out = {}
     how = (f"{method} {ci:.0%} interval from {n_boot} stratified bootstrap replicates of the "
            f"test rows (seed {seed})")
-    for name in (*measures, *(recipes or {})):
+    for name in (*measures, *(recipes or {}), *named):
         base = variables[name]
         theta = np.asarray(base.data, dtype=np.float64)
         b = boot[name].reshape(n_boot, -1)
@@ -313,7 +323,7 @@ def interval_vars(
         limits = np.array([interval(b[:, e], float(t), ci, method,
                                     None if j is None else j[:, e])
                            for e, t in enumerate(theta.ravel())]).reshape(*theta.shape, 2)
-        note = how + ("; the single-model error held fixed" if name == "error_ratio" else "")
+        note = how + _NOTES.get(name, "")
         for side, value in (("lower", limits[..., 0]), ("upper", limits[..., 1])):
             value = float(value) if value.ndim == 0 else value
             out[f"{name}_{side}"] = Var(base.dims, value, f"{side} {ci:.0%} confidence limit of "

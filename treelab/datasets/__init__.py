@@ -2,7 +2,9 @@
 
 Every generator and loader returns a :class:`LabeledData`: features ``X`` (nominal columns as
 integer codes 0..m-1 stored as floats), labels ``y``, the feature types, and where the source
-defines them the true class probabilities of every row.
+defines them the true class probabilities of every row. Regression data (real-valued ``y``,
+``meta["task"] == "regression"``) come from the Friedman and count generators, with the
+noiseless target ``true_target``, and from :func:`load_regression`.
 """
 
 from treelab.datasets._breiman import LED_SEGMENTS, led, led_bayes_error, waveform
@@ -18,6 +20,19 @@ from treelab.datasets._geometric import (
 )
 from treelab.datasets._importance import forest_importance, keep_important
 from treelab.datasets._logic import krk, krk_illegal, m_of_n, monks, parity, tictactoe
+from treelab.datasets._regression import (
+    friedman1,
+    friedman1_function,
+    friedman2,
+    friedman3,
+    friedman23_function,
+    poisson_counts,
+)
+from treelab.datasets._regression_data import (
+    REGRESSION_DATASETS,
+    list_regression,
+    load_regression,
+)
 from treelab.datasets.generators import GENERATORS, SIZED_GENERATORS, generate
 from treelab.datasets.loaders import (
     DATA_ENV,
@@ -42,9 +57,15 @@ __all__ = [
     "GENERATORS",
     "LED_SEGMENTS",
     "NOMINAL",
+    "REGRESSION_DATASETS",
     "SIZED_GENERATORS",
     "LabeledData",
     "forest_importance",
+    "friedman1",
+    "friedman1_function",
+    "friedman2",
+    "friedman23_function",
+    "friedman3",
     "keep_important",
     "UCIDataNotFoundError",
     "add_attribute_noise",
@@ -61,8 +82,10 @@ __all__ = [
     "krk_illegal",
     "led",
     "led_bayes_error",
+    "list_regression",
     "list_uci",
     "load_builtin",
+    "load_regression",
     "load_table",
     "load_uci",
     "m_of_n",
@@ -70,6 +93,7 @@ __all__ = [
     "noisy_function_2d",
     "noisy_function_label",
     "parity",
+    "poisson_counts",
     "subsample",
     "subsample_indices",
     "tictactoe",

@@ -22,6 +22,11 @@ _FEATURE_TYPES = (CONTINUOUS, NOMINAL)
 class LabeledData:
     """Features, labels, a feature schema and (where known) true class probabilities.
 
+    Regression data (the Friedman and count generators, :func:`treelab.datasets.load_regression`)
+    use the same container: ``y`` holds the real-valued targets (float64) and
+    ``meta["task"]`` is ``"regression"``, ``classes`` is empty (there are none); a generator
+    also fills ``true_target``.
+
     Every generator in :mod:`treelab.datasets` and every loader returns one of these.
 
     Parameters
@@ -45,6 +50,10 @@ class LabeledData:
         it must list every class of the generating process (a small sample may miss one).
     meta : mapping, default {}
         Anything else the source defines (Bayes error, category labels, generator parameters).
+    true_target : numpy.ndarray of float64, shape (n_samples,), optional
+        For regression data drawn from a known process: the noiseless target E[y | x] of every
+        row (the regression function f(x) before noise is added), so that noise can be told
+        apart from bias.
     """
 
     X: np.ndarray
@@ -55,6 +64,7 @@ class LabeledData:
     feature_names: tuple[str, ...] | None = None
     classes: np.ndarray | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    true_target: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         X = np.asarray(self.X, dtype=np.float64)
@@ -81,6 +91,13 @@ class LabeledData:
                     f"true_proba must have shape {(X.shape[0], classes.shape[0])}; "
                     f"got {proba.shape}"
                 )
+        target = self.true_target
+        if target is not None:
+            target = np.asarray(target, dtype=np.float64)
+            if target.shape != (X.shape[0],):
+                raise ValueError(f"true_target must have shape ({X.shape[0]},); got "
+                                 f"{target.shape}")
+        object.__setattr__(self, "true_target", target)
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "y", y)
         object.__setattr__(self, "feature_types", ftypes)
@@ -143,7 +160,8 @@ class LabeledData:
             raise TypeError(f"rows must be integer indices or a boolean mask; got {idx.dtype}")
         idx = idx.astype(np.intp, copy=False)
         proba = None if self.true_proba is None else self.true_proba[idx]
-        return replace(self, X=self.X[idx], y=self.y[idx], true_proba=proba)
+        target = None if self.true_target is None else self.true_target[idx]
+        return replace(self, X=self.X[idx], y=self.y[idx], true_proba=proba, true_target=target)
 
     def to_frame(self, target: str = "target") -> pd.DataFrame:
         """Return the data as a DataFrame: nominal columns as ``category``, then the target.

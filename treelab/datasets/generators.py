@@ -3,8 +3,9 @@
 The generators themselves live in :mod:`treelab.datasets._breiman` (LED, waveform),
 :mod:`treelab.datasets._geometric` (concepts A/B, Fan's synthetic problem, Gaussian mixture,
 noisy 2-D function, image interpolation) and :mod:`treelab.datasets._logic` (tic-tac-toe, KRK,
-MONK's problems, m-of-n, parity). Every one takes ``random_state`` and returns a
-:class:`~treelab.datasets.LabeledData`.
+MONK's problems, m-of-n, parity) and :mod:`treelab.datasets._regression` (Friedman #1, #2, #3
+and Poisson counts: regression data with the noiseless target in ``true_target``). Every one
+takes ``random_state`` and returns a :class:`~treelab.datasets.LabeledData`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from treelab.datasets._geometric import (
     noisy_function_2d,
 )
 from treelab.datasets._logic import krk, m_of_n, monks, parity, tictactoe
+from treelab.datasets._regression import friedman1, friedman2, friedman3, poisson_counts
 
 __all__ = ["GENERATORS", "SIZED_GENERATORS", "generate"]
 
@@ -41,13 +43,18 @@ GENERATORS: dict[str, Callable[..., LabeledData]] = {
     "gaussian_mixture": gaussian_mixture,
     "noisy_function_2d": noisy_function_2d,
     "image_interpolation": image_interpolation,
+    "friedman1": friedman1,
+    "friedman2": friedman2,
+    "friedman3": friedman3,
+    "poisson_counts": poisson_counts,
 }
 
 #: Generators that draw a chosen number of rows (take ``n_samples``), so that independent
 #: training and test sets can be drawn from them.
 SIZED_GENERATORS = frozenset(
     {"led", "waveform", "concepts", "fan_synthetic", "krk", "monks", "m_of_n", "parity",
-     "gaussian_mixture", "noisy_function_2d"}
+     "gaussian_mixture", "noisy_function_2d", "friedman1", "friedman2", "friedman3",
+     "poisson_counts"}
 )
 
 

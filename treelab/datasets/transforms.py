@@ -119,6 +119,9 @@ def add_class_noise(
         (1 - rate) p_c + rate (1 - p_c) / (C - 1), the probabilities of the noisy label.
     """
     rate = check_rate("rate", rate)
+    if isinstance(y, LabeledData) and y.meta.get("task") == "regression":
+        raise ValueError(f"y must hold class labels; {y.name or 'the data'} is regression data "
+                         "(real-valued targets): class noise does not apply")
     labels = y.y if isinstance(y, LabeledData) else np.asarray(y)
     if labels.ndim != 1:
         raise ValueError(f"y must be 1-D; got shape {labels.shape}")
@@ -217,7 +220,8 @@ def add_attribute_noise(
             out[rows, j] = observed[rng.integers(0, observed.size, size=rows.size)]
     if not isinstance(X, LabeledData):
         return out
-    return replace(X, X=out, true_proba=None, meta={**X.meta, "attribute_noise": rate})
+    return replace(X, X=out, true_proba=None, true_target=None,
+                   meta={**X.meta, "attribute_noise": rate})
 
 
 def subsample_indices(
