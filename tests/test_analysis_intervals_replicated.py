@@ -33,10 +33,9 @@ def _statistics(labels, y, n_classes):
                    measures=["pairwise_diversity", "probability_quality"])
     proba = vote_counts(labels, n_classes) / labels.shape[0]
     variables = {name: None for name in NAMES}
-    # diagnose hands probability_quality the vote fractions renormalised (rows summing to 1
-    # up to rounding): the reference takes the same numbers, ties and all
-    unit = proba / proba.sum(axis=1, keepdims=True)
-    return res, replicate_statistics(variables, labels, y, n_classes, proba, n_classes), unit
+    # diagnose hands probability_quality the vote fractions as they are (their rows sum to 1
+    # up to rounding; dividing by those sums would split ties): the reference takes them too
+    return res, replicate_statistics(variables, labels, y, n_classes, proba, n_classes), proba
 
 
 def _evaluate(statistics, weights):

@@ -123,3 +123,27 @@ def test_probability_quality_handworked_and_dims():
         probability_quality(P, y, n_bins=0)
     with pytest.raises(ValueError, match="sum to 1"):
         probability_quality(P * 0.5, y)
+
+
+def test_diagnose_auc_keeps_tied_vote_fractions_tied():
+    """Vote fractions whose rows sum to 1 but for the last bit were divided by those sums,
+    which split equal scores of different rows: the AUC differed from scikit-learn's on the
+    same fractions (seed 184: 0.998843 against 0.999228)."""
+    from sklearn.metrics import roc_auc_score
+
+    from treelab.analysis import diagnose
+
+    differ = []
+    for seed in (173, 184, 186, 196):
+        rng = np.random.default_rng(seed)
+        n_trees, n, n_classes = 10, 60, 3
+        y = rng.integers(0, n_classes, n)
+        labels = np.where(rng.random((n_trees, n)) < 0.6, y[None, :],
+                          rng.integers(0, n_classes, (n_trees, n)))
+        ds = diagnose(labels, None, y, measures="probability_quality",
+                      classes=np.arange(n_classes), combine="vote")
+        fractions = np.stack([(labels == c).sum(0) for c in range(n_classes)], 1) / n_trees
+        ref = roc_auc_score(y, fractions, multi_class="ovr", labels=np.arange(n_classes))
+        if float(ds.auc_ovr) != ref:
+            differ.append((seed, float(ds.auc_ovr), ref))
+    assert differ == []

@@ -34,6 +34,7 @@ import numpy as np
 
 from treelab.analysis._dataset import Var
 from treelab.analysis._independent import independent_vote_error
+from treelab.analysis.probability import unit_rows
 
 __all__ = ["Statistic", "replicate_statistics"]
 
@@ -66,7 +67,7 @@ def replicate_statistics(
     wanted = [name for name in PAIR_MEANS if name in variables]
     if wanted and labels.shape[0] > 1:
         out.append(_PairMeans(labels, y, n_classes, wanted).statistic)
-    unit = proba / proba.sum(axis=1, keepdims=True)
+    unit = unit_rows(proba)
     wanted = [name for name in ("brier_reliability", "brier_resolution") if name in variables]
     if wanted:
         out.append(_Murphy(unit, y, wanted).statistic)

@@ -18,7 +18,7 @@ import numpy as np
 from treelab import _dims
 from treelab.analysis._dataset import Var
 from treelab.analysis.diversity import _vote_labels
-from treelab.analysis.probability import thresholded_rows, topk_rank
+from treelab.analysis.probability import thresholded_rows, topk_rank, unit_rows
 from treelab.combine import vote_tiebreak
 
 __all__ = ["MARGIN_THETA", "RowMeans", "row_mean_recipes"]
@@ -141,7 +141,7 @@ def row_mean_recipes(
         se = np.sum((true_proba - proba[:, :n_known]) ** 2, axis=1)
         out["exact_mse"] = RowMeans(se[:, None], _first, ())
     if "brier" in variables:  # probability_quality's, of the renormalised probabilities
-        unit = proba / proba.sum(axis=1, keepdims=True)
+        unit = unit_rows(proba)
         out["brier"] = RowMeans(np.sum((unit - onehot) ** 2, axis=1)[:, None], _first, ())
         # scikit-learn's log_loss clips the probabilities to [eps, 1 - eps] (float eps)
         eps = np.finfo(unit.dtype).eps

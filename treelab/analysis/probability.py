@@ -87,6 +87,19 @@ def _proba_and_labels(
     return p, codes, coords, n_known
 
 
+def unit_rows(proba: np.ndarray) -> np.ndarray:
+    """An ensemble's scores as the probabilities ``stats.probability_quality`` reads.
+
+    Rows that sum to 1 within its tolerance (1e-6) are kept as they are, bit for bit: dividing
+    them by sums that differ from 1 in the last bit, a different bit for different rows, would
+    split equal scores, and the ROC AUC counts ties as halves. Other rows (the scores of the
+    ``max`` and ``product`` combinations) are divided by their sums.
+    """
+    sums = proba.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.abs(sums - 1.0) <= 1e-6, proba, proba / sums)
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real | np.integer | np.floating) and not isinstance(
         value, bool | np.bool_

@@ -13,6 +13,7 @@ import xarray as xr
 from treelab.analysis._dataset import Var
 from treelab.analysis.kuncheva import nonpairwise_diversity, pairwise_diversity
 from treelab.analysis.margins import margin_cdf
+from treelab.analysis.probability import unit_rows
 
 __all__ = ["MEASURES", "check_measures", "measure_vars"]
 
@@ -43,7 +44,7 @@ def _compute(name: str, labels: np.ndarray, y: np.ndarray, n_classes: int,
 
     if n_classes < 2:
         return xr.Dataset()
-    return probability_quality(proba / proba.sum(axis=1, keepdims=True), y)
+    return probability_quality(unit_rows(proba), y)
 
 
 def measure_vars(
