@@ -197,7 +197,7 @@ def test_classification_measures_refuse_regressors_and_real_outputs(data):
     with pytest.raises(ValueError, match="kind='proba' is for classifiers"):
         A.member_outputs(rf, Xt, kind="proba")
     with pytest.raises(TypeError, match="options of a classifier"):
-        A.diagnose(rf, Xt, yt, ci=0.95)
+        A.diagnose(rf, Xt, yt, single=0.3)  # ci= is a regressor's option too
 
 
 def test_an_unfitted_treelab_classifier_is_still_called_unfitted(data):

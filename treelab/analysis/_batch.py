@@ -229,15 +229,24 @@ def member_dataset(
     n_classes: int | None = None,
     classes: Any = None,
     X: Any = None,
+    ci: tuple | None = None,
+    no_interval: Mapping[str, str] | None = None,
 ) -> xr.Dataset:
     """The Dataset of a measure over member labels: validate and encode the inputs
     (:func:`member_inputs`), compute ``vars_of(labels, y, n_classes)`` and build the result
-    (no class coordinate: these measures have no class dim)."""
+    (no class coordinate: these measures have no class dim). ``ci``: checked interval options
+    (:func:`treelab.analysis._measure_intervals.ci_options`) for the stratified bootstrap
+    intervals of :func:`treelab.analysis._measure_intervals.row_intervals`."""
+    from treelab.analysis._measure_intervals import STRATIFIED, ci_params, row_intervals
+
     inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     coords = {k: v for k, v in inp.coords.items() if k != _dims.CLASS}
-    return to_dataset(
-        vars_of(inp.labels, inp.y, inp.n_classes),
-        function=function,
-        params={"n_classes": inp.n_classes},
-        coords=coords,
-    )
+    variables = vars_of(inp.labels, inp.y, inp.n_classes)
+    params: dict[str, Any] = {"n_classes": inp.n_classes}
+    if ci is not None:
+        limits, skipped = row_intervals(
+            variables, lambda rows: vars_of(inp.labels[:, rows], inp.y[rows], inp.n_classes),
+            inp.y.size, ci, strata=inp.y, no_interval=no_interval)
+        variables = {**variables, **limits}
+        params["ci"] = ci_params(ci, STRATIFIED, skipped)
+    return to_dataset(variables, function=function, params=params, coords=coords)

@@ -42,6 +42,10 @@ __all__ = ["Statistic", "replicate_statistics"]
 Statistic = Callable[[np.ndarray], dict[str, np.ndarray]]
 
 PAIR_MEANS = ("mean_q_statistic", "mean_correlation", "mean_kappa")
+#: diagnose's per-pair matrices (measures=["pairwise_diversity"]) and pairwise_stats' keys.
+PAIR_MATRICES = {"q_statistic": "q_statistic", "pairwise_diversity_correlation": "correlation",
+                 "disagreement": "disagreement", "double_fault": "double_fault",
+                 "kappa": "kappa", "pair_error": "pair_error"}
 #: Cells (replicate x tree x row) of one batch of the pair counts' matrix products.
 _BATCH_CELLS = 2**22
 
@@ -67,6 +71,9 @@ def replicate_statistics(
     wanted = [name for name in PAIR_MEANS if name in variables]
     if wanted and labels.shape[0] > 1:
         out.append(_PairMeans(labels, y, n_classes, wanted).statistic)
+    matrices = {name: key for name, key in PAIR_MATRICES.items() if name in variables}
+    if matrices:
+        out.append(_pair_matrices(labels, y, n_classes, matrices))
     unit = unit_rows(proba)
     wanted = [name for name in ("brier_reliability", "brier_resolution") if name in variables]
     if wanted:
@@ -74,6 +81,26 @@ def replicate_statistics(
     if "auc_ovr" in variables:
         out.append(_auc_ovr(unit, y))
     return out
+
+
+def _pair_matrices(labels: np.ndarray, y: np.ndarray, n_classes: int,
+                   names: dict[str, str]) -> Statistic:
+    """The per-pair matrices of :func:`treelab.analysis.pairwise_diversity` on the rows
+    repeated w_i times (one vectorised computation over all pairs per replicate)."""
+    from treelab.analysis.kuncheva import pairwise_stats
+
+    rows = np.arange(y.size)
+
+    def statistic(weights: np.ndarray) -> dict[str, np.ndarray]:
+        values: dict[str, list] = {name: [] for name in names}
+        for w in _rows(weights):
+            taken = np.repeat(rows, w.astype(np.int64))
+            st = pairwise_stats(labels[None, :, taken], y[None, taken], n_classes)
+            for name, key in names.items():
+                values[name].append(st[key][0])
+        return {name: np.stack(v) for name, v in values.items()}
+
+    return statistic
 
 
 def _rows(weights: np.ndarray) -> np.ndarray:

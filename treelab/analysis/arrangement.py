@@ -14,7 +14,9 @@ from treelab.analysis._batch import member_inputs
 from treelab.analysis._cite import CITE_ARRANGEMENT, CITE_ERRORS, treelab_docs
 from treelab.analysis._dataset import Var, to_dataset, vote_counts
 from treelab.analysis._independent import MAX_STATES, independent_vote_error
+from treelab.analysis._measure_intervals import STRATIFIED, ci_options, ci_params, row_intervals
 from treelab.analysis.diversity import _ERR, _member_error, _vote_labels
+from treelab.analysis.intervals import NO_INTERVAL
 from treelab.combine import vote_tiebreak
 
 __all__ = ["arrangement_vars", "error_arrangement"]
@@ -48,6 +50,10 @@ def error_arrangement(
     max_states: int = MAX_STATES,
     n_draws: int = 2_000,
     random_state: int = 0,
+    ci: float | None = None,
+    ci_method: str = "bca",
+    n_boot: int = 2000,
+    ci_seed: int = 0,
 ) -> xr.Dataset:
     """Observed, independent and optimal arrangements of member errors (Ali & Pazzani §5.3).
 
@@ -98,12 +104,27 @@ def error_arrangement(
         With a model (or a list of models) as ``member_labels``: the rows its members
         predict (:func:`treelab.analysis.member_outputs`); its classes need no ``classes=``.
 
+    ci : float, optional
+        Confidence level (e.g. 0.95) of intervals ``<name>_lower`` / ``<name>_upper`` on
+        ``observed_error``, ``member_error`` and the exact ``independent_error``
+        (none for a simulated one, ``independent_error_se`` or ``optimal_error``: the reasons
+        are in ``params``): the stratified bootstrap of the test rows, as
+        :func:`treelab.analysis.diagnose` draws it (docs/measures/uncertainty.md); recorded in
+        ``params["ci"]``. None (default): none.
+    ci_method : {"bca", "percentile"}, default "bca"
+        The bootstrap interval.
+    n_boot : int, default 2000
+        Bootstrap replicates (at least 100).
+    ci_seed : int, default 0
+        Resampling seed.
+
     Returns
     -------
     xarray.Dataset
         ``observed_error``, ``independent_error``, ``independent_error_se``, ``optimal_error``
-        and ``member_error`` (tree).
+        and ``member_error`` (tree); with ``ci`` the ``_lower`` and ``_upper`` limits above.
     """
+    ci_opts = ci_options(ci, ci_method, n_boot, ci_seed)
     for name, value, low in (("max_states", max_states, 1), ("n_draws", n_draws, 1),
                              ("random_state", random_state, 0)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
@@ -113,14 +134,27 @@ def error_arrangement(
 
     inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     options["n_known"] = inp.n_known
-    variables = arrangement_vars(inp.labels, inp.y, inp.n_classes, independent=options)
-    variables["member_error"] = Var(
-        (_dims.TREE,), _member_error(inp.labels, inp.y), "member error rate e_t",
-        valid_range=_ERR, cite=CITE_ERRORS,
-    )
+
+    def variables_of(rows: np.ndarray | slice) -> dict[str, Var]:
+        labels, codes = inp.labels[:, rows], inp.y[rows]
+        out = arrangement_vars(labels, codes, inp.n_classes, independent=options)
+        out["member_error"] = Var((_dims.TREE,), _member_error(labels, codes),
+                                  "member error rate e_t", valid_range=_ERR, cite=CITE_ERRORS)
+        return out
+
+    variables = variables_of(slice(None))
+    params: dict[str, Any] = {"n_classes": inp.n_classes, **options}
+    if ci_opts is not None:
+        skip = {name: NO_INTERVAL[name] for name in ("independent_error_se", "optimal_error")}
+        if variables["independent_error"].description.split(";")[0] != "exact":
+            skip["independent_error"] = ("simulated (Monte Carlo): each replicate would add "
+                                         "its own simulation noise")
+        limits, skipped = row_intervals(variables, variables_of, inp.y.size, ci_opts,
+                                        strata=inp.y, no_interval=skip)
+        variables = {**variables, **limits}
+        params["ci"] = ci_params(ci_opts, STRATIFIED, skipped)
     coords = {k: v for k, v in inp.coords.items() if k != _dims.CLASS}
-    return to_dataset(variables, function="error_arrangement",
-                      params={"n_classes": inp.n_classes, **options}, coords=coords)
+    return to_dataset(variables, function="error_arrangement", params=params, coords=coords)
 
 
 def arrangement_vars(

@@ -28,8 +28,9 @@ from treelab.analysis._diagnose_inputs import (
     read,
     unknown_tree_vars,
 )
+from treelab.analysis._measure_intervals import too_large
 from treelab.analysis._model_checks import is_regressor_model
-from treelab.analysis._replicates import replicate_statistics
+from treelab.analysis._replicates import PAIR_MATRICES, replicate_statistics
 from treelab.analysis._row_means import row_mean_recipes
 from treelab.analysis.arrangement import arrangement_vars
 from treelab.analysis.diversity import correlation_vars, errors_vars
@@ -193,8 +194,11 @@ def diagnose(
         ``measures=`` ``brier``, ``log_loss``, the non-pairwise measures, ``mean_disagreement``,
         ``mean_double_fault`` and ``margin_cdf`` (per element where a measure has dims);
         and, recomputed at every replicate's row weights, ``independent_error`` (where exact),
-        ``mean_q_statistic``, ``mean_correlation``, ``mean_kappa``, ``brier_reliability``,
-        ``brier_resolution`` and ``auc_ovr``.
+        ``mean_q_statistic``, ``mean_correlation``, ``mean_kappa``, the per-pair matrices
+        of ``measures=["pairwise_diversity"]`` (up to a memory bound; beyond it the reason
+        is in ``params["ci"]["no_interval"]``), ``brier_reliability``,
+        ``brier_resolution`` and ``auc_ovr``. For a regressor: those of
+        :func:`treelab.analysis.diagnose_regression` (plain bootstrap of the test rows).
         The variables without one, and why, are listed in ``docs/measures/uncertainty.md``
         (:data:`treelab.analysis.intervals.NO_INTERVAL`). None (default): no intervals.
     ci_method : {"bca", "percentile"}, default "bca"
@@ -227,7 +231,8 @@ def diagnose(
         return _diagnose_regressor(ensemble, X, y, X_train=X_train, y_train=y_train,
                                    label=label, single=single, true_proba=true_proba,
                                    measures=measures, combine=combine, classes=classes,
-                                   member_counts=member_counts, ci=ci)
+                                   member_counts=member_counts, ci=ci,
+                                   ci_method=ci_method, n_boot=n_boot, ci_seed=ci_seed)
     parts = diagnose_parts(
         ensemble, X, y, single=single, true_proba=true_proba, X_train=X_train,
         y_train=y_train, thresholds=thresholds, k=k, measures=measures, label=label,
@@ -240,7 +245,8 @@ def diagnose(
 
 
 def _diagnose_regressor(ensemble: Any, X: Any, y: Any, *, X_train: Any, y_train: Any,
-                        label: str | None, **classification: Any) -> xr.Dataset:
+                        label: str | None, ci: float | None, ci_method: str, n_boot: int,
+                        ci_seed: int, **classification: Any) -> xr.Dataset:
     """A regressor's diagnosis (:func:`treelab.analysis.diagnose_regression`), refusing the
     options that only a classifier has."""
     given = sorted(k for k, v in classification.items() if v is not None and v != ())
@@ -250,7 +256,8 @@ def _diagnose_regressor(ensemble: Any, X: Any, y: Any, *, X_train: Any, y_train:
                         "(models=, target= for the decompositions)")
     from treelab.analysis.regression_diagnose import diagnose_regression
 
-    return diagnose_regression(ensemble, X, y, X_train=X_train, y_train=y_train, label=label)
+    return diagnose_regression(ensemble, X, y, X_train=X_train, y_train=y_train, label=label,
+                               ci=ci, ci_method=ci_method, n_boot=n_boot, ci_seed=ci_seed)
 
 
 class Parts(NamedTuple):
@@ -372,7 +379,12 @@ def diagnose_parts(
                                    summed=summed if p.treelab else None, proba=proba,
                                    true_proba=tp, thresholds=thresholds, ks=ks,
                                    n_known=n_classes)
-        statistics = replicate_statistics(variables, labels, y_codes, n_all, proba, n_classes)
+        # the per-pair matrices' replicates take n_boot x T^2 values each: bounded
+        too_big = too_large(variables, tuple(PAIR_MATRICES), labels.shape[0] ** 2,
+                            (ci, ci_method, n_boot, ci_seed), y_codes.size)
+        statistics = replicate_statistics(
+            {k: v for k, v in variables.items() if k not in too_big}, labels, y_codes, n_all,
+            proba, n_classes)
         variables.update(interval_vars(labels, y_codes, ens, n_all, variables, ci=ci,
                                        method=ci_method, n_boot=n_boot, seed=ci_seed,
                                        votes=votes, recipes=recipes, statistics=statistics))
@@ -389,6 +401,8 @@ def diagnose_parts(
     if ci is not None:
         params["ci"] = {"level": float(ci), "method": ci_method, "n_boot": int(n_boot),
                         "seed": int(ci_seed), "resampling": "test rows, stratified by class"}
+        if too_big:
+            params["ci"]["no_interval"] = too_big
     coords = {**extra_coords, _dims.THRESHOLD: np.array(names), _dims.K: ks,
               _dims.CLASS: np.concatenate([p.classes, unseen]) if unseen.size else p.classes}
     return Parts(variables, coords, params, dict(p.notes), p.source)

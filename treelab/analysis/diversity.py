@@ -30,6 +30,7 @@ from treelab.analysis._dataset import (
     to_dataset,
     vote_counts,
 )
+from treelab.analysis._measure_intervals import STRATIFIED, ci_options, ci_params, row_intervals
 
 __all__ = [
     "error_correlation",
@@ -92,6 +93,10 @@ def errors(
     n_classes: int | None = None,
     classes: Any = None,
     X: Any = None,
+    ci: float | None = None,
+    ci_method: str = "bca",
+    n_boot: int = 2000,
+    ci_seed: int = 0,
 ) -> xr.Dataset:
     """Member errors, their mean and the ensemble error.
 
@@ -117,12 +122,25 @@ def errors(
     X : array-like, (sample, feature), optional
         With a model (or a list of models) as ``member_labels``: the rows its members
         predict (:func:`treelab.analysis.member_outputs`); its classes need no ``classes=``.
+    ci : float, optional
+        Confidence level (e.g. 0.95) of intervals ``<name>_lower`` / ``<name>_upper`` on
+        every number that is not per row: the stratified bootstrap of the test rows, as
+        :func:`treelab.analysis.diagnose` draws it (docs/measures/uncertainty.md); recorded in
+        ``params["ci"]``. None (default): none.
+    ci_method : {"bca", "percentile"}, default "bca"
+        The bootstrap interval.
+    n_boot : int, default 2000
+        Bootstrap replicates (at least 100).
+    ci_seed : int, default 0
+        Resampling seed.
 
     Returns
     -------
     xarray.Dataset
-        ``member_error`` (tree), ``mean_member_error``, ``ensemble_error``.
+        ``member_error`` (tree), ``mean_member_error``, ``ensemble_error``; with ``ci`` their
+        ``_lower`` and ``_upper`` limits (the ensemble labels of a row held fixed).
     """
+    options = ci_options(ci, ci_method, n_boot, ci_seed)
     if X is not None and ensemble_labels is None:
         # a model's own combination, not uniform voting: read (and checked) once, here
         from treelab.analysis.members import read_members
@@ -147,6 +165,12 @@ def errors(
         how = "ensemble_labels as given"
     variables = errors_vars(inp.labels, inp.y, ens, how)
     params = {"n_classes": inp.n_classes, "ensemble_labels": ensemble_labels is not None}
+    if options is not None:
+        limits, skipped = row_intervals(
+            variables, lambda rows: errors_vars(inp.labels[:, rows], inp.y[rows], ens[rows], how),
+            inp.y.size, options, strata=inp.y)
+        variables = {**variables, **limits}
+        params["ci"] = ci_params(options, STRATIFIED, skipped)
     return to_dataset(variables, function="errors", params=params, coords=inp.coords)
 
 
@@ -167,7 +191,8 @@ def errors_vars(labels: np.ndarray, y: np.ndarray, ens: np.ndarray, how: str) ->
 
 def error_correlation(
     member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None,
-    X: Any = None,
+    X: Any = None, ci: float | None = None, ci_method: str = "bca", n_boot: int = 2000,
+    ci_seed: int = 0,
 ) -> xr.Dataset:
     """Error correlation phi_e and its independence value phi* (Ali & Pazzani 1995).
 
@@ -204,12 +229,24 @@ def error_correlation(
     X : array-like, (sample, feature), optional
         With a model (or a list of models) as ``member_labels``: the rows its members
         predict (:func:`treelab.analysis.member_outputs`); its classes need no ``classes=``.
+    ci : float, optional
+        Confidence level (e.g. 0.95) of intervals ``<name>_lower`` / ``<name>_upper`` on
+        every number that is not per row: the stratified bootstrap of the test rows, as
+        :func:`treelab.analysis.diagnose` draws it (docs/measures/uncertainty.md); recorded in
+        ``params["ci"]``. None (default): none.
+    ci_method : {"bca", "percentile"}, default "bca"
+        The bootstrap interval.
+    n_boot : int, default 2000
+        Bootstrap replicates (at least 100).
+    ci_seed : int, default 0
+        Resampling seed.
 
     Returns
     -------
     xarray.Dataset
         ``phi_e``, ``phi_star``, ``phi_gap`` (phi_e - phi*) and ``relation``: ``"positive"``
-        (phi_e > phi*), ``"uncorrelated"`` (equal within rtol 1e-9) or ``"negative"``.
+        (phi_e > phi*), ``"uncorrelated"`` (equal within rtol 1e-9) or ``"negative"``; with
+        ``ci`` the ``_lower`` and ``_upper`` limits of the first three.
 
     References
     ----------
@@ -224,8 +261,9 @@ def error_correlation(
     >>> float(ds.phi_e), str(ds.relation.values)
     (0.5, 'positive')
     """
+    options = ci_options(ci, ci_method, n_boot, ci_seed)
     return member_dataset(correlation_vars, "error_correlation", member_labels, y,
-                          n_classes=n_classes, classes=classes, X=X)
+                          n_classes=n_classes, classes=classes, X=X, ci=options)
 
 
 def correlation_vars(

@@ -67,12 +67,6 @@ NO_INTERVAL = {
     "oob_strength": "out-of-bag rows of the training set, not the test rows",
     "oob_correlation": "out-of-bag rows of the training set, not the test rows",
     "oob_breiman_bound": "out-of-bag rows of the training set, not the test rows",
-    "q_statistic": "not yet: per pair of trees (a tree x tree matrix)",
-    "pairwise_diversity_correlation": "not yet: per pair of trees (a tree x tree matrix)",
-    "disagreement": "not yet: per pair of trees (a tree x tree matrix)",
-    "double_fault": "not yet: per pair of trees (a tree x tree matrix)",
-    "kappa": "not yet: per pair of trees (a tree x tree matrix)",
-    "pair_error": "not yet: per pair of trees (a tree x tree matrix)",
     "pairwise_diversity_member_error": "member_error computed as 1 - accuracy (equal up to "
                                        "rounding): the interval is member_error's",
     "brier_uncertainty": "the stratified bootstrap keeps the class shares: it does not vary",
@@ -312,13 +306,24 @@ def interval_vars(
         named += list(values)
         if jack_w is not None:
             jack.update(statistic(jack_w))
-    out = {}
     how = (f"{method} {ci:.0%} interval from {n_boot} stratified bootstrap replicates of the "
            f"test rows (seed {seed})")
-    for name in (*measures, *(recipes or {}), *named):
+    return limit_vars(variables, (*measures, *(recipes or {}), *named), boot, jack, ci=ci,
+                      method=method, how=how)
+
+
+def limit_vars(variables: dict[str, Var], names: tuple[str, ...] | list[str],
+               boot: dict[str, np.ndarray], jack: dict[str, np.ndarray], *, ci: float,
+               method: str, how: str) -> dict[str, Var]:
+    """``<name>_lower`` and ``<name>_upper`` (the measure's dims, one interval per element)
+    from the replicates ``boot[name]`` (replicate, ...) and jackknife values ``jack[name]``
+    of every measure ``names`` of ``variables``: the one convention of every interval."""
+    out = {}
+    for name in names:
         base = variables[name]
         theta = np.asarray(base.data, dtype=np.float64)
-        b = boot[name].reshape(n_boot, -1)
+        b = np.asarray(boot[name], dtype=np.float64)
+        b = b.reshape(b.shape[0], -1)
         j = jack[name].reshape(jack[name].shape[0], -1) if name in jack else None
         limits = np.array([interval(b[:, e], float(t), ci, method,
                                     None if j is None else j[:, e])

@@ -21,6 +21,7 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis._batch import batched_labels, build
 from treelab.analysis._dataset import Var
+from treelab.analysis._measure_intervals import batch_intervals, ci_options, too_large
 from treelab.engine.kernels._agreement import label_agreement
 
 __all__ = ["nonpairwise_diversity", "pairwise_diversity"]
@@ -150,7 +151,8 @@ def pairwise_means(labels: np.ndarray, y: np.ndarray, n_classes: int) -> dict[st
 
 def pairwise_diversity(
     member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None,
-    X: Any = None, pair_matrix: bool | None = None,
+    X: Any = None, pair_matrix: bool | None = None, ci: float | None = None,
+    ci_method: str = "bca", n_boot: int = 2000, ci_seed: int = 0,
 ) -> xr.Dataset:
     """Pairwise diversity: Q statistic, correlation, disagreement, double fault, kappa.
 
@@ -196,6 +198,19 @@ def pairwise_diversity(
         bound. False: the means only, computed streaming over pairs in memory linear in the
         tree count (10,000 trees x 1,000 rows: benchmarks/README.md); they equal the means
         of the matrices up to the order of floating-point sums (relative 1e-12).
+    ci : float, optional
+        Confidence level (e.g. 0.95) of intervals ``<name>_lower`` / ``<name>_upper`` on
+        every number, per pair for the matrices (their replicates take n_boot x T^2 x 8
+        bytes each: above 256 MiB in all they get none, the reason in ``params``; y must be
+        one set of rows for all leading dims): the stratified bootstrap of the test rows, as
+        :func:`treelab.analysis.diagnose` draws it (docs/measures/uncertainty.md); recorded in
+        ``params["ci"]``. None (default): none.
+    ci_method : {"bca", "percentile"}, default "bca"
+        The bootstrap interval.
+    n_boot : int, default 2000
+        Bootstrap replicates (at least 100).
+    ci_seed : int, default 0
+        Resampling seed.
 
     Returns
     -------
@@ -203,7 +218,8 @@ def pairwise_diversity(
         ``q_statistic``, ``correlation``, ``disagreement``, ``double_fault``, ``kappa`` and
         ``pair_error`` over (..., tree, tree_other) (when built, see ``pair_matrix``);
         ``member_error`` over (..., tree); ``mean_q_statistic``, ``mean_correlation``,
-        ``mean_disagreement``, ``mean_double_fault``, ``mean_kappa`` over the leading dims.
+        ``mean_disagreement``, ``mean_double_fault``, ``mean_kappa`` over the leading dims;
+        with ``ci`` their ``_lower`` and ``_upper`` limits.
 
     References
     ----------
@@ -218,6 +234,7 @@ def pairwise_diversity(
     """
     if pair_matrix is not None and not isinstance(pair_matrix, bool | np.bool_):
         raise TypeError(f"pair_matrix must be True, False or None, got {pair_matrix!r}")
+    options = ci_options(ci, ci_method, n_boot, ci_seed)
     b = batched_labels(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     n_batch, n_trees = b.labels.shape[0], b.labels.shape[1]
     size = pair_matrix_bytes(n_batch, n_trees)
@@ -236,14 +253,40 @@ def pairwise_diversity(
         "kappa": ("Cohen's kappa between member labels", None, CITE_COHEN),
     }
     build_matrix = size <= MAX_PAIR_MATRIX_BYTES if pair_matrix is None else bool(pair_matrix)
+    variables = _pair_vars(b.labels, b.y, b.n_classes, names, build_matrix)
+    params: dict[str, Any] = {"n_classes": b.n_classes}
+    if options is not None:
+        skip = too_large(variables, (*names, "pair_error"), n_batch * n_trees**2, options,
+                         b.y.shape[-1])
+        variables, params["ci"] = batch_intervals(
+            variables, lambda rows: _pair_vars(b.labels[..., rows], b.y[:, rows], b.n_classes,
+                                               names, build_matrix, skip),
+            b.y, options, no_interval=skip)
+    coords = dict(b.coords)
+    if _dims.TREE in coords:
+        coords[_dims.TREE_OTHER] = coords[_dims.TREE]
+    out = build(variables, b.lead_dims, b.lead_shape, function="pairwise_diversity",
+                params=params, coords=coords)
+    if not build_matrix:
+        out.attrs["pair_matrix"] = (
+            "not built: pair_matrix=False" if pair_matrix is False else
+            f"not built: {size / 2**30:.1f} GiB above MAX_PAIR_MATRIX_BYTES; pass "
+            "pair_matrix=True to a smaller selection of trees")
+    return out
+
+
+def _pair_vars(labels: np.ndarray, y: np.ndarray, n_classes: int, names: dict,
+               build_matrix: bool, skip: Any = ()) -> dict[str, Var]:
+    """Variables of :func:`pairwise_diversity` from checked codes (batch, tree, sample);
+    the names in ``skip`` are left out (a replicate needs only those with an interval)."""
     variables = {}
     if build_matrix:
-        st = pairwise_stats(b.labels, b.y, b.n_classes)
+        st = pairwise_stats(labels, y, n_classes)
         for key, (long_name, rng, cite) in names.items():
             variables[key] = Var(_PAIR, st[key], long_name, valid_range=rng, cite=cite)
         means = {key: _pair_mean(st[key]) for key in names}
     else:
-        st = means = pairwise_means(b.labels, b.y, b.n_classes)
+        st = means = pairwise_means(labels, y, n_classes)
     how = "" if build_matrix else "streaming over pairs, without the pair matrices"
     for key, (long_name, rng, cite) in names.items():
         variables[f"mean_{key}"] = Var(
@@ -256,17 +299,7 @@ def pairwise_diversity(
                                       valid_range=_UNIT, cite=CITE_MD)
     variables["member_error"] = Var((_dims.TREE,), st["member_error"], "member error rate e_t",
                                     valid_range=_UNIT, cite=CITE_KW)
-    coords = dict(b.coords)
-    if _dims.TREE in coords:
-        coords[_dims.TREE_OTHER] = coords[_dims.TREE]
-    out = build(variables, b.lead_dims, b.lead_shape, function="pairwise_diversity",
-                params={"n_classes": b.n_classes}, coords=coords)
-    if not build_matrix:
-        out.attrs["pair_matrix"] = (
-            "not built: pair_matrix=False" if pair_matrix is False else
-            f"not built: {size / 2**30:.1f} GiB above MAX_PAIR_MATRIX_BYTES; pass "
-            "pair_matrix=True to a smaller selection of trees")
-    return out
+    return {k: v for k, v in variables.items() if k not in skip}
 
 
 def nonpairwise_stats(labels: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
@@ -312,7 +345,8 @@ def nonpairwise_stats(labels: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray
 
 def nonpairwise_diversity(
     member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None,
-    X: Any = None,
+    X: Any = None, ci: float | None = None, ci_method: str = "bca", n_boot: int = 2000,
+    ci_seed: int = 0,
 ) -> xr.Dataset:
     """Non-pairwise diversity: E, KW variance, interrater kappa, theta, GD and CFD.
 
@@ -346,13 +380,24 @@ def nonpairwise_diversity(
     X : array-like, (sample, feature), optional
         With a model (or a list of models) as ``member_labels``: the rows its members
         predict (:func:`treelab.analysis.member_outputs`); its classes need no ``classes=``.
+    ci : float, optional
+        Confidence level (e.g. 0.95) of intervals ``<name>_lower`` / ``<name>_upper`` on
+        every number (y must be one set of rows for all leading dims): the stratified
+        bootstrap of the test rows, as :func:`treelab.analysis.diagnose` draws it
+        (docs/measures/uncertainty.md); recorded in ``params["ci"]``. None (default): none.
+    ci_method : {"bca", "percentile"}, default "bca"
+        The bootstrap interval.
+    n_boot : int, default 2000
+        Bootstrap replicates (at least 100).
+    ci_seed : int, default 0
+        Resampling seed.
 
     Returns
     -------
     xarray.Dataset
         ``entropy``, ``kw_variance``, ``interrater_kappa``, ``difficulty``,
         ``generalized_diversity``, ``coincident_failure_diversity``, ``mean_member_accuracy``
-        over the leading dims.
+        over the leading dims; with ``ci`` their ``_lower`` and ``_upper`` limits.
 
     References
     ----------
@@ -365,8 +410,21 @@ def nonpairwise_diversity(
     >>> float(ds.kw_variance), float(ds.entropy)
     (0.125, 0.5)
     """
+    options = ci_options(ci, ci_method, n_boot, ci_seed)
     b = batched_labels(member_labels, y, n_classes=n_classes, classes=classes, X=X)
-    st = nonpairwise_stats(b.labels, b.y)
+    variables = _nonpairwise_vars(b.labels, b.y)
+    params: dict[str, Any] = {"n_classes": b.n_classes}
+    if options is not None:
+        variables, params["ci"] = batch_intervals(
+            variables, lambda rows: _nonpairwise_vars(b.labels[..., rows], b.y[:, rows]),
+            b.y, options)
+    return build(variables, b.lead_dims, b.lead_shape, function="nonpairwise_diversity",
+                 params=params, coords=b.coords)
+
+
+def _nonpairwise_vars(labels: np.ndarray, y: np.ndarray) -> dict[str, Var]:
+    """Variables of :func:`nonpairwise_diversity` from checked codes (batch, tree, sample)."""
+    st = nonpairwise_stats(labels, y)
     spec = {
         "entropy": ("entropy measure E", _UNIT, CITE_KW),
         "kw_variance": ("Kohavi-Wolpert variance", (0.0, 0.25), CITE_KW),
@@ -376,9 +434,7 @@ def nonpairwise_diversity(
         "coincident_failure_diversity": ("coincident failure diversity CFD", _UNIT, CITE_PK),
         "mean_member_accuracy": ("mean member accuracy p_bar", _UNIT, CITE_KW),
     }
-    variables = {
+    return {
         key: Var((), st[key], long_name, valid_range=rng, cite=cite)
         for key, (long_name, rng, cite) in spec.items()
     }
-    return build(variables, b.lead_dims, b.lead_shape, function="nonpairwise_diversity",
-                 params={"n_classes": b.n_classes}, coords=b.coords)

@@ -20,6 +20,7 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._dataset import Var, to_dataset
+from treelab.analysis._measure_intervals import PLAIN, ci_options, ci_params, row_intervals
 from treelab.analysis._regression_members import (
     combine,
     read_outputs,
@@ -93,7 +94,8 @@ def regression_outputs(model: Any, X: Any = None) -> xr.DataArray:
 
 
 def ambiguity(model_or_outputs: Any, X: Any = None, y: Any = None, *,
-              weights: Any = None) -> xr.Dataset:
+              weights: Any = None, ci: float | None = None, ci_method: str = "bca",
+              n_boot: int = 2000, ci_seed: int = 0) -> xr.Dataset:
     """The ambiguity decomposition of a regression ensemble (Krogh & Vedelsby 1995).
 
     For member outputs f_i(x) with convex weights w_i (equal by default; a ``VotingRegressor``'s
@@ -114,12 +116,18 @@ def ambiguity(model_or_outputs: Any, X: Any = None, y: Any = None, *,
         Their true values.
     weights : array-like, (tree,), optional
         Non-negative member weights (normalised to sum to 1); default the model's own.
+    ci, ci_method, n_boot, ci_seed : optional
+        Intervals ``<name>_lower`` / ``<name>_upper`` of every number that is not per row,
+        from the plain bootstrap of the test rows (as in :func:`treelab.analysis.diagnose`:
+        level ``ci`` such as 0.95, "bca" or "percentile", ``n_boot`` >= 100 replicates, seed
+        recorded in ``params["ci"]``; docs/measures/uncertainty.md). None (default): none.
 
     Returns
     -------
     xarray.Dataset
         ``ensemble_mse``, ``average_member_mse``, ``ambiguity`` (means over rows), their
-        per-row ``sample_*`` versions, and ``member_mse`` and ``member_ambiguity`` (tree).
+        per-row ``sample_*`` versions, and ``member_mse`` and ``member_ambiguity`` (tree);
+        with ``ci`` the limits of all but the per-row ones.
 
     References
     ----------
@@ -133,8 +141,23 @@ def ambiguity(model_or_outputs: Any, X: Any = None, y: Any = None, *,
     >>> [round(float(ds[v]), 4) for v in ("ensemble_mse", "average_member_mse", "ambiguity")]
     [0.5, 1.8333, 1.3333]
     """
+    options = ci_options(ci, ci_method, n_boot, ci_seed)
     m, y_arr = read_outputs(model_or_outputs, X, y, "model_or_outputs", weights=weights)
     f, w = m.outputs, m.weights
+    variables = ambiguity_vars(f, w, y_arr)
+    params: dict[str, Any] = {"source": m.source, "weights": None if w is None else w}
+    if options is not None:
+        limits, skipped = row_intervals(
+            variables, lambda rows: ambiguity_vars(f[:, rows], w, y_arr[rows]), y_arr.size,
+            options, strata=None)
+        variables = {**variables, **limits}
+        params["ci"] = ci_params(options, PLAIN, skipped)
+    return to_dataset(variables, function="ambiguity", params=params,
+                      coords=_coords(m.coords))
+
+
+def ambiguity_vars(f: np.ndarray, w: np.ndarray | None, y_arr: np.ndarray) -> dict[str, Var]:
+    """Variables of :func:`ambiguity` from outputs (tree, sample) and normalised weights."""
     n_trees = f.shape[0]
     wt = np.full(n_trees, 1.0 / n_trees) if w is None else w
     f_bar = combine(f, w)
@@ -145,7 +168,7 @@ def ambiguity(model_or_outputs: Any, X: Any = None, y: Any = None, *,
     amb = wt @ spread
     cite = CITE_KROGH_VEDELSBY
     desc = "ensemble_mse = average_member_mse - ambiguity (on every row)"
-    variables = {
+    return {
         "ensemble_mse": Var((), ens.mean(), "squared error of the ensemble, mean over rows",
                             _UNITS, cite=cite, description=desc),
         "average_member_mse": Var((), avg.mean(), "weighted average member squared error, "
@@ -162,9 +185,10 @@ def ambiguity(model_or_outputs: Any, X: Any = None, y: Any = None, *,
         "member_ambiguity": Var((_dims.TREE,), spread.mean(axis=1), "squared distance of each "
                                 "member to the ensemble, mean over rows", _UNITS, cite=cite),
     }
-    return to_dataset(variables, function="ambiguity",
-                      params={"source": m.source, "weights": None if w is None else w},
-                      coords=_coords(m.coords))
+
+
+#: Why ``n_rows`` gets no interval.
+ROWS_COUNTED = "the count of rows used: every replicate has as many"
 
 
 def _coords(coords: dict) -> dict:
@@ -243,7 +267,9 @@ def bias_variance_covariance(outputs: Any, target: Any) -> xr.Dataset:
 
 
 def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None, *,
-                             oob: bool = False, in_bag: Any = None) -> xr.Dataset:
+                             oob: bool = False, in_bag: Any = None, ci: float | None = None,
+                             ci_method: str = "bca", n_boot: int = 2000,
+                             ci_seed: int = 0) -> xr.Dataset:
     """Breiman's bound for a regression forest: PE*(forest) <= rho_bar PE*(tree).
 
     With residuals r_i = y - f_i of the members (Breiman 2001, section 11), PE*(tree) = the
@@ -277,6 +303,12 @@ def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None
     in_bag : array-like, (tree, sample), optional
         In-bag counts (or booleans) given directly; a row with count 0 is out of a member's
         bag.
+    ci, ci_method, n_boot, ci_seed : optional
+        Intervals ``<name>_lower`` / ``<name>_upper`` of every number but ``n_rows`` (not
+        out of bag), from the plain bootstrap of the test rows (as in
+        :func:`treelab.analysis.diagnose`: level ``ci`` such as 0.95, "bca" or "percentile",
+        ``n_boot`` >= 100 replicates, seed recorded in ``params["ci"]``;
+        docs/measures/uncertainty.md). None (default): none.
 
     Returns
     -------
@@ -284,7 +316,7 @@ def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None
         ``forest_mse``, ``tree_mse``, ``rho_bar``, ``breiman_bound``,
         ``finite_forest_bound``, ``mean_residual_correlation`` (the unweighted mean of the
         pairwise residual correlations E r_i r_j / (sd_i sd_j)), ``mean_residual``,
-        ``member_mse`` (tree) and ``n_rows`` (the rows used).
+        ``member_mse`` (tree) and ``n_rows`` (the rows used); with ``ci`` the limits.
 
     References
     ----------
@@ -297,12 +329,33 @@ def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None
     >>> round(float(ds.rho_bar), 4), round(float(ds.breiman_bound), 4)
     (0.4575, 0.6863)
     """
+    options = ci_options(ci, ci_method, n_boot, ci_seed)
+    if options is not None and (oob or in_bag is not None):
+        raise ValueError("ci with oob or in_bag: out-of-bag estimates use the training rows, "
+                         "each member its own; the row bootstrap of test rows does not apply "
+                         "(pass ci=None)")
     m, y_arr = read_outputs(model_or_outputs, X, y, "model_or_outputs")
     f = m.outputs
     n_trees, n_rows = f.shape
     if n_trees < 2:
         raise ValueError("model_or_outputs has one member: rho_bar pairs two members")
     mask = _oob_mask(model_or_outputs, oob, in_bag, n_trees, n_rows)
+    variables = breiman_vars(f, y_arr, mask)
+    params: dict[str, Any] = {"source": m.source, "oob": mask is not None}
+    if options is not None:
+        limits, skipped = row_intervals(
+            variables, lambda rows: breiman_vars(f[:, rows], y_arr[rows], None), n_rows,
+            options, strata=None, no_interval={"n_rows": ROWS_COUNTED})
+        variables = {**variables, **limits}
+        params["ci"] = ci_params(options, PLAIN, skipped)
+    return to_dataset(variables, function="breiman_regression_bound", params=params,
+                      coords=_coords(m.coords))
+
+
+def breiman_vars(f: np.ndarray, y_arr: np.ndarray, mask: np.ndarray | None) -> dict[str, Var]:
+    """Variables of :func:`breiman_regression_bound` from outputs (tree, sample) and the
+    out-of-bag mask (None: every row)."""
+    n_trees = f.shape[0]
     resid = y_arr - f
     w = np.ones_like(f) if mask is None else mask.astype(np.float64)
     rw = resid * w
@@ -324,7 +377,7 @@ def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None
     forest_mse = np.mean(forest**2)
     cite = CITE_BREIMAN_REGRESSION
     desc = "forest_mse <= finite_forest_bound; breiman_bound bounds the infinite forest"
-    variables = {
+    return {
         "forest_mse": Var((), forest_mse, "mean squared error of the forest", _UNITS,
                           cite=cite, description=desc),
         "tree_mse": Var((), tree_mse, "PE*(tree): mean squared error of the members, "
@@ -346,9 +399,6 @@ def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None
         "n_rows": Var((), int(used.sum()), "rows used for the forest's error", units="",
                       cite=cite),
     }
-    return to_dataset(variables, function="breiman_regression_bound",
-                      params={"source": m.source, "oob": mask is not None},
-                      coords=_coords(m.coords))
 
 
 def _oob_mask(model: Any, oob: bool, in_bag: Any, n_trees: int, n_rows: int

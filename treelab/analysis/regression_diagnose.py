@@ -9,12 +9,15 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
-from treelab.analysis._dataset import make_attrs
+from treelab.analysis._dataset import Var, make_attrs, to_dataset
+from treelab.analysis._measure_intervals import PLAIN, ci_options, ci_params, row_intervals
 from treelab.analysis._regression_members import combine, resolve_regression, stack_repeats
 from treelab.analysis.regression import (
     ambiguity,
+    ambiguity_vars,
     bias_variance_covariance,
     breiman_regression_bound,
+    breiman_vars,
     louppe_variance,
 )
 from treelab.analysis.regression_decomposition import bias_variance_diversity, check_values
@@ -29,7 +32,9 @@ _BREIMAN = ("tree_mse", "rho_bar", "breiman_bound", "finite_forest_bound",
 
 def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
                         target: Any = None, X_train: Any = None, y_train: Any = None,
-                        label: str | None = None) -> xr.Dataset:
+                        label: str | None = None, ci: float | None = None,
+                        ci_method: str = "bca", n_boot: int = 2000,
+                        ci_seed: int = 0) -> xr.Dataset:
     """Diagnose a regression ensemble on a test set: error, ambiguity, residual correlation,
     Breiman's bound and, given K fitted models, the decompositions over training sets.
 
@@ -68,6 +73,20 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
         The regressor's training rows, for the out-of-bag bound.
     label : str, optional
         Name recorded as the scalar coordinate ``ensemble`` (default: the model's class).
+    ci : float, optional
+        Confidence level (e.g. 0.95) of intervals ``<name>_lower`` / ``<name>_upper`` on the
+        numbers of the test rows (``mse``, ``r2``, the ambiguity decomposition, Breiman's
+        bound and residual correlation; per member for ``member_mse`` and
+        ``member_ambiguity``): the plain bootstrap of the test rows with the members' and the
+        model's outputs on a row held fixed (docs/measures/uncertainty.md); the options and
+        the variables without one (``oob_*``, ``bvd_*``, ``bvc_*``, ``louppe_*``: other rows
+        or other training sets) are recorded in ``params["ci"]``. None (default): none.
+    ci_method : {"bca", "percentile"}, default "bca"
+        The bootstrap interval.
+    n_boot : int, default 2000
+        Bootstrap replicates (at least 100).
+    ci_seed : int, default 0
+        Resampling seed.
 
     Returns
     -------
@@ -85,21 +104,16 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     >>> bool(abs(ds.ensemble_mse - (ds.average_member_mse - ds.ambiguity)) < 1e-9)
     True
     """
+    options = ci_options(ci, ci_method, n_boot, ci_seed)
     m = resolve_regression(regressor, X, y=y, need_ensemble=True)
     y_arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y, dtype=np.float64)
     outputs = m.outputs
     pred = m.ensemble if m.ensemble is not None else combine(outputs, m.weights)
     out = xr.Dataset()
-    sse = float(np.sum((pred - y_arr) ** 2))
-    sst = float(np.sum((y_arr - y_arr.mean()) ** 2))
-    out["mse"] = xr.DataArray(sse / y_arr.size, attrs={
-        "long_name": "mean squared error of the ensemble's predict", "units": "squared units "
-        "of y", "cite": "treelab documentation, measures/regression (docs/measures/"
-        "regression.md)"})
-    out["r2"] = xr.DataArray(1.0 - sse / sst if sst > 0 else np.nan, attrs={
-        "long_name": "coefficient of determination R^2 of the ensemble's predict",
-        "units": "1", "cite": out["mse"].attrs["cite"],
-        "description": "1 - SSE / SST (NaN when y is constant)"})
+    for name, var in _fit_vars(pred, y_arr).items():
+        out[name] = xr.DataArray(var.data, attrs={"long_name": var.long_name, "units":
+                                                  var.units, "cite": var.cite,
+                                                  "description": var.description})
     parts = [(ambiguity(outputs, y=y_arr, weights=m.weights), _AMBIGUITY, "")]
     if outputs.shape[0] > 1:
         parts.append((breiman_regression_bound(outputs, y=y_arr), _BREIMAN, ""))
@@ -127,12 +141,54 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
             out[prefix + name] = ds[name]
         cites.append(ds.attrs.get("cite", ""))
     tree_coords = {k: v for k, v in m.coords.items() if k == _dims.TREE}
+    params: dict[str, Any] = {
+        "source": m.source, "models": None if models is None else int(np.shape(models)[0])
+        if not isinstance(models, list | tuple) else len(models), "target": target is not None,
+        "oob": any(p == "oob_" for _, _, p in parts)}
+    if options is not None:
+        def test_rows(rows: np.ndarray | slice) -> dict[str, Var]:
+            return _test_row_vars(pred[rows], outputs[:, rows], m.weights, y_arr[rows])
+
+        limits, skipped = row_intervals(test_rows(slice(None)), test_rows, y_arr.size,
+                                        options, strata=None)
+        for name, var in to_dataset(limits, function="diagnose_regression", params={},
+                                    coords=tree_coords).data_vars.items():
+            out[name] = var
+        skipped.update({name: _OTHER_ROWS for name in out.data_vars
+                        if name.startswith(("oob_", "bvd_", "bvc_", "louppe_"))})
+        params["ci"] = ci_params(options, PLAIN, skipped)
     if tree_coords:
         out = out.assign_coords({_dims.TREE: tree_coords[_dims.TREE]})
-    out.attrs = make_attrs("treelab.analysis.diagnose_regression",
-                           {"source": m.source, "models": None if models is None else
-                            int(np.shape(models)[0]) if not isinstance(models, list | tuple)
-                            else len(models), "target": target is not None,
-                            "oob": any(p == "oob_" for _, _, p in parts)}, cites)
+    out.attrs = make_attrs("treelab.analysis.diagnose_regression", params, cites)
     name = label if label is not None else m.source
     return out.assign_coords(ensemble=name)
+
+
+_OTHER_ROWS = ("out-of-bag training rows or K models' training sets, not a statistic of the "
+               "test rows alone")
+
+
+def _fit_vars(pred: np.ndarray, y_arr: np.ndarray) -> dict[str, Var]:
+    """``mse`` and ``r2`` of the model's predictions."""
+    sse = float(np.sum((pred - y_arr) ** 2))
+    sst = float(np.sum((y_arr - y_arr.mean()) ** 2))
+    cite = "treelab documentation, measures/regression (docs/measures/regression.md)"
+    return {
+        "mse": Var((), sse / y_arr.size, "mean squared error of the ensemble's predict",
+                   "squared units of y", cite=cite),
+        "r2": Var((), 1.0 - sse / sst if sst > 0 else np.nan,
+                  "coefficient of determination R^2 of the ensemble's predict", "1", cite=cite,
+                  description="1 - SSE / SST (NaN when y is constant)"),
+    }
+
+
+def _test_row_vars(pred: np.ndarray, outputs: np.ndarray, weights: np.ndarray | None,
+                   y_arr: np.ndarray) -> dict[str, Var]:
+    """The diagnosis's numbers of the test rows, as the public measures compute them."""
+    out = _fit_vars(pred, y_arr)
+    amb = ambiguity_vars(outputs, weights, y_arr)
+    out.update({name: amb[name] for name in _AMBIGUITY})
+    if outputs.shape[0] > 1:
+        bound = breiman_vars(outputs, y_arr, None)
+        out.update({name: bound[name] for name in _BREIMAN})
+    return out

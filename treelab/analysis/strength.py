@@ -17,6 +17,7 @@ from treelab.analysis._dataset import (
     to_dataset,
     vote_counts,
 )
+from treelab.analysis._measure_intervals import ci_options
 from treelab.analysis.margins import margin_counts
 
 __all__ = ["strength_correlation", "strength_stats"]
@@ -92,6 +93,10 @@ def strength_correlation(
     classes: Any = None,
     X: Any = None,
     in_bag: Any = None,
+    ci: float | None = None,
+    ci_method: str = "bca",
+    n_boot: int = 2000,
+    ci_seed: int = 0,
 ) -> xr.Dataset:
     """Strength s, correlation rho and Breiman's bound rho (1 - s^2) / s^2 (Breiman 2001).
 
@@ -132,13 +137,25 @@ def strength_correlation(
     X : array-like, (sample, feature), optional
         With a model (or a list of models) as ``member_labels``: the rows its members
         predict (:func:`treelab.analysis.member_outputs`); its classes need no ``classes=``.
+    ci : float, optional
+        Confidence level (e.g. 0.95) of intervals ``<name>_lower`` / ``<name>_upper`` on
+        every number that is not per row (not with ``in_bag``): the stratified bootstrap of
+        the test rows, as :func:`treelab.analysis.diagnose` draws it
+        (docs/measures/uncertainty.md); recorded in ``params["ci"]``. None (default): none.
+    ci_method : {"bca", "percentile"}, default "bca"
+        The bootstrap interval.
+    n_boot : int, default 2000
+        Bootstrap replicates (at least 100).
+    ci_seed : int, default 0
+        Resampling seed.
 
     Returns
     -------
     xarray.Dataset
         ``strength``, ``correlation``, ``breiman_bound``, ``margin_variance``, ``n_rows``
         (with ``in_bag``), per-sample ``margin`` and ``rival_class`` (class code c(i)),
-        per-tree ``p1``, ``p2``, ``sd``.
+        per-tree ``p1``, ``p2``, ``sd``; with ``ci`` the ``_lower`` and ``_upper`` limits of
+        all but the per-sample ones (a row's rival class held fixed, as diagnose does).
 
     References
     ----------
@@ -151,9 +168,14 @@ def strength_correlation(
     >>> float(ds.strength)
     1.0
     """
+    options = ci_options(ci, ci_method, n_boot, ci_seed)
     if in_bag is None:
         return member_dataset(strength_vars, "strength_correlation", member_labels, y,
-                              n_classes=n_classes, classes=classes, X=X)
+                              n_classes=n_classes, classes=classes, X=X, ci=options)
+    if options is not None:
+        raise ValueError("ci with in_bag: the out-of-bag estimates use the training rows, "
+                         "each scored by its own subset of trees; the row bootstrap of test "
+                         "rows does not apply (pass ci=None)")
     inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     bag, bag_coords = as_array(in_bag, "in_bag", (_dims.TREE, _dims.SAMPLE))
     bag = align_to(bag, bag_coords, inp.coords, "in_bag", "member_labels",

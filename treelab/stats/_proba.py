@@ -66,7 +66,8 @@ def _ece(conf: np.ndarray, correct: np.ndarray, n_bins: int, equal_count: bool) 
 
 
 def probability_quality(
-    proba: Any, y: Any, *, n_bins: int = 10, classes: Any = None
+    proba: Any, y: Any, *, n_bins: int = 10, classes: Any = None, ci: float | None = None,
+    ci_method: str = "bca", n_boot: int = 2000, ci_seed: int = 0,
 ) -> xr.Dataset:
     """Log loss, Brier score with Murphy's decomposition, ECE and one-vs-rest AUC.
 
@@ -97,17 +98,39 @@ def probability_quality(
         Number of ECE bins.
     classes : array-like, optional
         Original labels of the class columns.
+    ci : float, optional
+        Confidence level (e.g. 0.95) of intervals ``<name>_lower`` / ``<name>_upper`` on
+        every measure but the binned ECEs and ``brier_uncertainty`` (the reasons are
+        in ``params``): the stratified bootstrap of the test rows, as
+        :func:`treelab.analysis.diagnose` draws it (docs/measures/uncertainty.md); recorded in
+        ``params["ci"]``. None (default): none.
+    ci_method : {"bca", "percentile"}, default "bca"
+        The bootstrap interval.
+    n_boot : int, default 2000
+        Bootstrap replicates (at least 100).
+    ci_seed : int, default 0
+        Resampling seed.
 
     Returns
     -------
     xarray.Dataset
         ``log_loss``, ``brier``, ``brier_reliability``, ``brier_resolution``,
-        ``brier_uncertainty``, ``ece_width``, ``ece_count``, ``auc_ovr`` over the leading dims.
+        ``brier_uncertainty``, ``ece_width``, ``ece_count``, ``auc_ovr`` over the leading dims;
+        with ``ci`` their ``_lower`` and ``_upper`` limits.
 
     References
     ----------
     Brier (1950); Murphy (1973); Naeini et al. (2015); Guo et al. (2017).
     """
+    from treelab.analysis._measure_intervals import (
+        STRATIFIED,
+        ci_options,
+        ci_params,
+        row_intervals,
+    )
+    from treelab.analysis.intervals import NO_INTERVAL
+
+    options = ci_options(ci, ci_method, n_boot, ci_seed)
     if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1:
         raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
     arr, lead, coords = split_input(proba, "proba", (_dims.SAMPLE, _dims.CLASS))
@@ -122,6 +145,26 @@ def probability_quality(
     if not np.allclose(arr.sum(axis=-1), 1.0, atol=1e-6):
         raise ValueError("proba rows must sum to 1")
     flat = arr.reshape(-1, n, n_c)
+    lead = tuple(lead)
+    variables = _quality_vars(flat, codes, n_bins, lead, arr.shape[:-2])
+    params: dict[str, Any] = {"n_bins": int(n_bins), "n_classes": n_c}
+    if options is not None:
+        skip = {name: NO_INTERVAL[name] for name in ("brier_uncertainty", "ece_width",
+                                                      "ece_count")}
+        limits, skipped = row_intervals(
+            variables, lambda rows: _quality_vars(flat[:, rows], codes[rows], n_bins, lead,
+                                                  arr.shape[:-2]),
+            n, options, strata=codes, no_interval=skip)
+        variables = {**variables, **limits}
+        params["ci"] = ci_params(options, STRATIFIED, skipped)
+    coords = {k: v for k, v in coords.items() if k in lead}
+    return build(variables, function="probability_quality", params=params, coords=coords)
+
+
+def _quality_vars(flat: np.ndarray, codes: np.ndarray, n_bins: int, lead: tuple,
+                  shape: tuple) -> dict[str, Var]:
+    """Variables of :func:`probability_quality` from probabilities (batch, sample, class)."""
+    n_c = flat.shape[-1]
     out = np.full((flat.shape[0], 8), np.nan)
     labels = np.arange(n_c)
     every_class = np.unique(codes).size == n_c
@@ -135,7 +178,6 @@ def probability_quality(
         if every_class:
             out[b, 7] = (roc_auc_score(codes, p[:, 1]) if n_c == 2 else
                          roc_auc_score(codes, p, multi_class="ovr", labels=labels))
-    shape = arr.shape[:-2]
     spec = [
         ("log_loss", "log loss", CITE_LOGLOSS),
         ("brier", "multi-class Brier score", CITE_BRIER),
@@ -146,10 +188,7 @@ def probability_quality(
         ("ece_count", "expected calibration error, equal-count bins", CITE_ECE),
         ("auc_ovr", "one-vs-rest ROC AUC, macro average", CITE_AUC),
     ]
-    variables = {
+    return {
         key: Var(lead, out[:, i].reshape(shape), text, cite=cite)
         for i, (key, text, cite) in enumerate(spec)
     }
-    coords = {k: v for k, v in coords.items() if k in lead}
-    return build(variables, function="probability_quality",
-                 params={"n_bins": int(n_bins), "n_classes": n_c}, coords=coords)
