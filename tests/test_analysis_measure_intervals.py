@@ -117,7 +117,7 @@ def test_interval_equals_slow_bootstrap_of_the_public_measure(name):
 def test_bca_interval_contains_the_estimate(name):
     measure = {**CLASSIFICATION, **REGRESSION}[name]
     n_rows = Y.size if name in CLASSIFICATION else TRUTH.size
-    res = measure(np.arange(n_rows), ci=0.95, n_boot=200, ci_seed=1)
+    res = measure(np.arange(n_rows), ci=0.95, n_boot=100, ci_seed=1)
     for var in res.data_vars:
         if f"{var}_lower" in res:
             est = res[var].values
@@ -234,3 +234,17 @@ def test_pair_matrices_above_the_memory_bound_get_the_reason(monkeypatch):
                     ci=0.9, n_boot=100, ci_method="percentile")
     assert "kappa_lower" not in diag and "kappa" in json.loads(
         diag.attrs["params"])["ci"]["no_interval"]
+
+
+def test_leading_dims_get_one_interval_per_cell_from_one_draw():
+    shares = _vote_shares(LABELS)
+    other = 0.5 * shares + 0.5 / 3
+    kw = {"ci": 0.9, "n_boot": 100, "ci_seed": 4, "ci_method": "percentile"}
+    both = probability_quality(np.stack([shares, other]), Y, **kw)
+    alone = probability_quality(other, Y, **kw)
+    for name in ("brier_lower", "log_loss_upper", "auc_ovr_lower"):
+        np.testing.assert_allclose(both[name].values[1], alone[name].values, rtol=1e-12)
+    pairs = pairwise_diversity(np.stack([LABELS, LABELS[::-1]]), Y, **kw)
+    alone = pairwise_diversity(LABELS[::-1], Y, **kw)
+    np.testing.assert_allclose(pairs.kappa_upper.values[1], alone.kappa_upper.values,
+                               rtol=1e-12)
