@@ -111,9 +111,9 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     pred = m.ensemble if m.ensemble is not None else combine(outputs, m.weights)
     out = xr.Dataset()
     for name, var in _fit_vars(pred, y_arr).items():
-        out[name] = xr.DataArray(var.data, attrs={"long_name": var.long_name, "units":
-                                                  var.units, "cite": var.cite,
-                                                  "description": var.description})
+        attrs = {"long_name": var.long_name, "units": var.units, "cite": var.cite}
+        out[name] = xr.DataArray(var.data, attrs=attrs | (
+            {"description": var.description} if var.description else {}))
     parts = [(ambiguity(outputs, y=y_arr, weights=m.weights), _AMBIGUITY, "")]
     if outputs.shape[0] > 1:
         parts.append((breiman_regression_bound(outputs, y=y_arr), _BREIMAN, ""))
