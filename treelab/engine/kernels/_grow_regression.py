@@ -1,0 +1,362 @@
+"""The regression counterpart of ``_grow.grow_tree``: one growth routine for every regression
+tree on the spectrum.
+
+A node is deterministic with probability ``alpha`` (drawn per node as ``grow_tree`` draws it,
+from the tree's own generator), else random. A deterministic node takes, among up to
+``max_features`` candidate features drawn without replacement, the split of largest weighted
+squared-error reduction (CART's variance reduction, Breiman et al. 1984), or of largest half
+Poisson deviance reduction (``poisson``), at exact thresholds (midpoints of consecutive distinct
+values, or the upper edges of bins with ``max_bins``: ``_thresholds.split_threshold``, as the
+classification search) or at one uniform random threshold per feature (Extra-Trees). A random
+node uses the classification's random test-selection unchanged (``_select.random_select``: a
+random feature and the random split law ``pair_midpoint``, ``pair_distinct`` or ``uniform``).
+
+What it shares with ``grow_tree`` rather than copying: the generator (``_rng``), the rows and
+features each tree sees (``_construction.draw_construction``: all rows, bootstrap, disjoint
+parts, given multiplicities, random subspaces), the random split laws (``_select``,
+``_thresholds``), the threshold conventions (``split_threshold``, ``rank_threshold``), the
+partition of a node's rows (``_partition.partition_threshold``), the parameter layout
+(``_params``) and the packed row entries (``_split.row_of``, ``wt_of``). Its own: the node
+statistics, float64 weighted sums (w, w y) of each node's rows, and the split search over them.
+
+Rows are packed as in ``grow_tree`` (row << 32 | multiplicity << 16 | code) with code 0: the
+class code of a regression row means nothing, so PERT's rule (two rows of different classes)
+is not offered for regression. A row's weight is its multiplicity times its sample weight;
+rows of weight 0 are left out of the tree (as scikit-learn's trees leave them out), and node
+sizes (``min_samples_split``, ``min_samples_leaf``) count rows with their multiplicity, not
+their sample weight, as scikit-learn counts samples.
+
+Nominal features and missing values are not grown here (the regressors refuse them before any
+work).
+"""
+
+import numpy as np
+from numba import njit
+
+from treelab.engine.kernels._config import NUMBA_FLAGS
+from treelab.engine.kernels._construction import draw_construction
+from treelab.engine.kernels._params import (
+    KIND_LEAF,
+    KIND_THRESHOLD,
+    P_BINNED,
+    P_DET_THRESHOLD,
+    P_MAX_DEPTH,
+    P_MAX_FEATURES,
+    P_MIN_LEAF,
+    P_MIN_SPLIT,
+    P_RANDOM_SPLIT,
+)
+from treelab.engine.kernels._partition import partition_threshold
+from treelab.engine.kernels._rng import new_state, rand_float, rand_int
+from treelab.engine.kernels._select import random_select
+from treelab.engine.kernels._split import row_of, wt_of
+from treelab.engine.kernels._thresholds import (
+    min_max,
+    rank_threshold,
+    split_threshold,
+    uniform_threshold,
+)
+
+# as grow_tree: a random node tries this many random tests before it becomes a leaf (a test
+# whose children break min_samples_leaf is tried again)
+RANDOM_ATTEMPTS = 10
+# scikit-learn's EPSILON for the Poisson criterion: a child whose summed w y is at most this
+# cannot be split off (its mean is 0, its deviance undefined)
+POISSON_EPS = np.finfo(np.float64).eps
+_LOW32 = np.int64(0xFFFFFFFF)
+
+
+@njit(**NUMBA_FLAGS)
+def split_score(sl, wl, sr, wr, poisson):
+    """The proxy of a split's impurity reduction that the search maximises (the reduction less
+    terms equal for every split of the node).
+
+    Squared error: SL^2 / WL + SR^2 / WR, with S the summed w y and W the summed w of a child
+    (the reduction of the weighted sum of squares is this less S^2 / W of the node). Poisson:
+    SL log(SL / WL) + SR log(SR / WR), the reduction of the half Poisson deviance
+    sum w (y log(y / mu) - y + mu) less the node's term; -inf where a child's S <= eps (its
+    mean is 0), as scikit-learn's ``PoissonCriterion.proxy_impurity_improvement``.
+    """
+    if poisson:
+        if sl <= POISSON_EPS or sr <= POISSON_EPS:
+            return -np.inf
+        return sl * np.log(sl / wl) + sr * np.log(sr / wr)
+    return sl * sl / wl + sr * sr / wr
+
+
+@njit(**NUMBA_FLAGS)
+def best_exact_split(f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, poisson, keys):
+    """Best exact split of the node's rows ``rows[s:e]`` on continuous feature f.
+
+    ``nw``, ``ny``, ``nm``: each node position's weight, target and multiplicity; ``W``, ``S``,
+    ``M``: their sums (w, w y, multiplicity). The rows are sorted by global rank ``R[f, row]``
+    and every boundary between two distinct ranks whose children keep ``min_leaf`` rows is
+    scored (``split_score``); ties keep the lowest threshold. Returns (available, found,
+    score, rank below, rank above): available when f takes two distinct values at the node.
+    """
+    m = e - s
+    for j in range(m):
+        keys[j] = (np.int64(R[f, row_of(rows[s + j])]) << 32) | np.int64(j)
+    ks = keys[:m]
+    ks.sort()
+    if (ks[0] >> 32) == (ks[m - 1] >> 32):
+        return False, False, -np.inf, 0, 0
+    best = -np.inf
+    found = False
+    r_lo = 0
+    r_hi = 0
+    wl = 0.0
+    sl = 0.0
+    ml = 0
+    for k in range(m - 1):
+        j = ks[k] & _LOW32
+        wl += nw[j]
+        sl += nw[j] * ny[j]
+        ml += nm[j]
+        rk = ks[k] >> 32
+        rk1 = ks[k + 1] >> 32
+        if rk == rk1 or ml < min_leaf or M - ml < min_leaf:
+            continue
+        score = split_score(sl, wl, S - sl, W - wl, poisson)
+        if score > best:
+            best = score
+            found = True
+            r_lo = rk
+            r_hi = rk1
+    return True, found, best, r_lo, r_hi
+
+
+@njit(**NUMBA_FLAGS)
+def score_value_threshold(f, t, rows, s, e, Xc, nw, ny, nm, W, S, M, min_leaf, poisson):
+    """(found, score) of the split x_f <= t (Extra-Trees' random threshold): not found when a
+    child would hold fewer than ``min_leaf`` rows."""
+    wl = 0.0
+    sl = 0.0
+    ml = 0
+    for j in range(e - s):
+        if Xc[f, row_of(rows[s + j])] <= t:
+            wl += nw[j]
+            sl += nw[j] * ny[j]
+            ml += nm[j]
+    if ml < min_leaf or M - ml < min_leaf:
+        return False, -np.inf
+    return True, split_score(sl, wl, S - sl, W - wl, poisson)
+
+
+@njit(**NUMBA_FLAGS)
+def grow_regression_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, sw, iparams, alpha,
+                         seed, row_mode, part, tree_id, n_sub, poisson):
+    """Grow one regression tree into flat node arrays.
+
+    ``Xc`` (feature, row) float64 values (may be empty (d, 0) for trees of exact
+    deterministic tests only), ``R`` (feature, row) int32 global ranks (or bin codes),
+    ``n_distinct``, ``uniq``, ``uniq_off`` the features' distinct values (bin edges) as
+    ``grow_tree`` reads them, ``y`` float64 targets, ``sw`` float64 non-negative sample
+    weights, ``iparams`` the integer parameters (``_params.P_*``: min split, min leaf, max
+    depth, max features, Extra-Trees thresholds, random rule, binned), ``alpha`` the chance
+    of a deterministic node, ``poisson`` the Poisson criterion (else squared error).
+
+    Returns kind, feature, threshold, child_start, n_children, nan_child, random, depth
+    (as ``grow_tree``), each node's weighted mean ``value`` = sum w y / sum w, summed weight
+    ``weight`` and row count with multiplicity ``size``, then the tree's deterministic
+    decision nodes and rows seen (with multiplicity).
+    """
+    d = nominal.shape[0]
+    n = y.shape[0]
+    state = new_state(seed)
+    w, mask = draw_construction(n, d, row_mode, part, tree_id, n_sub, state)
+    n_in = np.int64(0)
+    rows_seen = np.int64(0)
+    for i in range(n):
+        if w[i] > 0xFFFF:
+            raise ValueError("a row's multiplicity exceeds 65535")
+        if w[i] > 0 and sw[i] > 0.0:
+            n_in += 1
+            rows_seen += w[i]
+    buf = np.empty((2, max(n_in, 1)), dtype=np.int64)
+    q = 0
+    for i in range(n):
+        if w[i] > 0 and sw[i] > 0.0:
+            buf[0, q] = (np.int64(i) << 32) | (np.int64(w[i]) << 16)
+            q += 1
+    nv = 0
+    for f in range(d):
+        if mask[f]:
+            nv += 1
+    vis = np.empty(nv, dtype=np.int64)
+    perm = np.empty(nv, dtype=np.int64)
+    q = 0
+    for f in range(d):
+        if mask[f]:
+            vis[q] = f
+            perm[q] = f
+            q += 1
+    used = np.zeros(d, dtype=np.uint8)
+    keys = np.empty(max(n_in, 1), dtype=np.int64)
+    nw = np.empty(max(n_in, 1))
+    ny = np.empty(max(n_in, 1))
+    nm = np.empty(max(n_in, 1), dtype=np.int64)
+    left_counts = np.zeros(1, dtype=np.int64)
+    nan_part = np.zeros(1, dtype=np.int64)
+
+    cap = 2 * n_in + 1
+    kind = np.full(cap, KIND_LEAF, dtype=np.int8)
+    feature = np.full(cap, -1, dtype=np.int32)
+    threshold = np.full(cap, np.nan)
+    child_start = np.zeros(cap, dtype=np.int32)
+    n_children = np.zeros(cap, dtype=np.int32)
+    nan_child = np.zeros(cap, dtype=np.int32)
+    rnd = np.zeros(cap, dtype=np.int8)
+    depth = np.zeros(cap, dtype=np.int32)
+    value = np.full(cap, np.nan)
+    weight = np.zeros(cap)
+    size = np.zeros(cap, dtype=np.int64)
+    start = np.zeros(cap, dtype=np.int64)
+    end = np.zeros(cap, dtype=np.int64)
+    nbuf_of = np.zeros(cap, dtype=np.int8)
+    stack = np.empty(cap, dtype=np.int64)
+
+    min_split = iparams[P_MIN_SPLIT]
+    min_leaf = iparams[P_MIN_LEAF]
+    max_depth = iparams[P_MAX_DEPTH]
+    n_target = iparams[P_MAX_FEATURES]
+    random_thr = iparams[P_DET_THRESHOLD] == 1
+    binned = iparams[P_BINNED] != 0
+    rule = iparams[P_RANDOM_SPLIT]
+    sample = n_target < nv
+
+    end[0] = n_in
+    n_nodes = 1
+    sp = 0
+    stack[0] = 0
+    sp = 1
+    n_decision = np.int64(0)
+    while sp > 0:
+        sp -= 1
+        node = stack[sp]
+        s = start[node]
+        e = end[node]
+        nbuf = nbuf_of[node]
+        rows = buf[nbuf]
+        # the node's statistics, and each position's weight, target and multiplicity
+        W = 0.0
+        S = 0.0
+        M = np.int64(0)
+        constant = True
+        y0 = y[row_of(rows[s])] if e > s else 0.0
+        for j in range(e - s):
+            p = rows[s + j]
+            r = row_of(p)
+            mult = wt_of(p)
+            wj = mult * sw[r]
+            nw[j] = wj
+            ny[j] = y[r]
+            nm[j] = mult
+            W += wj
+            S += wj * y[r]
+            M += mult
+            if y[r] != y0:
+                constant = False
+        weight[node] = W
+        size[node] = M
+        value[node] = S / W if W > 0.0 else np.nan
+        if M < min_split or depth[node] >= max_depth or constant or M < 2 * min_leaf:
+            continue
+        det = alpha >= 1.0 or (alpha > 0.0 and rand_float(state) < alpha)
+        attempts = 1 if det else RANDOM_ATTEMPTS
+        split = False
+        f = -1
+        t = np.nan
+        split_at = s
+        for _ in range(attempts):
+            if det:
+                if sample:
+                    for i in range(nv):
+                        perm[i] = vis[i]
+                best = -np.inf
+                found = False
+                n_avail = 0
+                for i in range(nv):
+                    if n_avail >= n_target:
+                        break
+                    if sample:
+                        jj = i + rand_int(state, nv - i)
+                        fc = perm[jj]
+                        perm[jj] = perm[i]
+                        perm[i] = fc
+                    else:
+                        fc = vis[i]
+                    if random_thr:
+                        lo, hi = min_max(fc, rows, s, e, Xc)
+                        if not lo < hi:
+                            continue
+                        n_avail += 1
+                        tc = uniform_threshold(lo, hi, state)
+                        ok, score = score_value_threshold(fc, tc, rows, s, e, Xc, nw, ny, nm, W,
+                                                          S, M, min_leaf, poisson)
+                        if ok and score > best:
+                            best = score
+                            found = True
+                            f = fc
+                            t = tc
+                    else:
+                        avail, ok, score, r_lo, r_hi = best_exact_split(
+                            fc, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, poisson, keys)
+                        if not avail:
+                            continue
+                        n_avail += 1
+                        if ok and score > best:
+                            best = score
+                            found = True
+                            f = fc
+                            t = split_threshold(uniq, uniq_off[fc], r_lo, r_hi, binned)
+                if not found:
+                    break
+            else:
+                found, f, sk, t = random_select(rule, nominal, used, nv, perm, buf, nbuf, s, e,
+                                                Xc, Xc, False, state, True)
+                if not found or sk != KIND_THRESHOLD:
+                    break
+            if det and not random_thr:
+                rt = rank_threshold(f, t, uniq, uniq_off)
+                split_at = partition_threshold(f, rt, n_distinct[f], np.int64(0), buf, nbuf,
+                                               s, e, R, R, False, left_counts, nan_part)
+            else:
+                split_at = partition_threshold(f, t, np.nan, np.int64(0), buf, nbuf, s, e, Xc,
+                                               Xc, False, left_counts, nan_part)
+            ml = left_counts[0]
+            if ml < min_leaf or M - ml < min_leaf:
+                continue
+            split = True
+            break
+        if not split:
+            continue
+        if det:
+            n_decision += 1
+        a = n_nodes
+        kind[node] = KIND_THRESHOLD
+        feature[node] = f
+        threshold[node] = t
+        child_start[node] = a
+        n_children[node] = 2
+        # missing values at prediction go to the child with more rows, as in scikit-learn
+        # for features without missing values in training
+        nan_child[node] = 0 if 2 * left_counts[0] >= M else 1
+        rnd[node] = 0 if det else 1
+        start[a] = s
+        end[a] = split_at
+        start[a + 1] = split_at
+        end[a + 1] = e
+        for b in range(2):
+            depth[a + b] = depth[node] + 1
+            nbuf_of[a + b] = 1 - nbuf
+        # the left child is grown first (depth first), as in grow_tree
+        stack[sp] = a + 1
+        stack[sp + 1] = a
+        sp += 2
+        n_nodes += 2
+    return (kind[:n_nodes].copy(), feature[:n_nodes].copy(), threshold[:n_nodes].copy(),
+            child_start[:n_nodes].copy(), n_children[:n_nodes].copy(),
+            nan_child[:n_nodes].copy(), rnd[:n_nodes].copy(), depth[:n_nodes].copy(),
+            value[:n_nodes].copy(), weight[:n_nodes].copy(), size[:n_nodes].copy(),
+            n_decision, rows_seen)
