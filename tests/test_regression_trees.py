@@ -95,12 +95,11 @@ def test_leaf_values_worked_by_hand():
 def _bundle_target(name, target_col, n_max=600):
     data = treelab.datasets.load_uci(name)
     X = np.asarray(data.X, dtype=float)
-    keep = [j for j in range(X.shape[1]) if not data.nominal[j]]
+    keep = [j for j in range(X.shape[1]) if data.feature_types[j] != "nominal"]
     X = X[:, keep]
-    X = X[~np.isnan(X).any(axis=1)]
+    assert not np.isnan(X).any()
     if target_col is None:  # the class label as a number (abalone's rings)
-        y = np.asarray(data.classes, dtype=float)[np.asarray(data.y)]
-        y = y[: X.shape[0]]
+        y = np.asarray(data.y, dtype=float)
     else:
         y = X[:, target_col]
         X = np.delete(X, target_col, axis=1)
@@ -137,6 +136,8 @@ def test_alpha_one_tree_agrees_with_sklearn(name):
     every leaf holds rows of one target or of one x), test MSE within noise, and at depth 4
     the same predictions everywhere where no two splits tie."""
     X, y = _ten_sets()[name]
+    # scikit-learn's trees read X as float32: the same values for both
+    X = X.astype(np.float32).astype(np.float64)
     assert _distinct_gaps(X) > 1e-7
     rng = np.random.default_rng(0)
     idx = rng.permutation(len(y))
@@ -158,18 +159,20 @@ def test_alpha_one_tree_agrees_with_sklearn(name):
     assert agree.mean() >= 0.9 if name in ("liver_drinks", "abalone_rings") else agree.all()
 
 
-@pytest.mark.parametrize("depth", [2, 4, None])
+@pytest.mark.parametrize("depth", [2, 3, 4])
 def test_poisson_agrees_with_sklearn(depth):
-    """criterion="poisson" against scikit-learn's Poisson tree on count data."""
+    """criterion="poisson" against scikit-learn's Poisson tree on count data. (Fully grown
+    trees are not compared: a node such as y = (0, 0, 2) cannot be split under the Poisson
+    criterion, so impure leaves remain, and which rows share them depends on how earlier ties
+    between equally good splits of small count nodes were broken.)"""
     rng = np.random.default_rng(5)
-    X = rng.uniform(size=(300, 5))
+    X = rng.uniform(size=(300, 5)).astype(np.float32).astype(np.float64)
     y = rng.poisson(np.exp(1.0 + 2.0 * X[:, 0] - X[:, 1])).astype(float)
     ours = treelab.RegressionTree(criterion="poisson", max_depth=depth).fit(X, y)
     ref = DecisionTreeRegressor(criterion="poisson", max_depth=depth, random_state=0).fit(X, y)
     np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-10)
-    Xt = rng.uniform(size=(200, 5))
-    if depth is not None:
-        np.testing.assert_allclose(ours.predict(Xt), ref.predict(Xt), rtol=1e-10)
+    Xt = rng.uniform(size=(200, 5)).astype(np.float32).astype(np.float64)
+    np.testing.assert_allclose(ours.predict(Xt), ref.predict(Xt), rtol=1e-10)
 
 
 def test_poisson_never_splits_off_a_zero_mean_child():
@@ -182,12 +185,15 @@ def test_poisson_never_splits_off_a_zero_mean_child():
 
 
 def test_fractional_weights_agree_with_sklearn():
+    """The rows of positive weight get scikit-learn's predictions (a row of weight 0 is not
+    in the tree: where two splits of a small node tie, it may fall on either side)."""
     X, y = make_friedman1(300, random_state=4)
+    X = X.astype(np.float32).astype(np.float64)
     w = np.random.default_rng(4).uniform(0.0, 2.0, size=300)
     w[:30] = 0.0
     ours = treelab.RegressionTree(max_depth=5).fit(X, y, sample_weight=w)
     ref = DecisionTreeRegressor(max_depth=5, random_state=0).fit(X, y, sample_weight=w)
-    np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-10)
+    np.testing.assert_allclose(ours.predict(X[30:]), ref.predict(X[30:]), rtol=1e-10)
 
 
 def test_zero_weight_rows_are_absent_rows():
@@ -300,9 +306,14 @@ def test_binned_thresholds_are_bin_edges_and_many_bins_is_exact():
     binned = treelab.RegressionTree(max_depth=6, max_bins=8).fit(X, y)
     fr = binned.forest_
     inner = fr.kind == G.KIND_THRESHOLD
-    for f, t in zip(fr.feature[inner], fr.threshold[inner], strict=True):
-        # a bin's upper edge is a training value of the feature
-        assert t in set(X[:, f].tolist())
+    for f in range(X.shape[1]):
+        # a bin's upper edge is the midpoint between two consecutive distinct values, and
+        # 8 bins have 7 such edges
+        used = np.unique(fr.threshold[inner & (fr.feature == f)])
+        assert used.size <= 7
+        u = np.unique(X[:, f])
+        mids = set((u[:-1] + (u[1:] - u[:-1]) * 0.5).tolist())
+        assert set(used.tolist()) <= mids
     assert np.mean((binned.predict(X) - y) ** 2) < np.var(y)
 
 

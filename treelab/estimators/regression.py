@@ -215,7 +215,7 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
             if spec.n_trees > n_counted:
                 of = "rows" if n_counted == n else "rows of positive weight"
                 raise ValueError(f"n_estimators ({spec.n_trees}) must not exceed the number of "
-                                 f"{of} ({n_counted}) for disjoint samples")
+                                 f"{of} (n_samples = {n_counted}) for disjoint samples")
             row_mode = G.ROWS_DISJOINT
             order = rng.permutation(n)
             if n_counted < n:
