@@ -85,29 +85,68 @@ def split_score(sl, wl, sr, wr, poisson):
 
 
 @njit(**NUMBA_FLAGS)
-def best_exact_split(f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, poisson, keys):
+def best_exact_split(f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, poisson, keys, hw, hs,
+                     hm):
     """Best exact split of the node's rows ``rows[s:e]`` on continuous feature f.
 
     ``nw``, ``ny``, ``nm``: each node position's weight, target and multiplicity; ``W``, ``S``,
-    ``M``: their sums (w, w y, multiplicity). The rows are sorted by global rank ``R[f, row]``
-    and every boundary between two distinct ranks whose children keep ``min_leaf`` rows is
-    scored (``split_score``); ties keep the lowest threshold. Returns (available, found,
-    score, rank below, rank above): available when f takes two distinct values at the node.
+    ``M``: their sums (w, w y, multiplicity). Every boundary between two consecutive distinct
+    ranks ``R[f, row]`` present at the node whose children keep ``min_leaf`` rows is scored
+    (``split_score``); ties keep the lowest threshold. The node's rows are summarised per rank
+    in the dense histograms ``hw``, ``hs``, ``hm`` when their ranks span at most 2 m + 16
+    values (m the node's rows: bin codes, the top of the tree), else sorted by rank (``keys``),
+    as the classification search chooses between the two. Returns (available, found, score,
+    rank below, rank above): available when f takes two distinct values at the node.
     """
     m = e - s
+    lo = np.int64(R[f, row_of(rows[s])])
+    hi = lo
+    for j in range(1, m):
+        r = np.int64(R[f, row_of(rows[s + j])])
+        if r < lo:
+            lo = r
+        if r > hi:
+            hi = r
+    if lo == hi:
+        return False, False, -np.inf, 0, 0
+    best = -np.inf
+    found = False
+    r_lo = np.int64(0)
+    r_hi = np.int64(0)
+    wl = 0.0
+    sl = 0.0
+    ml = np.int64(0)
+    span = hi - lo + 1
+    if span <= 2 * m + 16:
+        for k in range(span):
+            hw[k] = 0.0
+            hs[k] = 0.0
+            hm[k] = 0
+        for j in range(m):
+            k = np.int64(R[f, row_of(rows[s + j])]) - lo
+            hw[k] += nw[j]
+            hs[k] += nw[j] * ny[j]
+            hm[k] += nm[j]
+        prev = np.int64(-1)
+        for k in range(span):
+            if hm[k] == 0:
+                continue
+            if prev >= 0 and min_leaf <= ml <= M - min_leaf:
+                score = split_score(sl, wl, S - sl, W - wl, poisson)
+                if score > best:
+                    best = score
+                    found = True
+                    r_lo = prev + lo
+                    r_hi = k + lo
+            wl += hw[k]
+            sl += hs[k]
+            ml += hm[k]
+            prev = k
+        return True, found, best, r_lo, r_hi
     for j in range(m):
         keys[j] = (np.int64(R[f, row_of(rows[s + j])]) << 32) | np.int64(j)
     ks = keys[:m]
     ks.sort()
-    if (ks[0] >> 32) == (ks[m - 1] >> 32):
-        return False, False, -np.inf, 0, 0
-    best = -np.inf
-    found = False
-    r_lo = 0
-    r_hi = 0
-    wl = 0.0
-    sl = 0.0
-    ml = 0
     for k in range(m - 1):
         j = ks[k] & _LOW32
         wl += nw[j]
@@ -196,6 +235,11 @@ def grow_regression_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, sw, ipar
     nw = np.empty(max(n_in, 1))
     ny = np.empty(max(n_in, 1))
     nm = np.empty(max(n_in, 1), dtype=np.int64)
+    # the dense per-rank histograms span at most 2 m + 16 ranks (best_exact_split)
+    n_hist = 2 * max(n_in, 1) + 16
+    hw = np.empty(n_hist)
+    hs = np.empty(n_hist)
+    hm = np.empty(n_hist, dtype=np.int64)
     left_counts = np.zeros(1, dtype=np.int64)
     nan_part = np.zeros(1, dtype=np.int64)
 
@@ -301,7 +345,8 @@ def grow_regression_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, sw, ipar
                             t = tc
                     else:
                         avail, ok, score, r_lo, r_hi = best_exact_split(
-                            fc, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, poisson, keys)
+                            fc, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, poisson, keys, hw,
+                            hs, hm)
                         if not avail:
                             continue
                         n_avail += 1
