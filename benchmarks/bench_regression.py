@@ -20,7 +20,6 @@ import os
 import statistics
 import time
 
-import numpy as np
 from sklearn.datasets import make_friedman1
 from sklearn.ensemble import RandomForestRegressor as SkForest
 from sklearn.metrics import r2_score

@@ -35,9 +35,9 @@ def grow_regression_forest(feats: FeatureArrays, y: np.ndarray, sample_weight: n
 
     def one(t: int) -> tuple:
         return grow_regression_tree(
-            feats.Xc, feats.R, feats.n_distinct, feats.uniq, feats.uniq_off, feats.nominal, y,
-            sw, iparams, float(alphas[t]), np.uint64(seeds[t]), row_mode, part, t, n_sub,
-            bool(poisson))
+            feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq, feats.uniq_off,
+            feats.nominal, y, sw, iparams, float(alphas[t]), np.uint64(seeds[t]), row_mode,
+            part, t, n_sub, bool(poisson))
 
     trees = run_threads(one, range(len(seeds)), n_threads)
     sizes = np.array([tr[0].shape[0] for tr in trees], dtype=np.int64)

@@ -34,7 +34,13 @@ from treelab.engine.regression import grow_regression_forest, member_values
 from treelab.estimators._base import MAX_BINS, SAMPLING, check_constructor_arguments
 from treelab.estimators._docstrings import MAX_BINS_DOC, store_params
 from treelab.estimators._encode import encode_features
-from treelab.estimators._spec import RANDOM_SPLITS, TreeSpec, reads_values, spec_iparams
+from treelab.estimators._spec import (
+    RANDOM_SPLITS,
+    TreeSpec,
+    may_presort,
+    reads_values,
+    spec_iparams,
+)
 from treelab.estimators._validation import check_bool, check_int, check_option, check_real
 from treelab.estimators._weights import check_sample_weight
 
@@ -225,7 +231,8 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
         ranks = bool(np.any(np.asarray(spec.alphas) > 0) and iparams[G.P_DET_THRESHOLD] == 0)
         feats = prepare_features(Xv, np.zeros(d, dtype=bool), np.zeros(d, dtype=np.int64),
                                  ranks=ranks, n_threads=self._n_threads(),
-                                 max_bins=spec.max_bins, order=False,
+                                 max_bins=spec.max_bins,
+                                 order=may_presort(iparams, spec, np.zeros(d, dtype=bool), n_sub),
                                  values=reads_values(iparams, spec))
         self.forest_ = grow_regression_forest(
             feats, y, sw, iparams, spec.alphas, seeds, row_mode, part, n_sub,

@@ -44,9 +44,11 @@ from treelab.engine.kernels._params import (
     P_MAX_FEATURES,
     P_MIN_LEAF,
     P_MIN_SPLIT,
+    P_PRESORT,
     P_RANDOM_SPLIT,
 )
 from treelab.engine.kernels._partition import partition_threshold
+from treelab.engine.kernels._presort import build_lists, partition_lists
 from treelab.engine.kernels._rng import new_state, rand_float, rand_int
 from treelab.engine.kernels._select import random_select
 from treelab.engine.kernels._split import row_of, wt_of
@@ -57,6 +59,9 @@ from treelab.engine.kernels._thresholds import (
     uniform_threshold,
 )
 
+# as grow_tree: presorted lists only for features with more distinct values (the others'
+# nodes are summarised in a dense histogram over their few ranks)
+LIST_MIN_DISTINCT = 256
 # as grow_tree: a random node tries this many random tests before it becomes a leaf (a test
 # whose children break min_samples_leaf is tried again)
 RANDOM_ATTEMPTS = 10
@@ -166,6 +171,39 @@ def best_exact_split(f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, poisson, k
 
 
 @njit(**NUMBA_FLAGS)
+def best_list_split(lists, q, s, e, wrow, y, mult, W, S, M, min_leaf, poisson):
+    """``best_exact_split`` reading the node's segment ``[s, e)`` of presorted list q
+    (``_presort``: entries rank << 32 | row, in increasing rank order), with each row's
+    weight ``wrow``, target ``y`` and multiplicity ``mult``: no sort."""
+    if (lists[q, s] >> 32) == (lists[q, e - 1] >> 32):
+        return False, False, -np.inf, 0, 0
+    best = -np.inf
+    found = False
+    r_lo = np.int64(0)
+    r_hi = np.int64(0)
+    wl = 0.0
+    sl = 0.0
+    ml = np.int64(0)
+    for j in range(s, e - 1):
+        entry = lists[q, j]
+        row = entry & _LOW32
+        wl += wrow[row]
+        sl += wrow[row] * y[row]
+        ml += mult[row]
+        rk = entry >> 32
+        rk1 = lists[q, j + 1] >> 32
+        if rk == rk1 or ml < min_leaf or M - ml < min_leaf:
+            continue
+        score = split_score(sl, wl, S - sl, W - wl, poisson)
+        if score > best:
+            best = score
+            found = True
+            r_lo = rk
+            r_hi = rk1
+    return True, found, best, r_lo, r_hi
+
+
+@njit(**NUMBA_FLAGS)
 def score_value_threshold(f, t, rows, s, e, Xc, nw, ny, nm, W, S, M, min_leaf, poisson):
     """(found, score) of the split x_f <= t (Extra-Trees' random threshold): not found when a
     child would hold fewer than ``min_leaf`` rows."""
@@ -183,8 +221,8 @@ def score_value_threshold(f, t, rows, s, e, Xc, nw, ny, nm, W, S, M, min_leaf, p
 
 
 @njit(**NUMBA_FLAGS)
-def grow_regression_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, sw, iparams, alpha,
-                         seed, row_mode, part, tree_id, n_sub, poisson):
+def grow_regression_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, sw, iparams,
+                         alpha, seed, row_mode, part, tree_id, n_sub, poisson):
     """Grow one regression tree into flat node arrays.
 
     ``Xc`` (feature, row) float64 values (may be empty (d, 0) for trees of exact
@@ -194,6 +232,11 @@ def grow_regression_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, sw, ipar
     weights, ``iparams`` the integer parameters (``_params.P_*``: min split, min leaf, max
     depth, max features, Extra-Trees thresholds, random rule, binned), ``alpha`` the chance
     of a deterministic node, ``poisson`` the Poisson criterion (else squared error).
+    ``order`` (feature, row): each feature's rows in increasing rank order, or empty (d, 0):
+    as in ``grow_tree``, trees of mostly deterministic nodes with exact thresholds then keep
+    presorted lists (``_presort``), partitioned at every split, and their nodes of at least
+    16 rows scan them instead of sorting (the same splits up to the order in which rows of
+    one value are summed).
 
     Returns kind, feature, threshold, child_start, n_children, nan_child, random, depth
     (as ``grow_tree``), each node's weighted mean ``value`` = sum w y / sum w, summed weight
@@ -231,6 +274,14 @@ def grow_regression_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, sw, ipar
             perm[q] = f
             q += 1
     used = np.zeros(d, dtype=np.uint8)
+    # each row's weight (multiplicity times sample weight) and multiplicity; rows of weight 0
+    # have multiplicity 0 here, so the presorted lists leave them out
+    wrow = np.zeros(n)
+    mult = np.zeros(n, dtype=np.int32)
+    for i in range(n):
+        if w[i] > 0 and sw[i] > 0.0:
+            mult[i] = w[i]
+            wrow[i] = w[i] * sw[i]
     keys = np.empty(max(n_in, 1), dtype=np.int64)
     nw = np.empty(max(n_in, 1))
     ny = np.empty(max(n_in, 1))
@@ -268,6 +319,31 @@ def grow_regression_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, sw, ipar
     binned = iparams[P_BINNED] != 0
     rule = iparams[P_RANDOM_SPLIT]
     sample = n_target < nv
+    # presorted lists, on grow_tree's conditions (measured there: they pay off with at least
+    # half of the features candidates and mostly deterministic nodes)
+    slot_of = np.full(d, -1, dtype=np.int64)
+    n_list = 0
+    for q in range(nv):
+        if n_distinct[vis[q]] > LIST_MIN_DISTINCT:
+            n_list += 1
+    presort = (iparams[P_PRESORT] >= 1 and alpha >= 0.5 and not random_thr and n_list > 0
+               and 2 * n_target >= nv and order.shape[1] == n)
+    sorted_min = 16
+    if presort:
+        slots = np.empty(n_list, dtype=np.int64)
+        q2 = 0
+        for q in range(nv):
+            if n_distinct[vis[q]] > LIST_MIN_DISTINCT:
+                slots[q2] = vis[q]
+                slot_of[vis[q]] = q2
+                q2 += 1
+        lists = build_lists(order, R, mult, slots, n_in)
+    else:
+        lists = np.empty((0, 1), dtype=np.int64)
+    child_of = np.zeros(n if presort else 1, dtype=np.int32)
+    bucket = np.zeros(2, dtype=np.int64)
+    fill = np.zeros(2, dtype=np.int64)
+    scratch = np.empty(max(n_in, 1) if presort else 1, dtype=np.int64)
 
     end[0] = n_in
     n_nodes = 1
@@ -291,14 +367,14 @@ def grow_regression_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, sw, ipar
         for j in range(e - s):
             p = rows[s + j]
             r = row_of(p)
-            mult = wt_of(p)
-            wj = mult * sw[r]
+            mj = wt_of(p)
+            wj = mj * sw[r]
             nw[j] = wj
             ny[j] = y[r]
-            nm[j] = mult
+            nm[j] = mj
             W += wj
             S += wj * y[r]
-            M += mult
+            M += mj
             if y[r] != y0:
                 constant = False
         weight[node] = W
@@ -306,6 +382,7 @@ def grow_regression_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, sw, ipar
         value[node] = S / W if W > 0.0 else np.nan
         if M < min_split or depth[node] >= max_depth or constant or M < 2 * min_leaf:
             continue
+        use_sorted = presort and e - s >= sorted_min
         det = alpha >= 1.0 or (alpha > 0.0 and rand_float(state) < alpha)
         attempts = 1 if det else RANDOM_ATTEMPTS
         split = False
@@ -343,6 +420,18 @@ def grow_regression_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, sw, ipar
                             found = True
                             f = fc
                             t = tc
+                    elif use_sorted and slot_of[fc] >= 0:
+                        avail, ok, score, r_lo, r_hi = best_list_split(
+                            lists, slot_of[fc], s, e, wrow, y, mult, W, S, M, min_leaf,
+                            poisson)
+                        if not avail:
+                            continue
+                        n_avail += 1
+                        if ok and score > best:
+                            best = score
+                            found = True
+                            f = fc
+                            t = split_threshold(uniq, uniq_off[fc], r_lo, r_hi, binned)
                     else:
                         avail, ok, score, r_lo, r_hi = best_exact_split(
                             fc, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, poisson, keys, hw,
@@ -378,6 +467,14 @@ def grow_regression_tree(Xc, R, n_distinct, uniq, uniq_off, nominal, y, sw, ipar
             continue
         if det:
             n_decision += 1
+        if use_sorted:
+            # the children's rows in every presorted list, as partition_threshold laid them out
+            out = buf[1 - nbuf]
+            for j in range(s, e):
+                child_of[row_of(out[j])] = 0 if j < split_at else 1
+            bucket[0] = s
+            bucket[1] = split_at
+            partition_lists(lists, s, e, child_of, bucket, 2, fill, scratch)
         a = n_nodes
         kind[node] = KIND_THRESHOLD
         feature[node] = f
