@@ -69,6 +69,7 @@ def test_regression_spectrum_one_panel_per_measure_at_journal_width():
         "mean squared error (MSE)", "$R^2$", "ambiguity (Krogh & Vedelsby)",
         r"residual correlation $\bar\rho$"]
     assert fig.legends and [t.get_text() for t in fig.legends[0].get_texts()] == ["VR", "RF"]
+    assert fig.get_supxlabel() == ALPHA_LABEL  # said once, under the panels
     fig = regression_spectrum(regression_result(), dataset="stackloss", variables=["noise"],
                               width="single")
     assert float(fig.get_size_inches()[0]) == 3.5

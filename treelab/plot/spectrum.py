@@ -220,7 +220,7 @@ def regression_spectrum(
     >>> [ax.get_ylabel() for ax in fig.axes][:2]
     ['mean squared error (MSE)', '$R^2$']
     """
-    from treelab.plot.panels import merge_legends, panels
+    from treelab.plot.panels import figure_labels, merge_legends, panels
 
     ds = check_result(result, "result", [], [_dims.ENSEMBLE, _dims.ALPHA])
     if not is_regression_result(ds):
@@ -235,5 +235,6 @@ def regression_spectrum(
     fig, axes = panels(len(variables), ncols=ncols, width=width)
     for ax, var in zip(axes, variables, strict=True):
         spectrum(ds, var=var, ensembles=ensembles, spread=spread, palette=palette, ax=ax)
+    figure_labels(fig, list(axes))  # alpha's label once, under the panels
     merge_legends(fig, list(axes))
     return fig
