@@ -3,6 +3,7 @@ independent computations, plain random folds, the K-training-sets decompositions
 results on every backend and a stopped run that resumes to the same result."""
 
 import importlib
+from functools import partial
 
 import numpy as np
 import pytest
@@ -173,16 +174,46 @@ def test_a_stopped_run_resumes_to_the_same_result(serial, tmp_path, monkeypatch)
 
 # ----------------------------------------------------------------------------- K training sets
 
+def decomposition_config(out):
+    return small(out, datasets=[{"generator": "friedman1", "params": {"noise": 1.0}}],
+                 ensembles=[{"name": "VR", "estimator": "VRTreesRegressor",
+                             "params": {"n_estimators": 4}}],
+                 protocol={"name": "bias_variance", "n_sets": 3, "n_train": 60,
+                           "n_test": 40},
+                 measures={"diagnose": {}, "bias_variance_diversity": {
+                     "target": "true_target"}, "louppe_variance": {}})
+
+
+def test_a_stopped_decomposition_run_resumes_to_the_same_result(tmp_path, monkeypatch):
+    """Stopped after 4 of 6 cells (one alpha's group reduced, one cell of the other waiting
+    with its outputs on disk), the next run fits only the 2 missing cells."""
+    reference = run(decomposition_config(tmp_path / "ref"), progress=False)
+    real = run_module.execute
+    ran = []
+
+    def stopping(cells, stop=None, **kwargs):
+        for item in real(cells, **kwargs):
+            if stop is not None and len(ran) == stop:
+                raise Stopped
+            ran.append(item[0].key)
+            yield item
+
+    monkeypatch.setattr(run_module, "execute", partial(stopping, stop=4))
+    with pytest.raises(Stopped):
+        run(decomposition_config(tmp_path / "stopped"), progress=False)
+    assert len(list((tmp_path / "stopped" / "outputs").glob("*.npz"))) == 1
+    ran.clear()
+    monkeypatch.setattr(run_module, "execute", stopping)
+    resumed = run(decomposition_config(tmp_path / "stopped"), progress=False)
+    assert len(ran) == 2
+    xr.testing.assert_identical(strip(resumed), strip(reference))
+
+
 def test_decompositions_over_k_training_sets_match_a_hand_refit(tmp_path):
     """bias_variance_diversity (noise apart, against Friedman #1's true function) and
     louppe_variance per (dataset, ensemble, alpha) equal the analysis functions on the K
     models refitted by hand, and the terms sum to the measured loss."""
-    cfg = small(tmp_path, datasets=[{"generator": "friedman1"}],
-                ensembles=[{"name": "VR", "estimator": "VRTreesRegressor",
-                            "params": {"n_estimators": 4}}],
-                protocol={"name": "bias_variance", "n_sets": 3, "n_train": 60, "n_test": 40},
-                measures={"diagnose": {}, "bias_variance_diversity": {"target": "true_target"},
-                          "louppe_variance": {}})
+    cfg = decomposition_config(tmp_path)
     ds = run(cfg, progress=False)
     assert "repeat" not in ds.diversity.dims and "fold" not in ds.diversity.dims
     for alpha in (0.0, 1.0):
