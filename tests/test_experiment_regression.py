@@ -81,6 +81,16 @@ def test_group_options_are_checked_for_regression():
             {"estimator": "VRTrees"}], protocol=bv, measures={"louppe_variance": {}})
 
 
+def test_a_data_set_too_small_for_the_protocol_is_refused_before_any_cell():
+    with pytest.raises(ValueError, match=r"stackloss.*21 rows cannot make the 30 folds"):
+        expand(small(datasets=[{"regression": "stackloss"}],
+                     protocol={"name": "kfold", "n_splits": 30}))
+    with pytest.raises(ValueError, match=r"stackloss.*cannot split.*n_train=50 exceeds"):
+        expand(small(datasets=[{"regression": "stackloss"}],
+                     protocol={"name": "bias_variance", "n_sets": 2, "n_train": 50,
+                               "n_test": 5}))
+
+
 def test_classification_cell_keys_do_not_carry_the_task():
     cfg = ExperimentConfig(datasets=[{"generator": "waveform", "n_samples": 60}],
                            ensembles=[{"estimator": "VRTrees"}], protocol={"name": "kfold",
@@ -238,3 +248,17 @@ def test_decompositions_over_k_training_sets_match_a_hand_refit(tmp_path):
         terms = (at.noise + at.noise_cross + at.average_bias + at.average_variance
                  - at.diversity)
         np.testing.assert_allclose(float(terms), direct, rtol=1e-10)
+
+
+def test_decompositions_on_a_pool_data_set(tmp_path):
+    """The bias_variance protocol on a real data set (a pool: one shared test split, K
+    training sets drawn from the rest): the expected loss over the K training sets is the
+    mean over repeats of the cells' own MSE on the shared test rows."""
+    cfg = small(tmp_path, datasets=[{"regression": "stackloss"}],
+                protocol={"name": "bias_variance", "n_sets": 3, "n_train": 12, "n_test": 6},
+                measures={"bias_variance_diversity": {}})
+    ds = run(cfg, progress=False)
+    assert int(ds.n_test.max()) == int(ds.n_test.min()) == 6
+    np.testing.assert_allclose(ds.expected_loss.values,
+                               ds.mse.mean(["repeat", "fold"]).values, rtol=1e-12)
+    assert "bias_with_noise" in ds and "noise" not in ds  # y* = y: the noise stays inside

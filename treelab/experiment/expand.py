@@ -67,7 +67,7 @@ def check_sizes(data: LabeledData, protocol: Any, where: str,
 
     y = np.asarray(data.y)
     if task == "regression":
-        _check_regression_sizes(y, protocol, where)
+        _check_regression_sizes(data, protocol, where)
         return
     kind = type_of_target(y)
     if kind not in ("binary", "multiclass"):
@@ -112,8 +112,10 @@ def check_sizes(data: LabeledData, protocol: Any, where: str,
         _check_training_classes(y, protocol, where)
 
 
-def _check_regression_sizes(y: np.ndarray, protocol: Any, where: str) -> None:
-    """A regression data set: finite real-valued targets, enough rows for the folds."""
+def _check_regression_sizes(data: LabeledData, protocol: Any, where: str) -> None:
+    """A regression data set: finite real-valued targets, enough rows for the folds (or, for
+    a draw protocol on the data set, for its first split)."""
+    y = np.asarray(data.y)
     if y.dtype.kind not in "biuf":
         raise ValueError(f"{where}: a regression experiment needs real-valued targets; got "
                          f"dtype {y.dtype}")
@@ -126,6 +128,16 @@ def _check_regression_sizes(y: np.ndarray, protocol: Any, where: str) -> None:
                          f"protocol {protocol.name!r}; use fewer folds")
     if y.size < 2:
         raise ValueError(f"{where}: a split needs at least 2 rows; got {y.size}")
+    if protocol.uses_generator:  # a draw protocol on a pool (bias_variance), one stratum
+        from dataclasses import replace
+
+        strata = replace(data, y=np.zeros(y.size, dtype=np.int64), classes=None,
+                         true_proba=None, true_target=None)
+        try:
+            next(iter(protocol.split(strata)))
+        except ValueError as exc:
+            raise ValueError(f"{where}: protocol {protocol.name!r} cannot split its {y.size} "
+                             f"rows: {exc}") from None
 
 
 def _check_training_classes(y: np.ndarray, protocol: Any, where: str) -> None:
