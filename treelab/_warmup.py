@@ -57,6 +57,10 @@ def _fit_step(name: str) -> Callable[[], None]:
         params = {"random_state": 0}
         if "n_estimators" in inspect.signature(cls).parameters:
             params["n_estimators"] = 4
+        if not hasattr(cls, "predict_proba"):  # a regressor: numeric features, no gaps
+            Xc, yc = _complete(X, y)
+            cls(**params).fit(Xc, yc.astype(np.float64)).predict(Xc)
+            return
         model = cls(**params).fit(X, y)
         model.predict_proba(X)
         # threshold-only trees and rows without missing values: the prediction kernels'

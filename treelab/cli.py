@@ -97,12 +97,14 @@ def _finish(ds, out: Path, started: float) -> None:
     from treelab.experiment import summary
 
     print()
-    if "ensemble_error" in ds:  # measures without diagnose have no error to tabulate
-        print(summary(ds).round(3).to_string())
+    # measures without diagnose have no error to tabulate; a regression result its MSE
+    var = "ensemble_error" if "ensemble_error" in ds else "mse" if "mse" in ds else None
+    if var is not None:
+        print(summary(ds, var).round(3).to_string())
         print()
     print(f"finished in {time.perf_counter() - started:.1f} s")
     print(f"dataset (netCDF): {(out / 'result.nc').resolve()}")
-    if "ensemble_error" in ds:
+    if var is not None:
         print(f"summary table   : {(out / 'summary.csv').resolve()}")
     print(f"finished cells  : {(out / 'cells.jsonl').resolve()}")
 

@@ -12,7 +12,8 @@ from treelab.analysis._dataset import encode_labels
 from treelab.analysis.strength import strength_correlation
 from treelab.estimators._weights import check_sample_weight, engine_weights, row_weights
 
-__all__ = ["in_bag_counts", "oob_strength_correlation", "sklearn_in_bag"]
+__all__ = ["in_bag_counts", "oob_strength_correlation", "regression_in_bag_counts",
+           "sklearn_in_bag"]
 
 
 def sklearn_in_bag(model: Any, n_rows: int, *, strict: bool = True) -> np.ndarray | None:
@@ -118,6 +119,82 @@ def in_bag_counts(ensemble: Any, y: Any, sample_weight: Any = None) -> np.ndarra
                 "of y; pass the training labels (and the sample_weight) the ensemble was "
                 "fitted with"
             )
+        counts[t] = w
+    return counts
+
+
+def regression_in_bag_counts(regressor: Any, y: Any, sample_weight: Any = None) -> np.ndarray:
+    """How often each tree of a fitted treelab regressor drew each training row, (tree, sample).
+
+    A bagged treelab regressor keeps each tree's seed (``forest_.seed``); tree t's bootstrap
+    multiplicities are the first draws of its generator (n draws of a row uniformly among n,
+    the engine's ``draw_construction``), replayed here. The replay is checked against the
+    fitted forest: each tree's root holds sum_i w_ti rows (with multiplicity, the rows of
+    positive weight) and predicts sum_i w_ti s_i y_i / sum_i w_ti s_i (s the sample weights);
+    a mismatch (``y`` is not the training targets, or the draws cannot be replayed) is a
+    ``ValueError``, never a silently wrong mask.
+
+    Parameters
+    ----------
+    regressor : fitted treelab regressor with bootstrap rows
+        ``BaggedTreesRegressor``, ``RandomForestRegressor(bootstrap=True)`` or a VR-Trees
+        family regressor with ``sampling="bootstrap"`` (or ``"bootstrap+subspace"``).
+    y : array-like, (sample,)
+        The training targets it was fitted on, in the same order.
+    sample_weight : array-like, (sample,), optional
+        The sample weights it was fitted with (a row of weight 0 is out of every bag).
+
+    Returns
+    -------
+    numpy.ndarray, (tree, sample)
+        int32 bootstrap counts; 0 where a row of weight 0 was drawn (it is left out).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_friedman1
+    >>> from treelab import RandomForestRegressor
+    >>> from treelab.analysis.oob import regression_in_bag_counts
+    >>> X, y = make_friedman1(60, random_state=0)
+    >>> rf = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    >>> bag = regression_in_bag_counts(rf, y)
+    >>> bag.shape, [int(c) for c in bag.sum(axis=1)]
+    ((3, 60), [60, 60, 60])
+    """
+    from treelab.engine.kernels import _grow as G
+    from treelab.engine.kernels._rng import new_state
+
+    forest = getattr(regressor, "forest_", None)
+    if forest is None or not hasattr(regressor, "member_predict") \
+            or hasattr(regressor, "classes_"):
+        raise TypeError("regressor must be a fitted treelab regressor (with forest_)")
+    spec = regressor._spec(int(getattr(regressor, "n_features_in_", 1)))
+    if spec.rows != "bootstrap":
+        raise ValueError(
+            "out-of-bag estimates need a bagged regressor (every tree grown on a bootstrap "
+            f"sample); {type(regressor).__name__} grows its trees on {spec.rows!r} rows")
+    y_arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y, dtype=np.float64)
+    if y_arr.ndim != 1:
+        raise ValueError(f"y must be one-dimensional; got shape {y_arr.shape}")
+    n, T = y_arr.size, forest.n_trees
+    sw = check_sample_weight(sample_weight, n)
+    sw = np.ones(n) if sw is None else np.asarray(sw, dtype=np.float64)
+    part = np.zeros(n, dtype=np.int32)
+    counts = np.empty((T, n), dtype=np.int32)
+    for t in range(T):
+        w, _ = G.draw_construction(n, 1, G.ROWS_BOOTSTRAP, part, t, 0,
+                                   new_state(np.uint64(forest.seed[t])))
+        w = np.where(sw > 0, w, 0).astype(np.int32)
+        root = forest.node_offsets[t]
+        size = int(np.asarray(forest.counts[root]).sum())
+        ww = w * sw
+        mean = float(ww @ y_arr / ww.sum()) if ww.sum() > 0 else np.nan
+        value = float(forest.value[root])
+        if size != int(w.sum()) or not (ww.sum() <= 0 or np.isclose(
+                value, mean, rtol=1e-9, atol=1e-12 * max(1.0, float(np.abs(y_arr).max())))):
+            raise ValueError(
+                f"tree {t}: its root holds {size} rows predicting {value!r}, not the "
+                f"{int(w.sum())} in-bag rows of y (mean {mean!r}); pass the training targets "
+                "(and the sample_weight) the regressor was fitted with")
         counts[t] = w
     return counts
 

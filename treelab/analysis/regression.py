@@ -299,7 +299,11 @@ def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None
         Their true values.
     oob : bool, default False
         Out-of-bag estimates from the in-bag rows the model records (scikit-learn forests
-        with ``bootstrap=True`` and ``BaggingRegressor``: ``estimators_samples_``).
+        with ``bootstrap=True`` and ``BaggingRegressor``: ``estimators_samples_``; bagged
+        treelab regressors: their trees' bootstrap draws, replayed from the seeds they keep
+        and checked against the fitted trees, :func:`treelab.analysis.oob.
+        regression_in_bag_counts`; fitted with sample weights, pass ``in_bag=`` from that
+        function with the weights).
     in_bag : array-like, (tree, sample), optional
         In-bag counts (or booleans) given directly; a row with count 0 is out of a member's
         bag.
@@ -339,7 +343,7 @@ def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None
     n_trees, n_rows = f.shape
     if n_trees < 2:
         raise ValueError("model_or_outputs has one member: rho_bar pairs two members")
-    mask = _oob_mask(model_or_outputs, oob, in_bag, n_trees, n_rows)
+    mask = _oob_mask(model_or_outputs, oob, in_bag, n_trees, n_rows, y_arr)
     variables = breiman_vars(f, y_arr, mask)
     params: dict[str, Any] = {"source": m.source, "oob": mask is not None}
     if options is not None:
@@ -401,8 +405,8 @@ def breiman_vars(f: np.ndarray, y_arr: np.ndarray, mask: np.ndarray | None) -> d
     }
 
 
-def _oob_mask(model: Any, oob: bool, in_bag: Any, n_trees: int, n_rows: int
-              ) -> np.ndarray | None:
+def _oob_mask(model: Any, oob: bool, in_bag: Any, n_trees: int, n_rows: int,
+              y: np.ndarray | None = None) -> np.ndarray | None:
     """Out-of-bag mask (tree, sample): True where a member did not see the row."""
     if in_bag is not None:
         bag = np.asarray(in_bag)
@@ -412,12 +416,17 @@ def _oob_mask(model: Any, oob: bool, in_bag: Any, n_trees: int, n_rows: int
         return bag == 0
     if not oob:
         return None
-    if hasattr(model, "member_predict") and not hasattr(model, "estimators_"):
-        raise ValueError("oob=True reads scikit-learn's estimators_samples_; for this model "
-                         "pass in_bag= (tree, sample) with its in-bag counts")
-    from treelab.analysis.oob import sklearn_in_bag
+    from treelab.analysis.oob import regression_in_bag_counts, sklearn_in_bag
 
-    bag = sklearn_in_bag(model, n_rows)
+    if hasattr(model, "forest_") and hasattr(model, "member_predict"):
+        # a treelab regressor: its trees' bootstrap draws replayed from their seeds
+        bag = regression_in_bag_counts(model, y)
+    elif hasattr(model, "member_predict") and not hasattr(model, "estimators_"):
+        raise ValueError("oob=True reads scikit-learn's estimators_samples_ or a treelab "
+                         "regressor's bootstrap draws; for this model pass in_bag= (tree, "
+                         "sample) with its in-bag counts")
+    else:
+        bag = sklearn_in_bag(model, n_rows)
     if bag.shape[0] != n_trees:
         raise ValueError(f"estimators_samples_ lists {bag.shape[0]} members, the model "
                          f"{n_trees}")

@@ -45,8 +45,9 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     (:func:`treelab.analysis.breiman_regression_bound`: ``tree_mse``, ``rho_bar``,
     ``breiman_bound``, ``finite_forest_bound``, ``mean_residual_correlation``,
     ``mean_residual``) follow. With ``X_train`` and ``y_train`` (the training rows of a model
-    that records them, ``estimators_samples_``) the bound is also estimated out of bag
-    (``oob_*``).
+    that records them, ``estimators_samples_``, or a bagged treelab regressor, whose
+    bootstrap draws are replayed from its trees' seeds) the bound is also estimated out of
+    bag (``oob_*``).
 
     With ``models``, K fitted regression ensembles of the same kind and size, one per
     training set (for example the regressor refitted on K bootstrap samples), their member
@@ -72,7 +73,9 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     X_train, y_train : array-like, optional
         The regressor's training rows, for the out-of-bag bound.
     label : str, optional
-        Name recorded as the scalar coordinate ``ensemble`` (default: the model's class).
+        Name recorded as the scalar coordinate ``ensemble`` (default: the model's class);
+        the scalar coordinate ``alpha`` is the model's alpha (NaN without one), so that
+        results stack (:func:`treelab.plot.stack_results`).
     ci : float, optional
         Confidence level (e.g. 0.95) of intervals ``<name>_lower`` / ``<name>_upper`` on the
         numbers of the test rows (``mse``, ``r2``, the ambiguity decomposition, Breiman's
@@ -117,7 +120,8 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     parts = [(ambiguity(outputs, y=y_arr, weights=m.weights), _AMBIGUITY, "")]
     if outputs.shape[0] > 1:
         parts.append((breiman_regression_bound(outputs, y=y_arr), _BREIMAN, ""))
-    if X_train is not None and y_train is not None and hasattr(regressor, "estimators_"):
+    if X_train is not None and y_train is not None and (
+            hasattr(regressor, "estimators_") or _treelab_bagged(regressor)):
         oob = breiman_regression_bound(regressor, X_train, y_train, oob=True)
         parts.append((oob, ("forest_mse",) + _BREIMAN + ("n_rows",), "oob_"))
     if models is not None:
@@ -161,7 +165,12 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
         out = out.assign_coords({_dims.TREE: tree_coords[_dims.TREE]})
     out.attrs = make_attrs("treelab.analysis.diagnose_regression", params, cites)
     name = label if label is not None else m.source
-    return out.assign_coords(ensemble=name)
+    # the model's alpha (NaN without one), so that results stack for the spectrum figures
+    model_params = regressor.get_params(deep=False) if hasattr(regressor, "get_params") else {}
+    alpha = model_params.get("alpha")
+    alpha = float(alpha) if isinstance(alpha, int | float) and not isinstance(alpha, bool) \
+        else np.nan
+    return out.assign_coords({"ensemble": name, _dims.ALPHA: alpha})
 
 
 _OTHER_ROWS = ("out-of-bag training rows or K models' training sets, not a statistic of the "
@@ -192,3 +201,11 @@ def _test_row_vars(pred: np.ndarray, outputs: np.ndarray, weights: np.ndarray | 
         bound = breiman_vars(outputs, y_arr, None)
         out.update({name: bound[name] for name in _BREIMAN})
     return out
+
+
+def _treelab_bagged(model: Any) -> bool:
+    """A fitted treelab regressor whose trees grow on bootstrap samples (out-of-bag rows)."""
+    if not (hasattr(model, "forest_") and hasattr(model, "member_predict")
+            and hasattr(model, "_spec")):
+        return False
+    return model._spec(int(getattr(model, "n_features_in_", 1))).rows == "bootstrap"

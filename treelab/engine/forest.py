@@ -58,6 +58,10 @@ class Forest(NamedTuple):
     seed: np.ndarray
     # (n_proj, w) float64 vectors of oblique (kind 3) nodes; empty for axis-aligned forests
     projections: np.ndarray = np.zeros((0, 0))
+    # regression forests (engine.regression): each node's weighted mean target and summed
+    # row weight; empty for classifiers
+    value: np.ndarray = np.zeros(0)
+    weight: np.ndarray = np.zeros(0)
 
     @property
     def n_trees(self) -> int:

@@ -38,7 +38,7 @@ from treelab.experiment.values import (
     reduce_variables,
 )
 
-__all__ = ["TIMING_VARS", "run_cell"]
+__all__ = ["TIMING_VARS", "regression_metrics", "run_cell"]
 
 #: Wall-clock variables: they differ between runs, so result comparisons leave them out.
 TIMING_VARS = ("fit_time", "predict_time", "eval_time")
@@ -227,55 +227,24 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1, share: bool = True
         t0 = time.perf_counter()
         est.fit(train.X, train.y)
         t1 = time.perf_counter()
-        # a test row whose class the training rows missed stays: every measure counts it as
-        # an error of every member (dropping it would bias E_e, E_s and phi_e downwards)
-        n_unseen = int((~np.isin(test.y, est.classes_)).sum())
-        proba = counts = None
-        measures = [m for m in spec["measures"] if m not in GROUP_MEASURES]
-        if "diagnose" in measures and hasattr(est, "member_proba") and hasattr(
-                est, "member_counts") and hasattr(est, "forest_"):  # diagnose's treelab pass
-            # the one pass over the trees that diagnose reads (its probabilities and labels
-            # derive from these counts): timed as the prediction, not walked again; the votes
-            # and summed frequencies straight from the walk where no Laplace correction
-            # applies (no (tree, sample, class) array: the same values)
-            if hasattr(est, "_member_pass") and not getattr(est, "laplace", False):
-                counts = est._member_pass(test.X)
-            else:
-                counts = est.member_counts(test.X)
-        if counts is None or any(m != "diagnose" for m in measures):
-            if hasattr(est, "predict_proba"):
-                proba = est.predict_proba(test.X)
-            else:
-                est.predict(test.X)
-        t2 = time.perf_counter()
-        variables: dict[str, xr.DataArray] = {}
-        if hasattr(est, "member_proba"):
-            single = _single_for(spec, est, train, est_seed)
-            owners: dict[str, str] = {}
-            rows = _rows_key(spec)
-            for name, options in spec["measures"].items():
-                if name in GROUP_MEASURES:  # over the K repeats: from the outputs kept below
-                    continue
-                kept = _measure(name, dict(options), est, train, test, single, proba, counts,
-                                rows)
-                for var, da in own_dims(name, kept, owners).items():
-                    variables[var if var not in variables else f"{name}_{var}"] = da
-        else:  # an estimator without member outputs: its error only
-            err = float(np.mean(est.predict(test.X) != test.y))
-            variables["ensemble_error"] = xr.DataArray(err, attrs={
-                "long_name": "ensemble error rate E_e", "units": "1"})
-        where = f"datasets[{spec['dataset']['name']!r}]"
-        outputs = cell_outputs(est, test, spec["measures"], where)
-        t3 = time.perf_counter()
+        if spec.get("task") == "regression":
+            variables, outputs, t2, t3 = _regression_cell(spec, est, train, test)
+            n_unseen = None
+        else:
+            variables, outputs, t2, t3, n_unseen = _classification_cell(
+                spec, est, train, test, est_seed)
     scalars = {
         "fit_time": (t1 - t0, "fit time", "s"),
         "predict_time": (t2 - t1, "prediction time on the test rows (member_counts where "
-                         "the measures read them, else predict_proba)", "s"),
+                         "the measures read them, else predict_proba)" if n_unseen is not None
+                         else "prediction time on the test rows (predict)", "s"),
         "eval_time": (t3 - t2, "time of the measures", "s"),
         "n_train": (train.n_samples, "training rows", "count"),
         "n_test": (test.n_samples, "test rows scored", "count"),
         "n_test_unseen": (n_unseen, "test rows whose class training missed (errors)", "count"),
     }
+    if n_unseen is None:  # a regression cell: no classes to miss
+        del scalars["n_test_unseen"]
     for name, (value, long_name, units) in scalars.items():
         variables[name] = _scalar_array(xr.Variable((), value, {"long_name": long_name,
                                                                 "units": units}))
@@ -283,3 +252,118 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1, share: bool = True
     if outputs:
         out["outputs"] = outputs
     return out
+
+
+#: What a regression cell reports (besides diagnose_regression's variables).
+_REGRESSION_METRICS = {
+    "mse": ("mean squared error of the ensemble's predict, (1/n) sum (y - f)^2",
+            "squared units of y"),
+    "mae": ("mean absolute error of the ensemble's predict, (1/n) sum |y - f|", "units of y"),
+    "r2": ("coefficient of determination R^2 = 1 - SSE / SST of the ensemble's predict (NaN "
+           "when the test targets are constant)", "1"),
+}
+
+
+def regression_metrics(y: np.ndarray, pred: np.ndarray) -> dict[str, float]:
+    """MSE, MAE and R^2 of predictions ``pred`` of targets ``y`` (R^2 is NaN when ``y`` is
+    constant: there is no variance to explain)."""
+    y = np.asarray(y, dtype=np.float64)
+    resid = y - np.asarray(pred, dtype=np.float64)
+    sse = float(np.sum(resid**2))
+    sst = float(np.sum((y - y.mean()) ** 2))
+    return {"mse": sse / y.size, "mae": float(np.mean(np.abs(resid))),
+            "r2": 1.0 - sse / sst if sst > 0 else float("nan")}
+
+
+def _has_members(est: Any) -> bool:
+    return hasattr(est, "member_predict") or hasattr(est, "estimators_")
+
+
+def _regression_cell(spec: dict[str, Any], est: Any, train: LabeledData, test: LabeledData
+                     ) -> tuple[Any, ...]:
+    """A fitted regressor's values: (variables, group outputs, t2, t3). The cell stores MSE,
+    MAE and R^2 of its ``predict``; with ``diagnose`` (an ensemble) also
+    :func:`treelab.analysis.diagnose_regression`'s variables without a sample dim (per-tree
+    ones as their means over trees), out of bag where the model records its training rows."""
+    from treelab.analysis.regression_diagnose import diagnose_regression
+
+    if not hasattr(est, "forest_") and "n_jobs" in est.get_params(deep=False):
+        # scikit-learn's forests add their trees' predictions in the order their threads
+        # finish (the last bit differs between runs): predicted with one thread, the same
+        # bit for bit on every backend
+        est.set_params(n_jobs=1)
+    pred = est.predict(test.X)
+    t2 = time.perf_counter()
+    variables: dict[str, xr.DataArray] = {}
+    for name, value in regression_metrics(test.y, pred).items():
+        long_name, units = _REGRESSION_METRICS[name]
+        variables[name] = _scalar_array(xr.Variable((), value, {"long_name": long_name,
+                                                                "units": units}))
+    if "diagnose" in spec["measures"] and _has_members(est):
+        oob = _records_oob(est)
+        ds = diagnose_regression(est, test.X, test.y, X_train=train.X if oob else None,
+                                 y_train=train.y if oob else None)
+        for var, da in reduce_measure(ds.drop_vars(["mse", "r2"])).items():
+            variables[var] = da
+    where = f"datasets[{spec['dataset']['name']!r}]"
+    outputs = cell_outputs(est, test, spec["measures"], where, "regression")
+    t3 = time.perf_counter()
+    return variables, outputs, t2, t3
+
+
+def _records_oob(est: Any) -> bool:
+    """Whether ``est`` records which training rows each member saw, with some left out
+    (a bootstrap or subsample): its out-of-bag bound is then defined."""
+    if hasattr(est, "forest_") and hasattr(est, "member_predict"):
+        from treelab.analysis.regression_diagnose import _treelab_bagged
+
+        return _treelab_bagged(est)
+    if hasattr(est, "estimators_samples_"):
+        return bool(getattr(est, "bootstrap", False))
+    return False
+
+
+def _classification_cell(spec: dict[str, Any], est: Any, train: LabeledData,
+                         test: LabeledData, est_seed: int) -> tuple[Any, ...]:
+    """A fitted classifier's values: (variables, group outputs, t2, t3, unseen test rows)."""
+    # a test row whose class the training rows missed stays: every measure counts it as
+    # an error of every member (dropping it would bias E_e, E_s and phi_e downwards)
+    n_unseen = int((~np.isin(test.y, est.classes_)).sum())
+    proba = counts = None
+    measures = [m for m in spec["measures"] if m not in GROUP_MEASURES]
+    if "diagnose" in measures and hasattr(est, "member_proba") and hasattr(
+            est, "member_counts") and hasattr(est, "forest_"):  # diagnose's treelab pass
+        # the one pass over the trees that diagnose reads (its probabilities and labels
+        # derive from these counts): timed as the prediction, not walked again; the votes
+        # and summed frequencies straight from the walk where no Laplace correction
+        # applies (no (tree, sample, class) array: the same values)
+        if hasattr(est, "_member_pass") and not getattr(est, "laplace", False):
+            counts = est._member_pass(test.X)
+        else:
+            counts = est.member_counts(test.X)
+    if counts is None or any(m != "diagnose" for m in measures):
+        if hasattr(est, "predict_proba"):
+            proba = est.predict_proba(test.X)
+        else:
+            est.predict(test.X)
+    t2 = time.perf_counter()
+    variables: dict[str, xr.DataArray] = {}
+    if hasattr(est, "member_proba"):
+        single = _single_for(spec, est, train, est_seed)
+        owners: dict[str, str] = {}
+        rows = _rows_key(spec)
+        for name, options in spec["measures"].items():
+            if name in GROUP_MEASURES:  # over the K repeats: from the outputs kept below
+                continue
+            kept = _measure(name, dict(options), est, train, test, single, proba, counts,
+                            rows)
+            for var, da in own_dims(name, kept, owners).items():
+                variables[var if var not in variables else f"{name}_{var}"] = da
+    else:  # an estimator without member outputs: its error only
+        err = float(np.mean(est.predict(test.X) != test.y))
+        variables["ensemble_error"] = xr.DataArray(err, attrs={
+            "long_name": "ensemble error rate E_e", "units": "1"})
+    where = f"datasets[{spec['dataset']['name']!r}]"
+    outputs = cell_outputs(est, test, spec["measures"], where)
+    t3 = time.perf_counter()
+    return variables, outputs, t2, t3, n_unseen

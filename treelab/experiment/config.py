@@ -29,16 +29,19 @@ from treelab.experiment.schema import (
     TransformSpec,
     check_alpha_conflict,
     check_alphas,
+    check_estimator_task,
     check_jsonable,
     check_name,
     resolve_estimator,
 )
 from treelab.protocols import Protocol, make_protocol
 
-__all__ = ["BACKENDS", "ExperimentConfig", "check_table_keys", "load_config"]
+__all__ = ["BACKENDS", "TASKS", "ExperimentConfig", "check_table_keys", "load_config"]
 
 #: Backends a configuration may name.
 BACKENDS = ("serial", "local", "dask")
+#: What an experiment's ensembles do.
+TASKS = ("classification", "regression")
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,17 @@ class ExperimentConfig:
     on_error : {"raise", "continue"}, default "raise"
         On a failing cell: stop (finished cells stay on disk) or record it and go on (its
         values are NaN).
+    task : {"classification", "regression"}, default "classification"
+        What the ensembles do. A regression experiment fits regressors (treelab's
+        ``VRTreesRegressor``, ``RandomForestRegressor``, ... or scikit-learn's) on real-valued
+        targets (the ``friedman1``/``friedman2``/``friedman3``/``poisson_counts`` generators,
+        ``regression = "<name>"`` for :func:`treelab.datasets.load_regression`, or a file);
+        its folds are plain random folds (the protocol's splitter sees one stratum), every
+        cell stores ``mse``, ``mae`` and ``r2`` and, with the ``diagnose`` measure,
+        :func:`treelab.analysis.diagnose_regression`'s variables; over the K training sets
+        of the ``bias_variance`` protocol it takes ``bias_variance_diversity`` (``loss`` =
+        "squared" or "poisson", ``target`` = "y" or "true_target") and
+        ``louppe_variance`` (see :mod:`treelab.experiment.groups`).
 
     Notes
     -----
@@ -106,8 +120,12 @@ class ExperimentConfig:
     n_jobs: int | None = None
     name: str = "experiment"
     on_error: str = "raise"
+    task: str = "classification"
 
     def __post_init__(self) -> None:
+        if self.task not in TASKS:
+            raise ValueError(f"task must be one of {TASKS}; got {self.task!r}")
+        task = self.task
         seed = self.seed
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
             raise TypeError(f"seed must be a non-negative integer; got {seed!r}")
@@ -121,13 +139,20 @@ class ExperimentConfig:
         datasets = tuple(d if isinstance(d, DatasetSpec) else DatasetSpec.from_dict(d)
                          for d in datasets)
         _unique([d.name for d in datasets], "datasets")
+        _check_task_datasets(datasets, task)
         _check_uci(datasets)
         ensembles = self.ensembles
         if isinstance(ensembles, Mapping | str) or not isinstance(ensembles, Sequence) \
                 or not ensembles:
             raise ValueError("ensembles must be a non-empty list")
-        ensembles = tuple(e if isinstance(e, EnsembleSpec) else EnsembleSpec.from_dict(e)
-                          for e in ensembles)
+        ensembles = tuple(e if isinstance(e, EnsembleSpec)
+                          else EnsembleSpec.from_dict(e, task=task) for e in ensembles)
+        for e in ensembles:  # specs built elsewhere: checked against the task here too
+            check_estimator_task(resolve_estimator(e.estimator), task,
+                                 f"ensembles[{e.name!r}].estimator")
+            if task == "regression" and e.single not in ("auto", False):
+                raise ValueError(f"ensembles[{e.name!r}].single: a regression experiment has "
+                                 "no single-model baseline; leave single out")
         _unique([e.name for e in ensembles], "ensembles")
         transforms = tuple(t if isinstance(t, TransformSpec) else TransformSpec.from_dict(t)
                            for t in (self.transforms or ()))
@@ -150,8 +175,8 @@ class ExperimentConfig:
             if bad:
                 raise ValueError(f"protocol {proto.name!r} draws rows from a generator; data "
                                  f"sets {bad} cannot be drawn from")
-        measures = _check_measures(self.measures)
-        check_group_measures(measures, proto, datasets, ensembles)
+        measures = _check_measures(self.measures, task)
+        check_group_measures(measures, proto, datasets, ensembles, task)
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}; got {self.backend!r}")
         for key in ("n_workers", "n_jobs"):
@@ -228,6 +253,8 @@ class ExperimentConfig:
             "backend": self.backend,
             "on_error": self.on_error,
         }
+        if self.task != "classification":  # a classification experiment's identity as before
+            out["task"] = self.task
         if self.alphas is not None:
             out["alphas"] = list(self.alphas)
         for key in ("out", "n_workers", "scheduler", "n_jobs"):
@@ -353,6 +380,34 @@ def _check_uci(datasets: tuple[DatasetSpec, ...]) -> None:
                              f"available: {', '.join(sorted(listed[d.root]))}")
 
 
+#: Generators whose rows have real-valued targets (a regression experiment's generators).
+REGRESSION_GENERATORS = frozenset({"friedman1", "friedman2", "friedman3", "poisson_counts"})
+#: The measures of a regression experiment: ``diagnose`` per cell (it calls
+#: ``diagnose_regression``) and the group measures over the K training sets.
+REGRESSION_MEASURES = ("diagnose", "bias_variance_diversity", "louppe_variance")
+
+
+def _check_task_datasets(datasets: tuple[DatasetSpec, ...], task: str) -> None:
+    """A regression experiment reads real-valued targets, a classification one classes: a
+    source of the other kind is refused before anything runs, naming the entry."""
+    for d in datasets:
+        where = f"datasets[{d.name!r}]"
+        if task == "regression":
+            if d.source in ("uci", "builtin") or (
+                    d.source == "generator" and d.generator not in REGRESSION_GENERATORS):
+                raise ValueError(f"{where}: {d.source} {getattr(d, d.source)!r} has classes; "
+                                 "a regression experiment reads generators "
+                                 f"{sorted(REGRESSION_GENERATORS)}, regression = '<name>' "
+                                 "(load_regression) or a file")
+            for key in ("min_class_size", "test"):
+                if getattr(d, key):
+                    raise ValueError(f"{where}.{key} applies to classification only")
+        elif d.source == "regression" or (d.source == "generator"
+                                          and d.generator in REGRESSION_GENERATORS):
+            raise ValueError(f"{where}: {d.source} {getattr(d, d.source)!r} has real-valued "
+                             "targets; set task = 'regression'")
+
+
 def _unique(names: list[str], where: str) -> None:
     seen = set()
     for n in names:
@@ -365,7 +420,7 @@ def _unique(names: list[str], where: str) -> None:
 _MEASURE_INPUTS = {"ensemble", "member_labels", "proba"}
 
 
-def _check_measures(measures: Any) -> dict[str, dict[str, Any]]:
+def _check_measures(measures: Any, task: str = "classification") -> dict[str, dict[str, Any]]:
     import treelab.analysis as analysis
 
     if isinstance(measures, str):
@@ -378,6 +433,22 @@ def _check_measures(measures: Any) -> dict[str, dict[str, Any]]:
         raise ValueError(f"measures must be a non-empty list of analysis function names or a "
                          f"table of name -> options; got {measures!r}")
     out: dict[str, dict[str, Any]] = {}
+    if task == "regression":
+        for name, options in items:
+            if name not in REGRESSION_MEASURES:
+                raise ValueError(f"measures: {name!r} is not a measure of a regression "
+                                 f"experiment; it takes {list(REGRESSION_MEASURES)}")
+            if not isinstance(options, Mapping):
+                raise TypeError(f"measures.{name} options must be a table; got {options!r}")
+            options = check_jsonable(dict(options), f"measures.{name}")
+            if name == "diagnose":
+                if options:
+                    raise ValueError("measures.diagnose takes no options in a regression "
+                                     f"experiment; got {sorted(options)}")
+                out[name] = {}
+            else:
+                out[name] = check_group_options(name, options, task)
+        return out
     for name, options in items:
         if not isinstance(name, str) or name not in getattr(analysis, "__all__", ()):
             raise ValueError(f"measures: {name!r} is not a function of treelab.analysis")

@@ -3,6 +3,7 @@ split and the swept transforms, cached per process because many cells share them
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ from treelab.datasets import (
     generate,
     keep_important,
     load_builtin,
+    load_regression,
     load_table,
     load_uci,
     subsample,
@@ -58,6 +60,8 @@ def load_base(ds: dict[str, Any], seed: int, root: str | None = None) -> Labeled
             data = load_uci(ds["uci"], root=root)
         elif "builtin" in ds:
             data = load_builtin(ds["builtin"])
+        elif "regression" in ds:
+            data = load_regression(ds["regression"], root=root)
         else:
             data = load_table(ds["path"], name=ds["name"], **ds.get("params", {}))
         return _drop_small_classes(data, ds.get("min_class_size"))
@@ -114,11 +118,19 @@ def train_test(spec: dict[str, Any]) -> tuple[LabeledData, LabeledData]:
         data_key = canonical_json([ds, seed, whole])
         data = _DATA.get(data_key, make_data)
 
+        if spec.get("task") == "regression":
+            # plain random folds: the protocol's (stratifying) splitter sees a single stratum;
+            # the rows are taken from the data set itself by the indices below
+            strata = replace(data, y=np.zeros(data.n_samples, dtype=np.int64), classes=None,
+                             true_proba=None, true_target=None)
+        else:
+            strata = data
+
         def make_splits() -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
             if protocol.name == "bias_variance":
                 return {(s.repeat, s.fold): (s.train_index, s.test_index)
-                        for s in protocol.split(data)}
-            return {(r, f): (tr, te) for r, f, tr, te in protocol.indices(data.y)}
+                        for s in protocol.split(strata)}
+            return {(r, f): (tr, te) for r, f, tr, te in protocol.indices(strata.y)}
 
         splits = _SPLITS.get(canonical_json([data_key, spec["protocol"]]), make_splits)
         tr, te = splits[(repeat, fold)]

@@ -53,7 +53,8 @@ def _alpha_value(a: float) -> float | None:
     return None if math.isnan(a) else a
 
 
-def check_sizes(data: LabeledData, protocol: Any, where: str) -> None:
+def check_sizes(data: LabeledData, protocol: Any, where: str,
+                task: str = "classification") -> None:
     """Refuse a data set too small for the protocol's splits, before any cell runs.
 
     k-fold needs at least k rows, and (stratified) at least one class with k rows, as
@@ -65,6 +66,9 @@ def check_sizes(data: LabeledData, protocol: Any, where: str) -> None:
     from sklearn.utils.multiclass import type_of_target
 
     y = np.asarray(data.y)
+    if task == "regression":
+        _check_regression_sizes(data, protocol, where)
+        return
     kind = type_of_target(y)
     if kind not in ("binary", "multiclass"):
         shown = ", ".join(map(str, np.unique(y)[:4]))
@@ -108,6 +112,34 @@ def check_sizes(data: LabeledData, protocol: Any, where: str) -> None:
         _check_training_classes(y, protocol, where)
 
 
+def _check_regression_sizes(data: LabeledData, protocol: Any, where: str) -> None:
+    """A regression data set: finite real-valued targets, enough rows for the folds (or, for
+    a draw protocol on the data set, for its first split)."""
+    y = np.asarray(data.y)
+    if y.dtype.kind not in "biuf":
+        raise ValueError(f"{where}: a regression experiment needs real-valued targets; got "
+                         f"dtype {y.dtype}")
+    if not np.isfinite(y).all():
+        raise ValueError(f"{where}: {int((~np.isfinite(y)).sum())} targets are NaN or "
+                         "infinite; a regression experiment needs finite targets")
+    n_splits = getattr(protocol, "n_splits", None)
+    if n_splits is not None and y.size < n_splits:
+        raise ValueError(f"{where}: {y.size} rows cannot make the {n_splits} folds of "
+                         f"protocol {protocol.name!r}; use fewer folds")
+    if y.size < 2:
+        raise ValueError(f"{where}: a split needs at least 2 rows; got {y.size}")
+    if protocol.uses_generator:  # a draw protocol on a pool (bias_variance), one stratum
+        from dataclasses import replace
+
+        strata = replace(data, y=np.zeros(y.size, dtype=np.int64), classes=None,
+                         true_proba=None, true_target=None)
+        try:
+            next(iter(protocol.split(strata)))
+        except ValueError as exc:
+            raise ValueError(f"{where}: protocol {protocol.name!r} cannot split its {y.size} "
+                             f"rows: {exc}") from None
+
+
 def _check_training_classes(y: np.ndarray, protocol: Any, where: str) -> None:
     """Refuse a split whose training rows hold a single class (no classifier can be fitted on
     them), naming the first such repeat and fold: a tiny data set, before any cell runs."""
@@ -145,7 +177,7 @@ def expand(config: ExperimentConfig) -> list[Cell]:
         size = 0.0
         if not protocol.uses_generator or ds.source != "generator":  # rows of a data set
             base = load_base(ds.to_dict(), config.seed, ds.root)
-            check_sizes(base, protocol, f"datasets[{ds.name!r}]")
+            check_sizes(base, protocol, f"datasets[{ds.name!r}]", config.task)
             n_rows = base.n_samples
             size = float(base.n_samples) * base.n_features
         pairs = protocol.coords(n_rows)
@@ -171,6 +203,8 @@ def expand(config: ExperimentConfig) -> list[Cell]:
                             "seed": config.seed,
                             "measures": config.measures,
                         }
+                        if config.task != "classification":  # classification keys unchanged
+                            spec["task"] = config.task
                         key = hashlib.sha256(canonical_json(spec).encode()).hexdigest()[:32]
                         spec["root"] = ds.root
                         coords = {_dims.DATASET: ds.name, _dims.ENSEMBLE: ens.name,

@@ -42,6 +42,10 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis import bias_variance_01, bias_variance_diversity
+from treelab.analysis.regression import louppe_variance, regression_outputs
+from treelab.analysis.regression_decomposition import (
+    bias_variance_diversity as bias_variance_diversity_regression,
+)
 from treelab.experiment.schema import resolve_estimator
 from treelab.experiment.values import own_dims, record_values, reduce_measure
 
@@ -63,15 +67,42 @@ __all__ = [
 GROUP_MEASURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "bias_variance_01": ("method", ("domingos", "kohavi_wolpert", "breiman")),
     "bias_variance_diversity": ("loss", ("squared", "cross_entropy", "zero_one")),
+    "louppe_variance": ("", ()),  # regression only; no options
 }
 #: ``target``: the observed test labels, or the generator's class distribution of each test
 #: row (``true_proba``; the label noise then shows as the noise term).
 TARGETS = ("labels", "true_proba")
+#: A regression experiment's group measures: their options and choices (the first is the
+#: default). ``target`` = "y" measures the terms against the observed values (the noise is
+#: then inside ``bias_with_noise``), "true_target" against the generator's E[y|x] (the noise
+#: reported apart, Wood et al. 2023).
+REGRESSION_OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "bias_variance_diversity": {"loss": ("squared", "poisson"), "target": ("y", "true_target")},
+    "louppe_variance": {},
+}
 _OUTPUTS = "outputs"
 
 
-def check_group_options(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
+def check_group_options(name: str, options: Mapping[str, Any], task: str = "classification"
+                        ) -> dict[str, Any]:
     """The options of a group measure, checked (unknown keys and values name the entry)."""
+    if task == "regression":
+        allowed = REGRESSION_OPTIONS.get(name)
+        if allowed is None:
+            raise ValueError(f"measures.{name} is not a measure of a regression experiment; "
+                             f"over the K training sets it takes {sorted(REGRESSION_OPTIONS)}")
+        unknown = set(options) - set(allowed)
+        if unknown:
+            raise ValueError(f"measures.{name}: unknown options {sorted(unknown)}; it takes "
+                             f"{sorted(allowed)}")
+        for key, choices in allowed.items():
+            if key in options and options[key] not in choices:
+                raise ValueError(f"measures.{name}.{key} must be one of {list(choices)}; got "
+                                 f"{options[key]!r}")
+        return dict(options)
+    if name == "louppe_variance":
+        raise ValueError(f"measures.{name} is a measure of regression experiments (task = "
+                         "'regression')")
     option, choices = GROUP_MEASURES[name]
     unknown = set(options) - {option, "target"}
     if unknown:
@@ -88,7 +119,8 @@ def check_group_options(name: str, options: Mapping[str, Any]) -> dict[str, Any]
 
 
 def check_group_measures(measures: Mapping[str, Mapping[str, Any]], protocol: Any,
-                         datasets: Sequence[Any], ensembles: Sequence[Any]) -> None:
+                         datasets: Sequence[Any], ensembles: Sequence[Any],
+                         task: str = "classification") -> None:
     """Refuse, before any cell runs, a group measure that the configuration cannot feed."""
     for name, options in measures.items():
         if name not in GROUP_MEASURES:
@@ -97,6 +129,9 @@ def check_group_measures(measures: Mapping[str, Mapping[str, Any]], protocol: An
             raise ValueError(f"measures.{name} needs the outputs of K training sets on one "
                              f"shared test set (protocol 'bias_variance'); protocol "
                              f"{protocol.name!r} has none")
+        if task == "regression":
+            _check_regression_group(name, options, datasets, ensembles)
+            continue
         if options.get("target") == "true_proba":
             bad = [d.name for d in datasets if d.source != "generator"]
             if bad:
@@ -116,6 +151,28 @@ def check_group_measures(measures: Mapping[str, Mapping[str, Any]], protocol: An
                     raise ValueError(f"measures.{name}: loss 'cross_entropy' needs member "
                                      f"probabilities above 0; set laplace = true in ensembles"
                                      f"[{ens.name!r}].params")
+
+
+def _check_regression_group(name: str, options: Mapping[str, Any], datasets: Sequence[Any],
+                            ensembles: Sequence[Any]) -> None:
+    """A regression group measure needs member outputs and, for ``target`` =
+    "true_target", generators (whose rows carry E[y|x])."""
+    if options.get("target") == "true_target":
+        bad = [d.name for d in datasets if d.source != "generator"]
+        if bad:
+            raise ValueError(f"measures.{name}.target = 'true_target' needs data sets whose "
+                             f"true function is known (generators); datasets {bad} are not "
+                             "generators")
+    for ens in ensembles:
+        cls = resolve_estimator(ens.estimator)
+        if not (hasattr(cls, "member_predict") or hasattr(cls, "estimators_")
+                or "n_estimators" in cls().get_params(deep=False)):
+            raise ValueError(f"measures.{name} needs member outputs: ensembles[{ens.name!r}] "
+                             f"({ens.estimator}) is not an ensemble")
+        if name == "louppe_variance" and {**cls().get_params(deep=False), **ens.params}.get(
+                "n_estimators", 2) < 2:
+            raise ValueError(f"measures.{name}: rho(x) pairs two trees of one training set; "
+                             f"ensembles[{ens.name!r}] has one")
 
 
 def _kinds(measures: Mapping[str, Mapping[str, Any]]) -> set[str]:
@@ -139,7 +196,7 @@ def _codes(labels: Any, classes: np.ndarray) -> np.ndarray:
 
 
 def cell_outputs(est: Any, test: Any, measures: Mapping[str, Mapping[str, Any]],
-                 where: str) -> dict[str, np.ndarray]:
+                 where: str, task: str = "classification") -> dict[str, np.ndarray]:
     """What a fitted cell keeps for its group measures (empty without any).
 
     Classes are the union of the test set's and the fit's (a training set may miss a class);
@@ -147,6 +204,10 @@ def cell_outputs(est: Any, test: Any, measures: Mapping[str, Mapping[str, Any]],
     class the fit never saw). ``x_digest`` identifies the test rows, so that the reduction can
     check that the K cells scored the same ones.
     """
+    if task == "regression":
+        if not any(k in GROUP_MEASURES for k in measures):
+            return {}
+        return _regression_cell_outputs(est, test, measures, where)
     kinds = _kinds(measures)
     if not kinds:
         return {}
@@ -175,6 +236,24 @@ def cell_outputs(est: Any, test: Any, measures: Mapping[str, Mapping[str, Any]],
         full = np.zeros((test.n_samples, classes.size))
         full[:, _codes(test.classes, classes)] = test.true_proba
         out["true_proba"] = full
+    return out
+
+
+def _regression_cell_outputs(est: Any, test: Any, measures: Mapping[str, Mapping[str, Any]],
+                             where: str) -> dict[str, np.ndarray]:
+    """A regression cell's outputs: its members' predictions on the test rows (tree,
+    sample), the observed values and, for ``target`` = "true_target", the true function."""
+    out: dict[str, np.ndarray] = {
+        "y": np.asarray(test.y, dtype=np.float64),
+        "x_digest": np.array(hashlib.sha256(
+            np.ascontiguousarray(test.X, dtype=np.float64).tobytes()).hexdigest()),
+        "member_outputs": np.asarray(regression_outputs(est, test.X).values, dtype=np.float64),
+    }
+    if any(o.get("target") == "true_target" for o in measures.values()):
+        if test.true_target is None:
+            raise ValueError(f"{where}: target 'true_target' needs test rows with a known true "
+                             "function; this data set has none")
+        out["true_target"] = np.asarray(test.true_target, dtype=np.float64)
     return out
 
 
@@ -275,6 +354,15 @@ def _stack(outputs: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     if len({str(o["x_digest"]) for o in outputs}) != 1:
         raise ValueError("the cells of this group scored different test rows; their outputs "
                          "cannot be combined")
+    if "member_outputs" in outputs[0]:  # regression: no classes to line up
+        out = {"member_outputs": np.stack([o["member_outputs"] for o in outputs])}
+        for name in ("y", "true_target"):
+            if name not in outputs[0]:
+                continue
+            if any(not np.array_equal(o[name], outputs[0][name]) for o in outputs):
+                raise ValueError(f"the cells of this group have different test {name}")
+            out[name] = outputs[0][name]
+        return out
     classes = outputs[0]["classes"]
     for o in outputs[1:]:
         classes = np.union1d(classes, o["classes"])
@@ -315,13 +403,15 @@ def reduce_group(group: Group, outputs: list[dict[str, np.ndarray]]) -> dict[str
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         s = _stack(outputs)
-        n_classes = int(s["classes"].size)
+        n_classes = int(s["classes"].size) if "classes" in s else 0
         k = len(outputs)
         variables: dict[str, xr.DataArray] = {}
         owners: dict[str, str] = {}
         for name, options in group.measures.items():
             true_proba = options.get("target") == "true_proba"
-            if name == "bias_variance_01":
+            if "member_outputs" in s:
+                ds = _regression_group_measure(name, options, s)
+            elif name == "bias_variance_01":
                 ds = bias_variance_01(s["predictions"], s["y"], method=options.get(
                     "method", "domingos"), true_proba=s["true_proba"] if true_proba else None,
                     n_classes=n_classes)
@@ -338,3 +428,15 @@ def reduce_group(group: Group, outputs: list[dict[str, np.ndarray]]) -> dict[str
                     + str(da.attrs.get("description", ""))).strip("; ")}
                 variables[var if var not in variables else f"{name}_{var}"] = da
     return record_values(variables, caught)
+
+
+def _regression_group_measure(name: str, options: Mapping[str, Any],
+                              s: Mapping[str, np.ndarray]) -> xr.Dataset:
+    """A regression group measure on the stacked (repeat, tree, sample) member outputs:
+    Wood et al.'s bias-variance-diversity (against the observed y, or with the noise apart
+    against the generator's true function) or Louppe's rho(x) decomposition."""
+    if name == "louppe_variance":
+        return louppe_variance(s["member_outputs"])
+    target = s["true_target"] if options.get("target") == "true_target" else None
+    return bias_variance_diversity_regression(s["member_outputs"], s["y"], target=target,
+                                              loss=options.get("loss", "squared"))

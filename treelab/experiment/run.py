@@ -466,6 +466,8 @@ def _write(ds: xr.Dataset, folder: Path) -> None:
     replace_file(folder / "result.nc", ds.to_netcdf, folder)
     if "ensemble_error" in ds:
         replace_file(folder / "summary.csv", summary(ds).to_csv, folder)
+    elif "mse" in ds:  # a regression experiment: its mean squared error
+        replace_file(folder / "summary.csv", summary(ds, "mse").to_csv, folder)
 
 
 def summary(ds: xr.Dataset, var: str = "ensemble_error") -> pd.DataFrame:

@@ -33,6 +33,7 @@ __all__ = [
     "check_alpha_conflict",
     "check_alphas",
     "check_classifier",
+    "check_estimator_task",
     "check_jsonable",
     "check_name",
     "check_params",
@@ -56,7 +57,7 @@ _TRANSFORM_OPTIONS = {
     "subsample": {"stratify": (True, False)},
     "important_attributes": {},
 }
-_SOURCES = ("generator", "uci", "builtin", "path")
+_SOURCES = ("generator", "uci", "builtin", "path", "regression")
 #: Keys of a ``[[datasets]]``, ``[[ensembles]]`` and ``[[transforms]]`` entry.
 DATASET_KEYS = frozenset({"name", *_SOURCES, "params", "n_samples", "test", "min_class_size",
                           "root"})
@@ -113,6 +114,25 @@ def check_classifier(cls: type, where: str) -> None:
             raise ValueError(f"{where}: {cls.__name__} is {kind}; an experiment fits "
                              "classifiers (a treelab ensemble, or a scikit-learn classifier "
                              "such as sklearn.ensemble:RandomForestClassifier)")
+
+
+def check_estimator_task(cls: type, task: str, where: str) -> None:
+    """Refuse an estimator of the wrong kind for the experiment's ``task``, before any cell
+    runs: a classification experiment takes classifiers (:func:`check_classifier`), a
+    regression experiment regressors (scikit-learn's ``is_regressor`` tag)."""
+    if task != "regression":
+        check_classifier(cls, where)
+        return
+    from sklearn.base import is_regressor
+
+    try:
+        found = is_regressor(cls())
+    except Exception:  # an estimator without scikit-learn's tags, or failing construction
+        found = False
+    if not found:
+        raise ValueError(f"{where}: {cls.__name__} is not a regressor; a regression experiment "
+                         "fits regressors (a treelab regressor such as VRTreesRegressor, or "
+                         "sklearn.ensemble:RandomForestRegressor)")
 
 
 def check_alpha_conflict(params: Mapping[str, Any], alphas: tuple[float, ...],
@@ -182,19 +202,26 @@ def check_params(cls: type, params: Mapping[str, Any], where: str) -> None:
             f"{where}: {exc}") from None
 
 
+def _regression_names() -> frozenset[str]:
+    from treelab.datasets._regression_data import REGRESSION_DATASETS
+
+    return frozenset(REGRESSION_DATASETS)
+
+
 @dataclass(frozen=True)
 class DatasetSpec:
     """One data set of an experiment.
 
     Exactly one source is given: ``generator`` (a name of
     :data:`treelab.datasets.GENERATORS`), ``uci`` (a name in the UCI bundle), ``builtin``
-    (a scikit-learn bundled set) or ``path`` (a CSV/TSV file).
+    (a scikit-learn bundled set), ``path`` (a CSV/TSV file) or ``regression`` (a name of
+    :func:`treelab.datasets.load_regression`, for ``task = "regression"``).
 
     Parameters
     ----------
     name : str
         The coordinate on the ``dataset`` dim (default: the source's name).
-    generator, uci, builtin, path : str, optional
+    generator, uci, builtin, path, regression : str, optional
         The source.
     params : dict, default {}
         Generator keyword arguments, or ``load_table`` keyword arguments for ``path``
@@ -216,6 +243,7 @@ class DatasetSpec:
     uci: str | None = None
     builtin: str | None = None
     path: str | None = None
+    regression: str | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
     n_samples: int | None = None
     test: Mapping[str, Any] | None = None
@@ -255,6 +283,9 @@ class DatasetSpec:
             unknown = set(params) - set(sig.parameters)
             if unknown:
                 raise ValueError(f"{where}.params: {value}() has no parameters {sorted(unknown)}")
+        elif source == "regression" and value not in _regression_names():
+            raise ValueError(f"{where}.regression must be one of {sorted(_regression_names())}; "
+                             f"got {value!r}")
         elif source == "builtin" and value not in _BUILTIN:
             raise ValueError(f"{where}.builtin must be one of {_BUILTIN}; got {value!r}")
         elif source == "path":
@@ -416,8 +447,10 @@ class EnsembleSpec:
     single: Any = "auto"
 
     @classmethod
-    def from_dict(cls, spec: Mapping[str, Any], where: str = "ensembles") -> EnsembleSpec:
-        """Build and validate from a mapping (a TOML table)."""
+    def from_dict(cls, spec: Mapping[str, Any], where: str = "ensembles",
+                  task: str = "classification") -> EnsembleSpec:
+        """Build and validate from a mapping (a TOML table); ``task`` says whether the
+        estimator must be a classifier or a regressor."""
         if not isinstance(spec, Mapping):
             raise TypeError(f"{where} entries must be tables; got {spec!r}")
         allowed = set(ENSEMBLE_KEYS)
@@ -433,7 +466,7 @@ class EnsembleSpec:
             known = set(est_cls().get_params(deep=False))
         except Exception as exc:  # an estimator whose defaults cannot be built
             raise ValueError(f"{where}.estimator cannot be constructed: {exc}") from None
-        check_classifier(est_cls, f"{where}.estimator")
+        check_estimator_task(est_cls, task, f"{where}.estimator")
         unknown = set(params) - known
         if unknown:
             raise ValueError(f"{where}.params: {estimator} has no parameters {sorted(unknown)}")
@@ -453,6 +486,9 @@ class EnsembleSpec:
                 raise ValueError(f"{where}.single must be 'auto', false or a table with an "
                                  f"estimator; got {single!r}")
             single_cls = resolve_estimator(single["estimator"])
+            if task == "regression":
+                raise ValueError(f"{where}.single: a regression experiment has no single-"
+                                 "model baseline; leave single out")
             check_classifier(single_cls, f"{where}.single.estimator")
             single = check_jsonable({"estimator": single["estimator"],
                                 "params": dict(single.get("params", {}))}, f"{where}.single")

@@ -8,6 +8,7 @@ SVG in one call.
 
 =================================  =============================================================
 :func:`spectrum`                   error against alpha per construction (Liu et al. 2008)
+:func:`regression_spectrum`        a regression forest's MSE and its explanations against alpha
 :func:`strength_correlation`       trajectories over contours of Breiman's bound
 :func:`error_ratio_vs_phi`         E_r against phi_e with the OLS line (Ali & Pazzani 1995)
 :func:`error_ratio_vs_gain_ties`   E_r against gain ties per decision node
@@ -34,7 +35,7 @@ from treelab.plot.export import savefig
 from treelab.plot.irrelevant import irrelevant_attributes, measure_curve
 from treelab.plot.panels import facet, measure_grid, panels, surface_panels
 from treelab.plot.probability import bias_variance, reliability
-from treelab.plot.spectrum import spectrum
+from treelab.plot.spectrum import regression_spectrum, spectrum
 from treelab.plot.stack import stack_results
 from treelab.plot.strength import breiman_bound, strength_correlation
 from treelab.plot.surface import decision_surface, surface_grid
@@ -57,6 +58,7 @@ __all__ = [
     "panels",
     "posterior_simplex",
     "posterior_t",
+    "regression_spectrum",
     "reliability",
     "savefig",
     "spectrum",

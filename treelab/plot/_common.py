@@ -20,6 +20,7 @@ __all__ = [
     "value_ticks",
     "check_choice",
     "check_result",
+    "is_regression_result",
     "get_ax",
     "mean_spread",
     "palette_for",
@@ -50,8 +51,40 @@ _LABELS = {
 }
 
 
-def axis_label(name: str, da: xr.DataArray | None = None) -> str:
-    """A readable axis label: a known one, else the variable's ``long_name``, else the name."""
+#: Labels of a regression result's variables (some names mean something else there:
+#: ``breiman_bound`` is rho_bar PE*(tree), ``noise`` a term of the decomposition).
+_REGRESSION_LABELS = {
+    "mse": "mean squared error (MSE)",
+    "mae": "mean absolute error (MAE)",
+    "r2": "$R^2$",
+    "ensemble_mse": "ensemble MSE",
+    "average_member_mse": "mean member MSE",
+    "mean_member_mse": "mean member MSE",
+    "ambiguity": "ambiguity (Krogh & Vedelsby)",
+    "rho_bar": r"residual correlation $\bar\rho$",
+    "tree_mse": "mean tree MSE $PE^*(tree)$",
+    "breiman_bound": r"Breiman's bound $\bar\rho\, PE^*(tree)$",
+    "expected_loss": "expected loss",
+    "average_bias": "average bias",
+    "bias_with_noise": "average bias (noise included)",
+    "average_variance": "average variance",
+    "diversity": "diversity",
+    "noise": "noise",
+    "mean_rho": r"Louppe's $\rho(x)$, mean over rows",
+}
+
+
+def is_regression_result(ds: xr.Dataset) -> bool:
+    """Whether ``ds`` is a regression result (it reports ``mse`` and no classification
+    error)."""
+    return "mse" in ds.data_vars and "ensemble_error" not in ds.data_vars
+
+
+def axis_label(name: str, da: xr.DataArray | None = None, regression: bool = False) -> str:
+    """A readable axis label: a known one (of a regression result's variables where
+    ``regression``), else the variable's ``long_name``, else the name."""
+    if regression and name in _REGRESSION_LABELS:
+        return _REGRESSION_LABELS[name]
     if name in _LABELS:
         return _LABELS[name]
     if da is not None and da.attrs.get("long_name"):

@@ -23,6 +23,16 @@ MEASURES = (
     "independent_error", "optimal_error", "exact_mse", "mean_g", "mean_n_leaves",
     "mean_depth", "mean_random_share",
 )
+#: Measures listed for a regression result (MSE in place of the error rate; the ambiguity,
+#: residual correlation, Breiman's regression bound and, over K training sets, the
+#: bias-variance-diversity terms and Louppe's rho), when the result has them.
+REGRESSION_MEASURES = (
+    "mse", "mae", "r2", "mean_member_mse", "ambiguity", "tree_mse", "rho_bar",
+    "breiman_bound", "mean_residual_correlation", "oob_forest_mse", "oob_rho_bar",
+    "expected_loss", "noise", "average_bias", "bias_with_noise", "average_variance",
+    "diversity", "mean_rho", "mean_tree_variance", "mean_forest_variance", "mean_n_leaves",
+    "mean_depth", "mean_random_share",
+)
 
 
 def _ipywidgets() -> Any:
@@ -117,7 +127,8 @@ def measures_at(result: xr.Dataset, *, dataset: Any, ensemble: Any, alpha: float
     Returns
     -------
     pandas.DataFrame
-        Index: the measures of :data:`MEASURES` the result holds; columns ``mean``, ``sd``,
+        Index: the measures of :data:`MEASURES` (:data:`REGRESSION_MEASURES` for a
+        regression result) the result holds; columns ``mean``, ``sd``,
         ``description`` (the variable's ``long_name``); and ``lower``, ``upper`` where the
         result holds confidence limits (:func:`treelab.analysis.diagnose` with ``ci``: the
         limits of one test set, or their mean over the resamples).
@@ -136,7 +147,9 @@ def measures_at(result: xr.Dataset, *, dataset: Any, ensemble: Any, alpha: float
             raise ValueError(f"alpha={alpha!r} is not an alpha of the result")
         cell = cell.isel({_dims.ALPHA: int(at[0])})
     rows, limits = [], {}
-    for name in MEASURES:
+    from treelab.plot._common import is_regression_result
+
+    for name in REGRESSION_MEASURES if is_regression_result(result) else MEASURES:
         if name not in cell.data_vars:
             continue
         da = cell[name]

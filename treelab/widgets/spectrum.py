@@ -10,6 +10,7 @@ import pandas as pd
 import xarray as xr
 
 from treelab import _dims
+from treelab.plot._common import is_regression_result
 from treelab.widgets._common import (
     STYLE,
     _check_coord,
@@ -27,13 +28,14 @@ def spectrum_view(
     ensemble: Any,
     alpha: float,
     *,
-    var: str = "ensemble_error",
+    var: str | None = None,
 ) -> tuple[Any, pd.DataFrame]:
     """The :class:`SpectrumExplorer` picture and table for one choice of its controls.
 
     Left: ``var`` against alpha for every ensemble (the chosen one drawn on top), with the
     current alpha marked. Right: the chosen ensemble's strength-correlation trajectory with
-    the point at the current alpha ringed. Table: :func:`measures_at` of the cell.
+    the point at the current alpha ringed (for a regression result: the residual correlation
+    rho_bar against alpha, Breiman 2001, section 11). Table: :func:`measures_at` of the cell.
 
     Parameters
     ----------
@@ -43,8 +45,9 @@ def spectrum_view(
         The data set and the construction.
     alpha : float
         The current alpha.
-    var : str, default "ensemble_error"
-        Variable of the left panel.
+    var : str, optional
+        Variable of the left panel (default ``ensemble_error``; ``mse`` for a regression
+        result).
 
     Returns
     -------
@@ -53,6 +56,9 @@ def spectrum_view(
     from treelab import plot
 
     ds = _check_result(result, [_dims.ENSEMBLE, _dims.ALPHA])
+    regression = is_regression_result(ds)
+    if var is None:
+        var = "mse" if regression else "ensemble_error"
     if _dims.DATASET in ds.dims:
         _check_coord(ds, _dims.DATASET, dataset, "dataset")
     _check_coord(ds, _dims.ENSEMBLE, ensemble, "ensemble")
@@ -62,9 +68,11 @@ def spectrum_view(
 
     everyone = list(ds[_dims.ENSEMBLE].values)
     names = [e for e in everyone if e != ensemble] + [ensemble]  # the chosen one on top
-    has_sc = "strength" in ds and "correlation" in ds
-    fig, axes = _figure(12.0 if has_sc else 6.5, 4.2, 2 if has_sc else 1, top_in=1.15)
-    left = axes[0] if has_sc else axes
+    has_sc = "strength" in ds and "correlation" in ds and not regression
+    has_rho = regression and "rho_bar" in ds and var != "rho_bar"
+    two = has_sc or has_rho
+    fig, axes = _figure(12.0 if two else 6.5, 4.2, 2 if two else 1, top_in=1.15)
+    left = axes[0] if two else axes
     palette = palette_for(everyone)  # every ensemble keeps its colour whatever is chosen
     plot.spectrum(one, var=var, ensembles=names, mark_alpha=alpha, palette=palette, ax=left)
     for line in left.get_lines():
@@ -76,6 +84,10 @@ def spectrum_view(
                                   palette={ensemble: palette[ensemble]}, ax=axes[1])
         # above the alpha colour bar, which sits on top of the panel
         fig.axes[-1].set_title(f"{ensemble} at alpha = {alpha:g}", fontsize="medium")
+    elif has_rho:  # what the error's changes along alpha come with: correlated residuals
+        plot.spectrum(one, var="rho_bar", ensembles=names, mark_alpha=alpha, palette=palette,
+                      ax=axes[1])
+        axes[1].set_title(f"{dataset}: residual correlation", fontsize="medium")
     table = measures_at(ds, dataset=dataset, ensemble=ensemble, alpha=alpha)
     return fig, table
 
@@ -94,8 +106,9 @@ class SpectrumExplorer(_Explorer):
     result : xarray.Dataset
         An experiment result (:func:`treelab.experiment.run`) with dims ``ensemble`` and
         ``alpha`` (and usually ``dataset``, ``repeat``, ``fold``).
-    var : str, default "ensemble_error"
-        Variable of the left panel.
+    var : str, optional
+        Variable of the left panel (default ``ensemble_error``; ``mse`` for a regression
+        result, whose right panel is the residual correlation rho_bar against alpha).
 
     Attributes
     ----------
@@ -107,9 +120,11 @@ class SpectrumExplorer(_Explorer):
         The current picture; ``measures`` the current table.
     """
 
-    def __init__(self, result: xr.Dataset, *, var: str = "ensemble_error") -> None:
+    def __init__(self, result: xr.Dataset, *, var: str | None = None) -> None:
         w = _ipywidgets()
         ds = _check_result(result, [_dims.ENSEMBLE, _dims.ALPHA])
+        if var is None:
+            var = "mse" if is_regression_result(ds) else "ensemble_error"
         if var not in ds.data_vars:
             raise ValueError(f"var={var!r} is not a variable of result")
         alphas = np.asarray(ds[_dims.ALPHA].values, dtype=np.float64)

@@ -1,0 +1,328 @@
+"""Regression trees of the engine (``engine.kernels._grow_regression``) against independent
+computations: a slow NumPy split search, hand-worked leaf values, scikit-learn's
+``DecisionTreeRegressor`` (squared error and Poisson) on ten data sets, and the constructions
+replayed from the trees' own generators."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import (
+    load_diabetes,
+    make_friedman1,
+    make_friedman2,
+    make_friedman3,
+    make_regression,
+)
+from sklearn.tree import DecisionTreeRegressor
+from sklearn.utils import check_random_state
+
+import treelab
+from treelab.engine.kernels import _grow as G
+from treelab.engine.kernels._rng import new_state
+
+
+def _slow_best_split(X, y, w):
+    """Best squared-error split of one node by the definition: for every feature and every
+    midpoint between consecutive distinct values, the weighted SSE of the node less those of
+    its two children. Returns (reduction, feature, threshold)."""
+    def sse(mask):
+        ww = w[mask]
+        if ww.sum() == 0:
+            return 0.0
+        mu = np.sum(ww * y[mask]) / ww.sum()
+        return float(np.sum(ww * (y[mask] - mu) ** 2))
+
+    total = sse(np.ones(len(y), dtype=bool))
+    best = (-np.inf, -1, np.nan)
+    for f in range(X.shape[1]):
+        vals = np.unique(X[:, f])
+        for lo, hi in zip(vals[:-1], vals[1:], strict=True):
+            t = lo + (hi - lo) / 2
+            left = X[:, f] <= t
+            red = total - sse(left) - sse(~left)
+            if red > best[0]:
+                best = (red, f, t)
+    return best
+
+
+def _sse_reduction(X, y, w, f, t):
+    def sse(mask):
+        mu = np.sum(w[mask] * y[mask]) / w[mask].sum()
+        return float(np.sum(w[mask] * (y[mask] - mu) ** 2))
+
+    left = X[:, f] <= t
+    return sse(np.ones(len(y), dtype=bool)) - sse(left) - sse(~left)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_root_split_is_the_slow_searchs_best(seed):
+    """The kernel's root split reduces the weighted SSE as much as the best split a slow
+    NumPy search finds, on data with ties (few distinct values) and fractional weights; the
+    children's values are the weighted means of their rows."""
+    rng = np.random.default_rng(seed)
+    n, d = 60, 4
+    X = rng.integers(0, 7, size=(n, d)).astype(float)
+    y = X[:, seed % d] * 2.0 + rng.normal(size=n)
+    w = rng.uniform(0.1, 3.0, size=n)
+    w[rng.integers(0, n, size=5)] = 0.0
+    tree = treelab.RegressionTree(max_depth=1).fit(X, y, sample_weight=w)
+    fr = tree.forest_
+    assert fr.kind[0] == G.KIND_THRESHOLD
+    f, t = int(fr.feature[0]), float(fr.threshold[0])
+    keep = w > 0
+    best, _, _ = _slow_best_split(X[keep], y[keep], w[keep])
+    assert _sse_reduction(X[keep], y[keep], w[keep], f, t) == pytest.approx(best, rel=1e-10)
+    left = X[:, f] <= t
+    c = fr.child_start[0]
+    assert fr.value[c] == pytest.approx(np.sum((w * y)[left]) / np.sum(w[left]), rel=1e-12)
+    assert fr.value[c + 1] == pytest.approx(np.sum((w * y)[~left]) / np.sum(w[~left]),
+                                            rel=1e-12)
+    assert fr.value[0] == pytest.approx(np.sum(w * y) / np.sum(w), rel=1e-12)
+
+
+def test_leaf_values_worked_by_hand():
+    """x = 0, 1, 2, 3, y = 1, 2, 10, 12, weights 1, 3, 1, 1. The splits x <= 0.5, 1.5, 2.5
+    leave weighted SSEs 0 + 68.75 (right mean 9), 0.75 + 2 (means 7/4, 11) and 45 + 0: the
+    tree splits at 1.5 and predicts 7/4 and 11."""
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([1.0, 2.0, 10.0, 12.0])
+    w = np.array([1.0, 3.0, 1.0, 1.0])
+    tree = treelab.RegressionTree(max_depth=1).fit(X, y, sample_weight=w)
+    assert tree.forest_.threshold[0] == 1.5
+    np.testing.assert_array_equal(tree.predict(X), [1.75, 1.75, 11.0, 11.0])
+    assert tree.forest_.weight[0] == 6.0
+
+
+def _bundle_target(name, target_col, n_max=600):
+    data = treelab.datasets.load_uci(name)
+    X = np.asarray(data.X, dtype=float)
+    keep = [j for j in range(X.shape[1]) if data.feature_types[j] != "nominal"]
+    X = X[:, keep]
+    assert not np.isnan(X).any()
+    if target_col is None:  # the class label as a number (abalone's rings)
+        y = np.asarray(data.y, dtype=float)
+    else:
+        y = X[:, target_col]
+        X = np.delete(X, target_col, axis=1)
+    return X[:n_max], y[:n_max]
+
+
+def _ten_sets():
+    sets = {
+        "friedman1": make_friedman1(400, noise=1.0, random_state=0),
+        "friedman2": make_friedman2(400, noise=10.0, random_state=1),
+        "friedman3": make_friedman3(400, noise=0.1, random_state=2),
+        "make_regression": make_regression(400, 8, noise=5.0, random_state=3),
+        "diabetes": load_diabetes(return_X_y=True),
+        "abalone_rings": _bundle_target("abalone", None),
+        "liver_drinks": _bundle_target("liver", -1),
+        "wine_alcohol": _bundle_target("wine", 0),
+        "glass_ri": _bundle_target("glass", 0),
+        "sonar_band0": _bundle_target("sonar", 0),
+    }
+    return sets
+
+
+def _distinct_gaps(X):
+    """Smallest gap between distinct values of any feature: scikit-learn treats values closer
+    than 1e-7 as equal (FEATURE_THRESHOLD), treelab does not."""
+    gaps = [np.diff(np.unique(X[:, j])).min(initial=np.inf) for j in range(X.shape[1])]
+    return min(gaps)
+
+
+@pytest.mark.parametrize("name", list(_ten_sets()))
+def test_alpha_one_tree_agrees_with_sklearn(name):
+    """At alpha = 1 with all features, fully grown: the same training predictions as
+    scikit-learn's DecisionTreeRegressor (whichever of two equally good splits each takes,
+    every leaf holds rows of one target or of one x), test MSE within noise, and at depth 4
+    the same predictions everywhere where no two splits tie."""
+    X, y = _ten_sets()[name]
+    # scikit-learn's trees read X as float32: the same values for both
+    X = X.astype(np.float32).astype(np.float64)
+    assert _distinct_gaps(X) > 1e-7
+    rng = np.random.default_rng(0)
+    idx = rng.permutation(len(y))
+    tr, te = idx[: 2 * len(y) // 3], idx[2 * len(y) // 3:]
+    ours = treelab.RegressionTree().fit(X[tr], y[tr])
+    ref = DecisionTreeRegressor(random_state=0).fit(X[tr], y[tr])
+    np.testing.assert_allclose(ours.predict(X[tr]), ref.predict(X[tr]), rtol=1e-12, atol=1e-12)
+    mse_ours = np.mean((ours.predict(X[te]) - y[te]) ** 2)
+    mse_ref = np.mean((ref.predict(X[te]) - y[te]) ** 2)
+    # two fully grown trees differing only in ties: their test errors differ by far less than
+    # the spread of the squared errors over the test rows
+    spread = np.std((ref.predict(X[te]) - y[te]) ** 2) / np.sqrt(len(te))
+    assert abs(mse_ours - mse_ref) <= 3 * spread
+    # limited depth: the split choice itself, compared through the predictions
+    ours4 = treelab.RegressionTree(max_depth=4, min_samples_leaf=3).fit(X[tr], y[tr])
+    ref4 = DecisionTreeRegressor(max_depth=4, min_samples_leaf=3, random_state=0).fit(
+        X[tr], y[tr])
+    agree = np.isclose(ours4.predict(X[tr]), ref4.predict(X[tr]), rtol=1e-10, atol=1e-10)
+    assert agree.mean() >= 0.9 if name in ("liver_drinks", "abalone_rings") else agree.all()
+
+
+@pytest.mark.parametrize("depth", [2, 3, 4])
+def test_poisson_agrees_with_sklearn(depth):
+    """criterion="poisson" against scikit-learn's Poisson tree on count data. (Fully grown
+    trees are not compared: a node such as y = (0, 0, 2) cannot be split under the Poisson
+    criterion, so impure leaves remain, and which rows share them depends on how earlier ties
+    between equally good splits of small count nodes were broken.)"""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(size=(300, 5)).astype(np.float32).astype(np.float64)
+    y = rng.poisson(np.exp(1.0 + 2.0 * X[:, 0] - X[:, 1])).astype(float)
+    ours = treelab.RegressionTree(criterion="poisson", max_depth=depth).fit(X, y)
+    ref = DecisionTreeRegressor(criterion="poisson", max_depth=depth, random_state=0).fit(X, y)
+    np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-10)
+    Xt = rng.uniform(size=(200, 5)).astype(np.float32).astype(np.float64)
+    np.testing.assert_allclose(ours.predict(Xt), ref.predict(Xt), rtol=1e-10)
+
+
+def test_poisson_never_splits_off_a_zero_mean_child():
+    X = np.arange(6.0).reshape(-1, 1)
+    y = np.array([0.0, 0.0, 0.0, 1.0, 2.0, 3.0])
+    tree = treelab.RegressionTree(criterion="poisson").fit(X, y)
+    assert np.all(tree.forest_.value > 0)
+    sq = treelab.RegressionTree().fit(X, y)
+    assert np.any(sq.forest_.value == 0)
+
+
+def test_fractional_weights_agree_with_sklearn():
+    """The rows of positive weight get scikit-learn's predictions (a row of weight 0 is not
+    in the tree: where two splits of a small node tie, it may fall on either side)."""
+    X, y = make_friedman1(300, random_state=4)
+    X = X.astype(np.float32).astype(np.float64)
+    w = np.random.default_rng(4).uniform(0.0, 2.0, size=300)
+    w[:30] = 0.0
+    ours = treelab.RegressionTree(max_depth=5).fit(X, y, sample_weight=w)
+    ref = DecisionTreeRegressor(max_depth=5, random_state=0).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(ours.predict(X[30:]), ref.predict(X[30:]), rtol=1e-10)
+
+
+def test_zero_weight_rows_are_absent_rows():
+    X, y = make_friedman1(200, random_state=6)
+    w = np.ones(200)
+    w[::7] = 0.0
+    a = treelab.VRTreesRegressor(n_estimators=5, alpha=0.5, random_state=0).fit(
+        X, y, sample_weight=w)
+    b = treelab.VRTreesRegressor(n_estimators=5, alpha=0.5, random_state=0).fit(
+        X[w > 0], y[w > 0])
+    # the same trees: rows of weight 0 never enter a node (the pair draws see the same rows)
+    np.testing.assert_array_equal(a.forest_.threshold, b.forest_.threshold)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
+def test_constant_target_and_single_row():
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    tree = treelab.RandomForestRegressor(n_estimators=3, random_state=0).fit(X, np.full(20, 2.5))
+    assert tree.forest_.kind.tolist() == [0, 0, 0]
+    np.testing.assert_array_equal(tree.predict(X), 2.5)
+    one = treelab.VRTreesRegressor(n_estimators=2, random_state=0).fit(X[:1], [7.0])
+    np.testing.assert_array_equal(one.predict(X), 7.0)
+
+
+@pytest.mark.parametrize("est", [treelab.RegressionTree(), treelab.MaxDiverseRegressor(
+    n_estimators=2, random_state=0)])
+def test_refusals_name_the_argument(est):
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    y = np.arange(10.0)
+    with pytest.raises(ValueError, match="Input y contains NaN"):
+        est.fit(X, np.where(y == 3, np.nan, y))
+    Xn = X.copy()
+    Xn[4, 1] = np.nan
+    with pytest.raises(ValueError, match=r"X contains NaN \(feature 1\)"):
+        est.fit(Xn, y)
+    import pandas as pd
+
+    frame = pd.DataFrame({"a": X[:, 0], "c": pd.Categorical(["u", "v"] * 5)})
+    with pytest.raises(ValueError, match="nominal .*feature 1 \\('c'\\)"):
+        est.fit(frame, y)
+    with pytest.raises(ValueError, match="poisson"):
+        est.set_params(criterion="poisson").fit(X, -y)
+    est.set_params(criterion="squared_error")
+
+
+def test_pert_is_refused_naming_random_split():
+    with pytest.raises(ValueError, match="random_split='pert'"):
+        treelab.VRTreesRegressor(random_split="pert").fit(np.zeros((4, 1)), np.arange(4.0))
+
+
+def test_same_forest_on_one_and_two_threads():
+    X, y = make_friedman1(3000, random_state=0)
+    for est in (treelab.VRTreesRegressor(n_estimators=8, alpha=0.5,
+                                         sampling="bootstrap+subspace", random_state=3),
+                treelab.ExtraTreesRegressor(n_estimators=8, random_state=3),
+                treelab.RandomForestRegressor(n_estimators=8, max_features=0.4, max_bins=32,
+                                              random_state=3)):
+        a = est.set_params(n_jobs=1).fit(X, y).forest_
+        b = est.set_params(n_jobs=2).fit(X, y).forest_
+        for field in a._fields:
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
+
+
+def _replayed_draws(est, n, d, n_sub):
+    T = est.n_estimators
+    seeds = check_random_state(est.random_state).randint(0, np.iinfo(np.int32).max, size=T)
+    part = np.zeros(n, dtype=np.int32)
+    return [G.draw_construction(n, d, G.ROWS_BOOTSTRAP, part, t, n_sub,
+                                new_state(np.uint64(seeds[t]))) for t in range(T)]
+
+
+def test_bootstrap_and_subspace_trees_see_their_draws():
+    """Each tree's rows (with multiplicity) and features are those its seed draws: the root's
+    size and weighted mean are the replayed bootstrap's, and no tree splits on a feature
+    outside its subspace."""
+    X, y = make_friedman1(300, n_features=10, random_state=1)
+    est = treelab.VRTreesRegressor(n_estimators=6, alpha=0.7, sampling="bootstrap+subspace",
+                                   subspace_fraction=0.3, random_state=11).fit(X, y)
+    fr = est.forest_
+    for t, (w, mask) in enumerate(_replayed_draws(est, 300, 10, 3)):
+        root = fr.node_offsets[t]
+        assert fr.counts[root, 0] == w.sum()
+        assert fr.value[root] == pytest.approx(np.sum(w * y) / w.sum(), rel=1e-12)
+        used = fr.feature[root:fr.node_offsets[t + 1]]
+        assert set(used[used >= 0].tolist()) <= set(np.flatnonzero(mask).tolist())
+
+
+def test_disjoint_parts_hold_the_dealt_rows():
+    X, y = make_friedman1(120, random_state=2)
+    est = treelab.DisjointSampleTreesRegressor(n_estimators=4, random_state=5).fit(X, y)
+    rng = check_random_state(5)
+    rng.randint(0, np.iinfo(np.int32).max, size=4)
+    part = np.zeros(120, dtype=int)
+    part[rng.permutation(120)] = np.arange(120) % 4
+    fr = est.forest_
+    members = est.member_predict(X)
+    for t in range(4):
+        root = fr.node_offsets[t]
+        assert fr.counts[root, 0] == np.sum(part == t)
+        assert fr.value[root] == pytest.approx(y[part == t].mean(), rel=1e-12)
+        # fully grown on distinct rows: a tree reproduces its own rows' targets
+        np.testing.assert_allclose(members[t, part == t], y[part == t], rtol=1e-12)
+
+
+def test_binned_thresholds_are_bin_edges_and_many_bins_is_exact():
+    X, y = make_friedman1(400, random_state=7)
+    exact = treelab.RegressionTree(max_depth=6).fit(X, y)
+    wide = treelab.RegressionTree(max_depth=6, max_bins=1000).fit(X, y)
+    np.testing.assert_array_equal(exact.predict(X), wide.predict(X))
+    binned = treelab.RegressionTree(max_depth=6, max_bins=8).fit(X, y)
+    fr = binned.forest_
+    inner = fr.kind == G.KIND_THRESHOLD
+    for f in range(X.shape[1]):
+        # a bin's upper edge is the midpoint between two consecutive distinct values, and
+        # 8 bins have 7 such edges
+        used = np.unique(fr.threshold[inner & (fr.feature == f)])
+        assert used.size <= 7
+        u = np.unique(X[:, f])
+        mids = set((u[:-1] + (u[1:] - u[:-1]) * 0.5).tolist())
+        assert set(used.tolist()) <= mids
+    assert np.mean((binned.predict(X) - y) ** 2) < np.var(y)
+
+
+def test_complete_random_trees_reproduce_their_rows():
+    X, y = make_friedman1(200, random_state=8)
+    est = treelab.MaxDiverseRegressor(n_estimators=3, random_state=0).fit(X, y)
+    fr = est.forest_
+    assert np.all(fr.random[fr.kind == G.KIND_THRESHOLD] == 1)
+    np.testing.assert_allclose(est.member_predict(X), np.broadcast_to(y, (3, 200)), rtol=1e-12)
+    vr = treelab.VRTreesRegressor(n_estimators=3, alpha=0.5, random_state=0).fit(X, y)
+    share = vr.forest_.random[vr.forest_.kind == G.KIND_THRESHOLD].mean()
+    assert 0.3 < share < 0.7

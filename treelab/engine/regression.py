@@ -1,0 +1,67 @@
+"""The driver of regression forests: per-tree seeds, trees grown on the fit's threads by
+``kernels._grow_regression.grow_regression_tree``, joined into one flat ``Forest``, and the
+members' predictions (each tree's leaf value per row) from the classifiers' walk."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from treelab.engine._resources import run_threads
+from treelab.engine.features import FeatureArrays
+from treelab.engine.forest import THREADS_MIN_ROW_TREES, Forest
+from treelab.engine.kernels import _predict as P
+from treelab.engine.kernels._grow_regression import grow_regression_tree
+
+
+def grow_regression_forest(feats: FeatureArrays, y: np.ndarray, sample_weight: np.ndarray,
+                           iparams: np.ndarray, alphas: np.ndarray, seeds: np.ndarray,
+                           row_mode: int, part: np.ndarray, n_sub: int, n_threads: int,
+                           poisson: bool = False) -> Forest:
+    """Grow ``len(seeds)`` regression trees and join them into one ``Forest``.
+
+    Tree t grows from its own seed ``seeds[t]`` at ``alphas[t]``, so the forest is the same
+    bit for bit on any number of threads. ``sample_weight``: n non-negative finite float64
+    weights (ones for an unweighted fit). The forest's ``value`` holds each node's weighted
+    mean target, ``weight`` its summed weight, ``counts`` (N, 1) its rows with multiplicity.
+    """
+    n = y.shape[0]
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    sw = np.ascontiguousarray(sample_weight, dtype=np.float64)
+    if sw.shape != (n,):
+        raise ValueError(f"sample_weight must hold {n} weights, got shape {sw.shape}")
+    alphas = np.asarray(alphas, dtype=np.float64)
+    if n * len(seeds) < THREADS_MIN_ROW_TREES:
+        n_threads = 1
+
+    def one(t: int) -> tuple:
+        return grow_regression_tree(
+            feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq, feats.uniq_off,
+            feats.nominal, y, sw, iparams, float(alphas[t]), np.uint64(seeds[t]), row_mode,
+            part, t, n_sub, bool(poisson))
+
+    trees = run_threads(one, range(len(seeds)), n_threads)
+    sizes = np.array([tr[0].shape[0] for tr in trees], dtype=np.int64)
+    offsets = np.zeros(len(seeds) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(sizes)
+
+    def joined(i: int) -> np.ndarray:
+        return np.concatenate([tr[i] for tr in trees]) if trees else np.zeros(0)
+
+    size = joined(10)
+    return Forest(
+        node_offsets=offsets, kind=joined(0), feature=joined(1), threshold=joined(2),
+        child_start=joined(3), n_children=joined(4), nan_child=joined(5), random=joined(6),
+        depth=joined(7), counts=size.astype(np.int32).reshape(-1, 1), alpha=alphas,
+        ties_feature=np.zeros(len(seeds), dtype=np.int64),
+        ties_test=np.zeros(len(seeds), dtype=np.int64),
+        n_decision=np.array([tr[11] for tr in trees], dtype=np.int64),
+        rows_seen=np.array([tr[12] for tr in trees], dtype=np.int64),
+        seed=np.asarray(seeds, dtype=np.uint64), value=joined(8), weight=joined(9),
+    )
+
+
+def member_values(forest: Forest, X: np.ndarray, n_threads: int = 1) -> np.ndarray:
+    """Each tree's prediction for each row, (tree, sample): the value of the leaf the row
+    reaches (``_predict.apply_forest``, the classifiers' walk)."""
+    leaves = P.apply_forest(X, *forest.walk_arrays(X), n_threads)
+    return forest.value[leaves + forest.node_offsets[:-1]].T

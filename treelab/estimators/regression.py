@@ -1,0 +1,509 @@
+"""Regression learners: the classifiers' presets grown as regression trees (scikit-learn
+regressors, ``score`` = R^2).
+
+| class | base learner | construction |
+|---|---|---|
+| RegressionTree | deterministic regression tree (CART, alpha = 1) | one tree, all rows |
+| VRTreesRegressor | VR-Tree (alpha) | aggregating / bagging / subspacing |
+| CoalescenceRegressor | VR-Trees, alpha_i = i alpha_max / N | aggregating |
+| MaxDiverseRegressor | VR-Tree, alpha = 0 (complete-random) | aggregating |
+| RandomDecisionTreesRegressor | RD tree (uniform thresholds, depth <= d) | aggregating |
+| RandomForestRegressor | RF tree (max_features candidates) | bagging |
+| ExtraTreesRegressor | Extra tree (max_features random thresholds) | aggregating |
+| BaggedTreesRegressor | deterministic tree | bagging |
+| DisjointSampleTreesRegressor | deterministic tree | disjoint samples |
+
+Every member predicts the weighted mean target of the leaf a row reaches; the ensemble
+predicts the members' mean. The trees are grown by ``engine.kernels._grow_regression``, the
+regression counterpart of the classifiers' growth routine.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from joblib import effective_n_jobs
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
+
+from treelab.engine.features import prepare_features
+from treelab.engine.kernels import _grow as G
+from treelab.engine.regression import grow_regression_forest, member_values
+from treelab.estimators._base import MAX_BINS, SAMPLING, check_constructor_arguments
+from treelab.estimators._docstrings import MAX_BINS_DOC, store_params
+from treelab.estimators._encode import encode_features
+from treelab.estimators._spec import (
+    RANDOM_SPLITS,
+    TreeSpec,
+    may_presort,
+    reads_values,
+    spec_iparams,
+)
+from treelab.estimators._validation import check_bool, check_int, check_option, check_real
+from treelab.estimators._weights import check_sample_weight
+
+__all__ = [
+    "BaggedTreesRegressor", "CoalescenceRegressor", "DisjointSampleTreesRegressor",
+    "ExtraTreesRegressor", "MaxDiverseRegressor", "RandomDecisionTreesRegressor",
+    "RandomForestRegressor", "RegressionTree", "TreeEnsembleRegressor", "VRTreesRegressor",
+]
+
+REGRESSION_CRITERIA = ("squared_error", "poisson")
+# PERT's rule draws two rows of different classes: it has no regression reading here
+REGRESSION_RANDOM_SPLITS = tuple(k for k in RANDOM_SPLITS if k != "pert")
+
+SHARED_DOC = """
+    criterion : {"squared_error", "poisson"}
+        Deterministic split criterion: the largest reduction of the weighted squared error
+        sum w (y - mean)^2 (CART's variance reduction, Breiman et al. 1984), or of the half
+        Poisson deviance sum w (y log(y / mean) - y + mean) (counts: y >= 0, sum(y) > 0; a
+        child whose mean would be 0 is not split off), both as scikit-learn's
+        ``DecisionTreeRegressor``.
+    min_samples_split : int
+        A node with fewer training rows (counted with their bootstrap multiplicity) becomes a
+        leaf.
+    min_samples_leaf : int
+        Smallest number of rows (with multiplicity) in a child.
+    max_depth : int or None
+        Depth limit (root = 0).
+    random_state : int, RandomState or None
+        Seeds one generator per tree; the same value gives bit-identical trees for any n_jobs.
+    n_jobs : int or None
+        Threads for growing trees and for prediction (None = 1, -1 = all cores).
+
+    Notes
+    -----
+    Nominal features and missing values are refused (ValueError naming X and the feature);
+    sample weights are any non-negative finite numbers (rows of weight 0 are left out).
+"""
+
+
+def _fill_doc(cls):
+    doc = cls.__doc__.replace("    %(max_bins)s\n", MAX_BINS_DOC.lstrip("\n").replace(
+        "class histograms", "target sums"))
+    cls.__doc__ = doc.replace("    %(shared)s\n", SHARED_DOC.lstrip("\n"))
+    return cls
+
+
+class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
+    """Base class of treelab's regression learners (not used directly).
+
+    Subclasses declare their parameters and ``_spec(n_features)`` (a ``TreeSpec``). Fitted
+    attributes: ``n_features_in_``, ``feature_names_in_`` (DataFrames), ``forest_`` (a
+    ``Forest`` whose ``value`` holds each node's weighted mean target).
+    """
+
+    # read by the shared feature encoding; regression trees take no nominal features
+    categorical_features = None
+
+    def __new__(cls, *args, **kwargs):
+        if args or kwargs:
+            check_constructor_arguments(cls, args, kwargs)
+        return super().__new__(cls)
+
+    def _spec(self, n_features: int) -> TreeSpec:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _check_params(self) -> None:
+        p = self.get_params(deep=False)
+        if "n_estimators" in p:
+            check_int("n_estimators", p["n_estimators"], 1)
+        check_option("criterion", p["criterion"], REGRESSION_CRITERIA)
+        check_int("min_samples_split", p["min_samples_split"], 2)
+        check_int("min_samples_leaf", p["min_samples_leaf"], 1)
+        check_int("max_depth", p["max_depth"], 1, allow_none=True)
+        if "alpha" in p:
+            check_real("alpha", p["alpha"], 0.0, 1.0)
+        if "alpha_max" in p:
+            check_real("alpha_max", p["alpha_max"], 0.0, 1.0)
+        if "sampling" in p:
+            check_option("sampling", p["sampling"], SAMPLING)
+        if "subspace_fraction" in p:
+            check_real("subspace_fraction", p["subspace_fraction"], 0.0, 1.0, low_open=True)
+        if "random_split" in p:
+            if p["random_split"] == "pert":
+                raise ValueError("random_split='pert' draws two rows of different classes and "
+                                 "has no regression form; use one of "
+                                 f"{list(REGRESSION_RANDOM_SPLITS)}")
+            check_option("random_split", p["random_split"], REGRESSION_RANDOM_SPLITS)
+        if "bootstrap" in p:
+            check_bool("bootstrap", p["bootstrap"])
+        if "max_bins" in p:
+            check_int("max_bins", p["max_bins"], 2, MAX_BINS, allow_none=True)
+        n_jobs = p.get("n_jobs")
+        if n_jobs is not None:
+            check_int("n_jobs", n_jobs)
+            if n_jobs == 0:
+                raise ValueError("n_jobs must be a non-zero integer or None, got 0")
+        rs = p.get("random_state")
+        if rs is not None and not isinstance(rs, numbers.Integral | np.random.RandomState):
+            raise TypeError(
+                f"random_state must be None, an int or a numpy RandomState, got {rs!r}")
+        if isinstance(rs, numbers.Integral) and not 0 <= rs < 2**32:
+            raise ValueError(f"random_state must be in [0, 2**32), got {rs}")
+
+    def _n_threads(self) -> int:
+        return max(1, int(effective_n_jobs(getattr(self, "n_jobs", None))))
+
+    def _encode(self, X, fit: bool) -> np.ndarray:
+        """X validated as the classifiers validate it, then refused where it holds what the
+        regression trees do not grow on: nominal columns and missing values."""
+        Xv = encode_features(self, X, fit=fit)
+        if fit and np.any(self.nominal_features_):
+            j = int(np.flatnonzero(self.nominal_features_)[0])
+            raise ValueError(
+                f"X has nominal (categorical) feature {self._feature_name(j)}; treelab's "
+                "regressors grow on numeric features only: encode it as numbers first")
+        nan_cols = np.flatnonzero(np.isnan(Xv).any(axis=0))
+        if nan_cols.size:
+            raise ValueError(
+                f"X contains NaN (feature {self._feature_name(int(nan_cols[0]))}); treelab's "
+                "regressors do not take missing values: impute them first")
+        return Xv
+
+    def _feature_name(self, j: int) -> str:
+        names = getattr(self, "feature_names_in_", None)
+        return f"{j} ({names[j]!r})" if names is not None else str(j)
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the trees.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame of shape (n_samples, n_features)
+            Numeric training features without missing values.
+        y : array-like of shape (n_samples,)
+            Finite real targets (``criterion="poisson"``: non-negative, not all zero).
+        sample_weight : array-like of shape (n_samples,), real scalar or None
+            Non-negative finite row weights (None: every row 1). A leaf predicts
+            sum(w y) / sum(w) over its rows, w the sample weight times the bootstrap
+            multiplicity; rows of weight 0 are left out of every tree.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None")
+        Xv = self._encode(X, fit=True)
+        y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != Xv.shape[0]:
+            raise ValueError(
+                f"X and y have different numbers of rows: {Xv.shape[0]} and {y.shape[0]}")
+        if self.criterion == "poisson":
+            if np.any(y < 0):
+                raise ValueError("y must be non-negative for criterion='poisson' (counts), "
+                                 f"got a minimum of {y.min()}")
+            if not np.sum(y) > 0:
+                raise ValueError("y sums to 0: criterion='poisson' needs a positive mean")
+        sw = check_sample_weight(sample_weight, Xv.shape[0])
+        self._fit_encoded(Xv, y, np.ones(Xv.shape[0]) if sw is None else sw)
+        return self
+
+    def _fit_encoded(self, Xv: np.ndarray, y: np.ndarray, sw: np.ndarray) -> None:
+        n, d = Xv.shape
+        spec = self._spec(d)
+        iparams, n_sub = spec_iparams(spec, d)
+        rng = check_random_state(self.random_state)
+        seeds = rng.randint(0, np.iinfo(np.int32).max, size=spec.n_trees).astype(np.uint64)
+        part = np.zeros(n, dtype=np.int32)
+        row_mode = G.ROWS_ALL
+        if spec.rows == "bootstrap":
+            row_mode = G.ROWS_BOOTSTRAP
+        elif spec.rows == "disjoint":
+            counted = sw > 0
+            n_counted = int(np.count_nonzero(counted))
+            if spec.n_trees > n_counted:
+                of = "rows" if n_counted == n else "rows of positive weight"
+                raise ValueError(f"n_estimators ({spec.n_trees}) must not exceed the number of "
+                                 f"{of} (n_samples = {n_counted}) for disjoint samples")
+            row_mode = G.ROWS_DISJOINT
+            order = rng.permutation(n)
+            if n_counted < n:
+                # as the classifiers: rows of positive weight dealt first
+                order = np.concatenate([order[counted[order]], order[~counted[order]]])
+            part[order] = np.arange(n) % spec.n_trees
+        ranks = bool(np.any(np.asarray(spec.alphas) > 0) and iparams[G.P_DET_THRESHOLD] == 0)
+        feats = prepare_features(Xv, np.zeros(d, dtype=bool), np.zeros(d, dtype=np.int64),
+                                 ranks=ranks, n_threads=self._n_threads(),
+                                 max_bins=spec.max_bins,
+                                 order=may_presort(iparams, spec, np.zeros(d, dtype=bool), n_sub),
+                                 values=reads_values(iparams, spec))
+        self.forest_ = grow_regression_forest(
+            feats, y, sw, iparams, spec.alphas, seeds, row_mode, part, n_sub,
+            self._n_threads(), poisson=self.criterion == "poisson")
+        # a tree whose sample holds only rows of weight 0 has no rows: it answers the
+        # weighted mean of every training row (its empty root's value)
+        roots = self.forest_.node_offsets[:-1]
+        self.forest_.value[roots[self.forest_.weight[roots] <= 0]] = np.sum(sw * y) / np.sum(sw)
+
+    def _encode_predict(self, X) -> np.ndarray:
+        check_is_fitted(self, "forest_")
+        return self._encode(X, fit=False)
+
+    def member_predict(self, X) -> np.ndarray:
+        """Each tree's prediction, (tree, sample): the weighted mean target of the training
+        rows in the leaf the row reaches."""
+        Xv = self._encode_predict(X)
+        return member_values(self.forest_, Xv, self._n_threads())
+
+    def predict(self, X) -> np.ndarray:
+        """The members' mean prediction, (sample,): (1/T) sum_t f_t(x)."""
+        return self.member_predict(X).mean(axis=0)
+
+    def apply(self, X) -> np.ndarray:
+        """Tree-local leaf index of every row in every tree, shape (n_samples, n_trees)."""
+        from treelab.engine.kernels import _predict as P
+
+        Xv = self._encode_predict(X)
+        return P.apply_forest(Xv, *self.forest_.walk_arrays(Xv), self._n_threads())
+
+
+class _RegressionEnsemble(TreeEnsembleRegressor):
+    """Shared parameters and spec of the regression presets."""
+
+    def _tree_spec(self, alphas, rows="all", subspace=None, max_features=None,
+                   random_thresholds=False, max_depth=None):
+        return TreeSpec(
+            n_trees=len(alphas), alphas=np.asarray(alphas, dtype=np.float64), criterion="gini",
+            c45=False, min_objs=1, min_samples_split=self.min_samples_split,
+            min_samples_leaf=self.min_samples_leaf,
+            max_depth=self.max_depth if max_depth is None else max_depth,
+            max_features=max_features, random_thresholds=random_thresholds,
+            random_split=getattr(self, "random_split", "pair_midpoint"), rows=rows,
+            subspace_fraction=subspace, max_bins=getattr(self, "max_bins", None))
+
+
+@_fill_doc
+class RegressionTree(_RegressionEnsemble):
+    """One deterministic regression tree (CART's squared-error splits; alpha = 1).
+
+    With ``max_features=None`` it grows scikit-learn's ``DecisionTreeRegressor`` up to the
+    choice between equally good splits (tests/test_regression_trees.py).
+
+    Parameters
+    ----------
+    max_features : int, float, "sqrt", "log2" or None
+        Candidate features per node, drawn at random (None: all).
+    %(max_bins)s
+    %(shared)s
+    """
+
+    def __init__(self, *, criterion="squared_error", max_features=None, min_samples_split=2,
+                 min_samples_leaf=1, max_depth=None, max_bins=None, random_state=None,
+                 n_jobs=None):
+        store_params(self, locals())
+
+    def _spec(self, n_features):
+        return self._tree_spec(np.ones(1), max_features=self.max_features)
+
+
+@_fill_doc
+class VRTreesRegressor(_RegressionEnsemble):
+    """Variable-random regression trees (Liu, Ting, Yu & Zhou 2008, for regression): each node
+    uses the deterministic test-selection with probability ``alpha``, the random one otherwise.
+
+    Parameters
+    ----------
+    n_estimators : int
+        Number of trees.
+    alpha : float in [0, 1]
+        Probability that a node uses the deterministic test-selection.
+    sampling : {"none", "bootstrap", "subspace", "bootstrap+subspace"}
+        Construction: aggregating, bagging, random subspaces of round(subspace_fraction * d)
+        features, or both.
+    subspace_fraction : float in (0, 1]
+        gamma of the random subspace method.
+    random_split : {"pair_midpoint", "pair_distinct", "uniform"}
+        Threshold rule of random nodes (as ``VRTrees``).
+    %(max_bins)s
+    %(shared)s
+    """
+
+    def __init__(self, *, n_estimators=100, alpha=0.5, sampling="none", subspace_fraction=0.5,
+                 criterion="squared_error", min_samples_split=2, min_samples_leaf=1,
+                 max_depth=None, random_split="pair_midpoint", max_bins=None,
+                 random_state=None, n_jobs=None):
+        store_params(self, locals())
+
+    def _spec(self, n_features):
+        rows = "bootstrap" if "bootstrap" in self.sampling else "all"
+        sub = self.subspace_fraction if "subspace" in self.sampling else None
+        return self._tree_spec(np.full(self.n_estimators, float(self.alpha)), rows, sub)
+
+
+@_fill_doc
+class CoalescenceRegressor(_RegressionEnsemble):
+    """Coalescence of VR-Trees for regression: tree i of N grows with
+    alpha_i = i alpha_max / N (Liu et al. 2008).
+
+    Parameters
+    ----------
+    n_estimators : int
+        Number of trees N.
+    alpha_max : float in [0, 1]
+        Alphas are spread evenly over [0, alpha_max).
+    random_split : {"pair_midpoint", "pair_distinct", "uniform"}
+        Threshold rule of random nodes.
+    %(max_bins)s
+    %(shared)s
+    """
+
+    def __init__(self, *, n_estimators=100, alpha_max=0.5, criterion="squared_error",
+                 min_samples_split=2, min_samples_leaf=1, max_depth=None,
+                 random_split="pair_midpoint", max_bins=None, random_state=None, n_jobs=None):
+        store_params(self, locals())
+
+    def _spec(self, n_features):
+        N = self.n_estimators
+        return self._tree_spec(np.arange(N) * float(self.alpha_max) / N)
+
+
+@_fill_doc
+class MaxDiverseRegressor(_RegressionEnsemble):
+    """Max-Diverse Ensemble for regression (Liu, Ting & Fan 2005): complete-random trees
+    (alpha = 0), each leaf the mean of its rows.
+
+    Parameters
+    ----------
+    n_estimators : int
+        Number of trees.
+    random_split : {"pair_midpoint", "pair_distinct", "uniform"}
+        Threshold rule of random nodes.
+    %(shared)s
+    """
+
+    def __init__(self, *, n_estimators=100, criterion="squared_error", min_samples_split=2,
+                 min_samples_leaf=1, max_depth=None, random_split="pair_midpoint",
+                 random_state=None, n_jobs=None):
+        store_params(self, locals())
+
+    def _spec(self, n_features):
+        return self._tree_spec(np.zeros(self.n_estimators))
+
+
+@_fill_doc
+class RandomDecisionTreesRegressor(_RegressionEnsemble):
+    """Random Decision Trees for regression (Fan, Wang, Yu & Ma 2003): complete-random trees
+    with uniform thresholds, depth limited to the number of features by default.
+
+    Parameters
+    ----------
+    n_estimators : int
+        Number of trees.
+    random_split : {"uniform", "pair_midpoint", "pair_distinct"}
+        Threshold rule of random nodes.
+    %(shared)s
+    """
+
+    def __init__(self, *, n_estimators=30, criterion="squared_error", min_samples_split=2,
+                 min_samples_leaf=1, max_depth=None, random_split="uniform", random_state=None,
+                 n_jobs=None):
+        store_params(self, locals())
+
+    def _spec(self, n_features):
+        return self._tree_spec(np.zeros(self.n_estimators), max_depth=(
+            n_features if self.max_depth is None else self.max_depth))
+
+
+@_fill_doc
+class RandomForestRegressor(_RegressionEnsemble):
+    """Random forest for regression (Breiman 2001): bagged trees choosing among
+    ``max_features`` random features at every node, grown to purity.
+
+    Parameters
+    ----------
+    n_estimators : int
+        Number of trees.
+    max_features : int, float, "sqrt", "log2" or None
+        Candidate features per node (default 1.0: all, scikit-learn's default for
+        regression; Breiman's choice for regression is 1/3).
+    bootstrap : bool
+        Bagging (True) or every tree on all rows.
+    %(max_bins)s
+    %(shared)s
+    """
+
+    def __init__(self, *, n_estimators=100, criterion="squared_error", max_features=1.0,
+                 bootstrap=True, min_samples_split=2, min_samples_leaf=1, max_depth=None,
+                 max_bins=None, random_state=None, n_jobs=None):
+        store_params(self, locals())
+
+    def _spec(self, n_features):
+        return self._tree_spec(np.ones(self.n_estimators),
+                               "bootstrap" if self.bootstrap else "all",
+                               max_features=self.max_features)
+
+
+@_fill_doc
+class ExtraTreesRegressor(_RegressionEnsemble):
+    """Extremely randomised trees for regression (Geurts, Ernst & Wehenkel 2006): at every
+    node ``max_features`` features each draw one uniform threshold, and the best by the
+    criterion is kept.
+
+    Parameters
+    ----------
+    n_estimators : int
+        Number of trees.
+    max_features : int, float, "sqrt", "log2" or None
+        Features drawn per node (default 1.0: all, as Geurts et al. and scikit-learn for
+        regression).
+    %(shared)s
+    """
+
+    def __init__(self, *, n_estimators=100, criterion="squared_error", max_features=1.0,
+                 min_samples_split=2, min_samples_leaf=1, max_depth=None, random_state=None,
+                 n_jobs=None):
+        store_params(self, locals())
+
+    def _spec(self, n_features):
+        return self._tree_spec(np.ones(self.n_estimators), max_features=self.max_features,
+                               random_thresholds=True)
+
+
+@_fill_doc
+class BaggedTreesRegressor(_RegressionEnsemble):
+    """Bagging (Breiman 1996) of deterministic regression trees.
+
+    Parameters
+    ----------
+    n_estimators : int
+        Number of trees.
+    %(max_bins)s
+    %(shared)s
+    """
+
+    def __init__(self, *, n_estimators=100, criterion="squared_error", min_samples_split=2,
+                 min_samples_leaf=1, max_depth=None, max_bins=None, random_state=None,
+                 n_jobs=None):
+        store_params(self, locals())
+
+    def _spec(self, n_features):
+        return self._tree_spec(np.ones(self.n_estimators), "bootstrap")
+
+
+@_fill_doc
+class DisjointSampleTreesRegressor(_RegressionEnsemble):
+    """Disjoint-sample trees for regression (Fan et al. 2005): the rows are dealt at random
+    into ``n_estimators`` disjoint parts of equal size, one deterministic tree per part.
+
+    Parameters
+    ----------
+    n_estimators : int
+        Number of trees (parts); at most the number of rows of positive weight.
+    %(max_bins)s
+    %(shared)s
+    """
+
+    def __init__(self, *, n_estimators=10, criterion="squared_error", min_samples_split=2,
+                 min_samples_leaf=1, max_depth=None, max_bins=None, random_state=None,
+                 n_jobs=None):
+        store_params(self, locals())
+
+    def _spec(self, n_features):
+        return self._tree_spec(np.ones(self.n_estimators), "disjoint")
