@@ -47,7 +47,8 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 exclude_patterns = ["_build", "_generated", "**.ipynb_checkpoints", "README.md",
-                    "reproductions/claims/*"]  # included by the generated study pages
+                    # included by the generated study pages
+                    "reproductions/claims/*", "reproductions/records/*"]
 root_doc = "index"
 
 # -- API reference -------------------------------------------------------------------------------
