@@ -47,7 +47,8 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 exclude_patterns = ["_build", "_generated", "**.ipynb_checkpoints", "README.md",
-                    "reproductions/claims/*"]  # included by the generated study pages
+                    # included by the generated study pages
+                    "reproductions/claims/*", "reproductions/records/*"]
 root_doc = "index"
 
 # -- API reference -------------------------------------------------------------------------------
@@ -64,6 +65,11 @@ API_MODULES = [
     ("treelab.experiment", "Experiments", None),
     ("treelab.report", "Tables for papers", None),
     ("treelab.reproduce", "Reproductions", None),
+    ("treelab.reproduce.liu2008_investigation", "Investigation: Liu et al. (2008)", None),
+    ("treelab.reproduce.alipazzani1995_investigation", "Investigation: Ali & Pazzani (1995)",
+     None),
+    ("treelab.reproduce.gashler2008_investigation", "Investigation: Gashler et al. (2008)",
+     None),
 ]
 
 autosummary_generate = True

@@ -6,7 +6,9 @@ tables (``data/papers``) and treelab's measured tables committed under
 to ``OUT/STUDY/tables``); nothing is run. Where ``docs/reproductions/claims/STUDY.md`` (the
 investigation of the claims that do not hold) exists, the page includes it; run this script
 again after it is added or changed: it also fills the claims page's verdict block from the same
-result as the page's verdict table, so the two cannot disagree.
+result as the page's verdict table, so the two cannot disagree. Where
+``docs/reproductions/records/STUDY.md`` (the study notebook's full-mode record, written by
+hand) exists, the page links the notebook and includes the record: one page per study.
 
 Usage::
 
@@ -58,7 +60,9 @@ def store(out: Path, merge: bool = False) -> list[str]:
 def page(name: str) -> str:
     """The page of study ``name`` from its stored tables."""
     return render_study_page(name, STORED / name, claims=DOCS / "claims" / f"{name}.md",
-                             claims_include=f"claims/{name}.md") + "\n"
+                             claims_include=f"claims/{name}.md",
+                             record=DOCS / "records" / f"{name}.md",
+                             record_include=f"records/{name}.md") + "\n"
 
 
 START, END = "<!-- reproduction-index -->", "<!-- /reproduction-index -->"

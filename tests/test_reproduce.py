@@ -177,6 +177,37 @@ def test_pages_render_from_the_stored_results(name, tmp_path):
     claims.write_text("findings\n")
     text = render_study_page(name, tables, claims=claims, claims_include="claims/x.md")
     assert "```{include} claims/x.md" in text
+    assert "full-mode record" not in text  # no record given: no section for it
+    record = tmp_path / "record.md"
+    record.write_text("the notebook's numbers\n")
+    text = render_study_page(name, tables, record=record, record_include="records/x.md")
+    notebook = get_study(name).notebook
+    section = text.split(f"## Notebook {notebook[:2]}: figures and full-mode record", 1)[1]
+    assert f"{{doc}}`/notebooks/{notebook}`" in section
+    assert "```{include} records/x.md" in section
+    # a record that does not exist is not included
+    missing = render_study_page(name, tables, record=tmp_path / "none.md",
+                                record_include="records/x.md")
+    assert "records/x.md" not in missing
+
+
+def test_one_docs_page_per_study_with_its_notebook_record():
+    """Each study has one page: the generated one, which includes its notebook's record
+    (docs/reproductions/records, left out of the build as pages of their own) and links the
+    rendered notebook; no second page about the study sits beside it."""
+    docs = ROOT / "docs" / "reproductions"
+    pages = {p.stem for p in docs.glob("*.md")} - {"index"}
+    # the two learner pages (MMDT, stochastic ID3) are about treelab's learners
+    assert pages - {"mmdt", "stochastic_id3"} == set(STUDIES)
+    assert {p.stem for p in (docs / "records").glob("*.md")} == set(STUDIES)
+    conf = (ROOT / "docs" / "conf.py").read_text()
+    assert '"reproductions/records/*"' in conf
+    for name in STUDIES:
+        text = (docs / f"{name}.md").read_text(encoding="utf-8")
+        notebook = get_study(name).notebook
+        assert f"```{{include}} records/{name}.md" in text
+        assert f"{{doc}}`/notebooks/{notebook}`" in text
+        assert (ROOT / "docs" / "notebooks" / f"{notebook}.ipynb").is_file()
 
 
 def test_a_gap_to_the_paper_only_where_the_paper_has_numbers():

@@ -1,5 +1,5 @@
 """Command line: ``treelab run CONFIG.toml``, ``treelab list-data``, ``treelab demo``,
-``treelab warmup``, ``treelab reproduce``.
+``treelab warmup``, ``treelab reproduce``, ``treelab investigate``.
 
 Each subcommand parses its arguments and calls one public function of :mod:`treelab`
 (:func:`treelab.experiment.run`, :func:`treelab.datasets.list_uci`,
@@ -90,6 +90,16 @@ def _parser() -> argparse.ArgumentParser:
                        help="comma-separated grids of the mode to run (default: all; the page "
                             "then shows the tables those grids give)")
     p_rep.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+
+    p_inv = sub.add_parser(
+        "investigate", help="run an investigation of a study's claims (the claims section of "
+                            "its page) and print its tables",
+        description="Run an investigation that explains a study's verdicts (module "
+                    "treelab.reproduce.STUDY_investigation) and print its tables as Markdown; "
+                    "'treelab investigate STUDY --help' lists its parts and options.")
+    p_inv.add_argument("study", choices=INVESTIGATED, help="the study")
+    p_inv.add_argument("args", nargs=argparse.REMAINDER, metavar="...",
+                       help="the investigation's own arguments")
     return parser
 
 
@@ -231,6 +241,17 @@ def _warmup(args: argparse.Namespace) -> int:
     return 0
 
 
+#: the studies with an investigation module, treelab.reproduce.STUDY_investigation
+INVESTIGATED = ("liu2008", "alipazzani1995", "gashler2008")
+
+
+def _investigate(args: argparse.Namespace) -> int:
+    import importlib
+
+    module = importlib.import_module(f"treelab.reproduce.{args.study}_investigation")
+    return module.main(args.args)
+
+
 def _reproduce(args: argparse.Namespace) -> int:
     from treelab.reproduce import get_study, list_studies, run_study
 
@@ -281,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = _parser().parse_args(argv)
     handlers = {"run": _run, "demo": _demo, "list-data": _list_data, "warmup": _warmup,
-                "reproduce": _reproduce}
+                "reproduce": _reproduce, "investigate": _investigate}
     try:
         return handlers[args.command](args)
     except (ValueError, TypeError, FileNotFoundError) as exc:

@@ -285,12 +285,16 @@ def study_verdicts(name: str, tables: str | Path) -> list[Verdict]:
 
 
 def render_study_page(name: str, tables: str | Path, *, claims: str | Path | None = None,
-                      claims_include: str | None = None) -> str:
+                      claims_include: str | None = None, record: str | Path | None = None,
+                      record_include: str | None = None) -> str:
     """A study's page from the measured tables stored by :func:`run_study`
     (``OUT/NAME/tables``) and the shipped paper tables; nothing is run.
 
     ``claims`` is the investigation page of the claims that do not hold; when it exists the
-    page includes it (MyST ``{include}`` of ``claims_include``).
+    page includes it (MyST ``{include}`` of ``claims_include``). ``record`` is the study
+    notebook's full-mode record written by hand; when it exists the page links the notebook
+    and includes the record (``{include}`` of ``record_include``) under its own heading, so
+    that each study has one page.
 
     Parameters
     ----------
@@ -301,6 +305,10 @@ def render_study_page(name: str, tables: str | Path, *, claims: str | Path | Non
     claims : str or path, optional
         The claims investigation page to include when it exists.
     claims_include : str, optional
+        Its path as the page's ``{include}`` directive names it.
+    record : str or path, optional
+        The notebook's full-mode record to include when it exists.
+    record_include : str, optional
         Its path as the page's ``{include}`` directive names it.
 
     Returns
@@ -326,4 +334,5 @@ def render_study_page(name: str, tables: str | Path, *, claims: str | Path | Non
     study = get_study(name)
     measured, meta = load_measured(Path(tables))
     return render_page(study, measured, meta, claims=Path(claims) if claims else None,
-                       claims_include=claims_include)
+                       claims_include=claims_include,
+                       record=Path(record) if record else None, record_include=record_include)

@@ -171,10 +171,14 @@ def _duration(seconds: float) -> str:
 
 def render_page(study: Study, measured: dict[str, pd.DataFrame], meta: Mapping[str, Any], *,
                 claims: Path | None = None, claims_include: str | None = None,
+                record: Path | None = None, record_include: str | None = None,
                 origin: str | None = None) -> str:
     """The study's page: source and protocol, what was run, each section, the verdicts and
     the investigation of the claims that do not hold (a MyST ``{include}`` of
-    ``claims_include`` when ``claims`` exists, else a line saying there is none yet).
+    ``claims_include`` when ``claims`` exists, else a line saying there is none yet), then,
+    when ``record`` exists, the study's notebook (a link to it, rendered with its figures) and
+    its full-mode record written by hand (an ``{include}`` of ``record_include``): one page
+    per study.
 
     ``origin`` is the page's first comment, saying where it comes from; None: the
     repository's pages, made by ``scripts/make_reproduction_pages.py``."""
@@ -215,6 +219,14 @@ def render_page(study: Study, measured: dict[str, pd.DataFrame], meta: Mapping[s
         lines += ["```{include} " + claims_include, "```", ""]
     else:
         lines += ["No investigation yet.", ""]
+    if record is not None and record.is_file() and record_include:
+        number = study.notebook.split("_", 1)[0]
+        lines += [f"## Notebook {number}: figures and full-mode record", "",
+                  f"The notebook {{doc}}`/notebooks/{study.notebook}` runs this study's "
+                  "analysis with its figures (rendered in quick mode). Its full-mode record "
+                  "follows, written by hand before the paper's tables were shipped; the "
+                  "tables and verdicts above supersede it where the two differ.", "",
+                  "```{include} " + record_include, "```", ""]
     return "\n".join(lines)
 
 

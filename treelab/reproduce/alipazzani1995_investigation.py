@@ -1,60 +1,67 @@
 """Ali & Pazzani (1995), Table 2 and Figure 1: the LED rows, promoters and the E_r-phi_e fit.
 
-Investigates the claims that treelab did not reproduce (``docs/reproductions/claims/
-alipazzani1995.md``). One tree (StochasticID3's ``single_model()``: ID3, one-step lookahead,
-no pruning) against eleven stochastic trees with uniform voting (beta = 1.25), 30 trials.
+The investigation behind the claims section of the study's page
+(``docs/reproductions/claims/alipazzani1995.md``) of the claims treelab did not reproduce. One
+tree (StochasticID3's ``single_model()``: ID3, one-step lookahead, no pruning) against eleven
+stochastic trees with uniform voting (beta = 1.25). Each part is a function;
+:func:`main` is the command line (``treelab investigate alipazzani1995 ...`` or
+``python -m treelab.reproduce.alipazzani1995_investigation ...``), which prints Markdown.
 
-Rows: the study's four LED variants and the eight UCI rows of ``reproduce_ali_pazzani.py``.
+Rows (:func:`table2_rows`): the study's four LED variants and eight UCI rows.
 
 * LED: 30 training rows from :func:`treelab.datasets.led`; ``Led 8i`` / ``Led 17i``: noise-free
   segments plus 8 / 17 random bits; ``Led 20a`` / ``Led 40a``: attribute noise of level 20% /
   40% on the training rows only (the study tests noisy variants on noise-free examples).
-  ``--attr-noise replace`` (default) reads a level p as Quinlan's (1986): each value is replaced
-  by a value drawn at random from the attribute's values with probability p, so a segment is
-  inverted with probability p / 2; ``flip`` inverts it with probability p. Test: 1,000
-  noise-free rows per trial (a generator gives a fresh test set; the study's held-out third of
-  45 rows estimates the same error with more variance).
-* UCI: as in ``reproduce_ali_pazzani.py`` (random training sample of the study's size, test on
-  the rest; promoters by leave-one-out).
+  ``attr_noise="replace"`` (default) reads a level p as Quinlan's (1986): each value is
+  replaced by a value drawn at random from the attribute's values with probability p, so a
+  segment is inverted with probability p / 2; ``"flip"`` inverts it with probability p. Test:
+  1,000 noise-free rows per trial (a generator gives a fresh test set; the study's held-out
+  third of 45 rows estimates the same error with more variance).
+* UCI: a random training sample of the study's size, test on the rest; promoters by
+  leave-one-out.
 
-``--tie-break first`` is ``StochasticID3(tie_break="first")``: the single tree takes the lowest
-column among tied candidates; ``random`` (default) is ``tie_break="random"``: it draws one of
+``tie_break="first"`` is ``StochasticID3(tie_break="first")``: the single tree takes the lowest
+column among tied candidates; ``"random"`` (default) is ``tie_break="random"``: it draws one of
 them uniformly (the study, section 1: "the single-model learning program must arbitrarily
-choose from among the set of tied candidates"); ``permute`` keeps ``"first"`` but shuffles the
-columns once per trial (the same order for the single tree and the ensemble), a check of
-``"random"`` that does not touch the learner. In treelab's LED generator the seven segments are
-the first columns, so ``first`` always resolves a tie between a segment and a random bit in
-favour of the segment.
+choose from among the set of tied candidates"); ``"permute"`` keeps ``"first"`` but shuffles
+the columns once per trial (the same order for the single tree and the ensemble), a check of
+``"random"`` that does not touch the learner. In treelab's LED generator the seven segments
+are the first columns, so ``"first"`` always resolves a tie between a segment and a random bit
+in favour of the segment.
 
-``--meta K`` adds the study's meta-trials (section 5.1): each UCI/LED row at i x 10% of its
-training size, i = 1..10, K trials each (holdout for every row, promoters included), and the
-OLS fit of E_r on phi_e over all those points (the study: r^2 = 0.49 over 260 points).
+:func:`meta_trials` runs the study's meta-trials (section 5.1): each row at i x 10% of its
+training size, i = 1..10, K trials each (holdout for every row, promoters included), and
+:func:`fit_line` the OLS fit of E_r on phi_e over those points (the study's r^2:
+``data/papers/alipazzani1995_figure1.csv``).
 
-``--flip-grid P [P ...]`` instead runs LED with ``--grid-irrelevant`` random bits and each
-inversion probability P on the training rows (noise-free test rows), 30 training rows,
-``--trials`` trials: the errors of one tree and eleven trees against the noise level.
+:func:`flip_grid` instead runs LED with random bits and each inversion probability P on the
+training rows (noise-free test rows), 30 training rows: the errors of one tree and eleven trees
+against the noise level.
 
-Usage (CPU seconds on the shared two-core machine are printed per row)::
+Usage (CPU seconds are printed per row)::
 
-    nice -n 19 python benchmarks/claims_alipazzani.py --tie-break first --rows led
-    nice -n 19 python benchmarks/claims_alipazzani.py --tie-break random
-    nice -n 19 python benchmarks/claims_alipazzani.py --tie-break random --rows uci --meta 3
-    nice -n 19 python benchmarks/claims_alipazzani.py --flip-grid 0.025 0.05 0.1 0.2
-    nice -n 19 python benchmarks/claims_alipazzani.py --flip-grid 0.1 --grid-irrelevant 8
+    nice -n 19 treelab investigate alipazzani1995 --tie-break first --rows led
+    nice -n 19 treelab investigate alipazzani1995 --tie-break random
+    nice -n 19 treelab investigate alipazzani1995 --tie-break random --rows uci --meta 3
+    nice -n 19 treelab investigate alipazzani1995 --flip-grid 0.025 0.05 0.1 0.2
+    nice -n 19 treelab investigate alipazzani1995 --flip-grid 0.1 --grid-irrelevant 8
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import time
+from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
-from treelab import StochasticID3
-from treelab.analysis import error_correlation
-from treelab.datasets import led, load_uci
-from treelab.stats import fit_error_ratio
+from treelab.reproduce._papers import paper_table
+
+__all__ = ["LED_TEST_ROWS", "fit_line", "flip_grid", "learner_params", "main", "meta_trials",
+           "row_names", "run_row", "significant", "summarize", "table2_rows"]
 
 #: row -> (kind, the study's Table 2 row); kind: ("led", n_irr, noise level) or ("uci", name).
 _KINDS = {
@@ -73,12 +80,11 @@ _KINDS = {
 }
 
 
-def _rows() -> dict[str, tuple]:
+@functools.cache
+def table2_rows() -> dict[str, tuple]:
     """row -> (kind, training rows, study one tree %, study eleven trees %), the study's
     numbers read from its shipped Table 2 (``data/papers``); training rows None =
     leave-one-out (promoters)."""
-    from treelab.reproduce import paper_table
-
     t = paper_table("alipazzani1995_table2").set_index("data_set")
     return {row: (kind, None if name == "DNA" else int(t.loc[name, "n_training_examples"]),
                   float(t.loc[name, "single_tree_error_pct"]),
@@ -86,12 +92,24 @@ def _rows() -> dict[str, tuple]:
             for row, (kind, name) in _KINDS.items()}
 
 
-ROWS = _rows()
+#: noise-free test rows per LED trial
 LED_TEST_ROWS = 1000
+
+
+def learner_params(tie_break: str = "random", choice: str = "gain", laplace: str = "all",
+                   lookahead: int = 1) -> dict:
+    """StochasticID3's parameters of a reading (``tie_break="permute"`` fits with
+    ``"first"``; :func:`run_row` shuffles the columns)."""
+    if tie_break not in ("first", "random", "permute"):
+        raise ValueError(f"tie_break must be 'first', 'random' or 'permute', got {tie_break!r}")
+    return {"choice": choice, "entropy_laplace": laplace, "lookahead": lookahead,
+            "tie_break": "random" if tie_break == "random" else "first"}
 
 
 def _fit_pair(Xtr, ytr, Xte, yte, cat, seed, params):
     """(single-tree wrong, ensemble wrong, member labels) on the test rows."""
+    from treelab import StochasticID3
+
     ens = StochasticID3(n_estimators=11, categorical_features=cat, random_state=seed, **params)
     # the single model is the same learner with beta = 1 (and tie_break carried over)
     ens.fit(Xtr, ytr)
@@ -100,6 +118,8 @@ def _fit_pair(Xtr, ytr, Xte, yte, cat, seed, params):
 
 
 def _led_split(kind, n_train, seed, attr_noise):
+    from treelab.datasets import led
+
     _, n_irr, level = kind
     flip = level / 2 if attr_noise == "replace" else level
     tr = led(n_train, n_irrelevant=n_irr, noise=flip, random_state=seed)
@@ -107,9 +127,23 @@ def _led_split(kind, n_train, seed, attr_noise):
     return tr.X, tr.y, te.X, te.y, list(range(tr.X.shape[1]))
 
 
-def run_row(row, trials, params, tie_break, attr_noise, seed=0, n_train=None, loo=True):
-    """Mean errors (%), E_r, phi_e and the per-trial errors of one row."""
-    kind, size, _, _ = ROWS[row]
+def run_row(row: str, trials: int, params: dict, tie_break: str = "random",
+            attr_noise: str = "replace", seed: int = 0, n_train: int | None = None,
+            loo: bool = True) -> dict:
+    """Mean errors (%), E_r, phi_e and the per-trial errors of one row of
+    :func:`table2_rows` (``params``: :func:`learner_params`; ``n_train`` None: the study's
+    training size, leave-one-out for promoters when ``loo``)."""
+    from treelab.analysis import error_correlation
+    from treelab.datasets import load_uci
+
+    rows = table2_rows()
+    if row not in rows:
+        raise ValueError(f"row must be one of {list(rows)}, got {row!r}")
+    if attr_noise not in ("replace", "flip"):
+        raise ValueError(f"attr_noise must be 'replace' or 'flip', got {attr_noise!r}")
+    if trials < 1:
+        raise ValueError(f"trials must be at least 1, got {trials}")
+    kind, size, _, _ = rows[row]
     n_train = size if n_train is None else n_train
     rng = np.random.default_rng(seed)
     data = load_uci(kind[1]) if kind[0] == "uci" else None
@@ -154,8 +188,8 @@ def run_row(row, trials, params, tie_break, attr_noise, seed=0, n_train=None, lo
     es, ee = 100 * float(np.mean(s_err)), 100 * float(np.mean(e_err))
     return {"row": row, "trials": label, "n_train": n_train, "single": es, "ensemble": ee,
             "E_r": ee / es if es > 0 else float("nan"), "phi_e": float(np.mean(phis)),
-            "s_err": s_err, "e_err": e_err, "study_single": ROWS[row][2],
-            "study_ensemble": ROWS[row][3]}
+            "s_err": s_err, "e_err": e_err, "study_single": rows[row][2],
+            "study_ensemble": rows[row][3]}
 
 
 def _permuted_cat(data, perm):
@@ -170,11 +204,15 @@ def _permuted_cat(data, perm):
     return np.flatnonzero(cat).tolist()
 
 
-def flip_grid(flips, n_irr, trials, params) -> None:
-    """One tree and eleven trees on LED against the training rows' inversion probability."""
-    print(f"LED, {n_irr} random bits, 30 training rows, noise-free test, {trials} trials")
-    print("| inversion probability | one tree (%) | eleven trees (%) | E_r |")
-    print("|---|---|---|---|")
+def flip_grid(flips: Sequence[float], n_irr: int, trials: int, params: dict,
+              progress: bool = False) -> pd.DataFrame:
+    """One tree and eleven trees on LED (``n_irr`` random bits, 30 training rows, noise-free
+    test rows) against the training rows' inversion probability: errors (%) and E_r."""
+    from treelab.datasets import led
+
+    if any(not 0 <= p <= 1 for p in flips):
+        raise ValueError(f"inversion probabilities must lie in [0, 1], got {list(flips)}")
+    out = []
     for p in flips:
         s_err, e_err = [], []
         for t in range(trials):
@@ -185,11 +223,15 @@ def flip_grid(flips, n_irr, trials, params) -> None:
                                 params)
             s_err.append(s.mean())
             e_err.append(e.mean())
-        es, ee = 100 * np.mean(s_err), 100 * np.mean(e_err)
-        print(f"| {p:g} | {es:.1f} | {ee:.1f} | {ee / es:.2f} |", flush=True)
+        es, ee = 100 * float(np.mean(s_err)), 100 * float(np.mean(e_err))
+        out.append({"inversion probability": p, "one tree (%)": es, "eleven trees (%)": ee,
+                    "E_r": ee / es if es > 0 else float("nan")})
+        if progress:
+            print(f"  p = {p:g}: one tree {es:.1f}, eleven trees {ee:.1f}", flush=True)
+    return pd.DataFrame(out).set_index("inversion probability")
 
 
-def _significant(r) -> bool:
+def significant(r: dict) -> bool:
     """Significant reduction: paired t test over trials (one-sided, 5%); LOO: sign test."""
     from scipy import stats
     s, e = np.asarray(r["s_err"]), np.asarray(r["e_err"])
@@ -197,12 +239,15 @@ def _significant(r) -> bool:
         b, c = int(np.sum((s == 1) & (e == 0))), int(np.sum((s == 0) & (e == 1)))
         return b + c > 0 and stats.binomtest(b, b + c, 0.5, alternative="greater").pvalue < 0.05
     d = s - e
-    if np.all(d == 0):
+    if len(d) < 2 or np.all(d == 0):  # no t test on one trial or on no difference
         return False
     return stats.ttest_1samp(d, 0.0, alternative="greater").pvalue < 0.05
 
 
-def _fit_line(phi, er, label):
+def fit_line(phi, er, label: str) -> str:
+    """The OLS line of E_r on phi_e over the finite points, r^2 with its 95% interval."""
+    from treelab.stats import fit_error_ratio
+
     ok = np.isfinite(er)
     if ok.sum() <= 3:
         return f"{label}: too few points ({int(ok.sum())})"
@@ -215,28 +260,64 @@ def _fit_line(phi, er, label):
             f"n = {int(fit.n)}")
 
 
-def summarize(rows) -> str:
+def summarize(rows: list[dict]) -> str:
+    """The rows of :func:`run_row` beside the study's, the mean absolute gaps and the E_r-phi_e
+    lines over all rows and over the rows with a significant reduction (Markdown)."""
     out = ["| row | trials | 1 tree (study) | 11 trees (study) | E_r (study) | phi_e | "
            "significant |", "|---|---|---|---|---|---|---|"]
     for r in rows:
         st = r["study_ensemble"] / r["study_single"]
         out.append(f"| {r['row']} | {r['trials']} | {r['single']:.1f} ({r['study_single']}) | "
                    f"{r['ensemble']:.1f} ({r['study_ensemble']}) | {r['E_r']:.2f} ({st:.2f}) "
-                   f"| {r['phi_e']:.3f} | {'yes' if _significant(r) else 'no'} |")
+                   f"| {r['phi_e']:.3f} | {'yes' if significant(r) else 'no'} |")
     gap = np.mean([abs(r["single"] - r["study_single"]) for r in rows])
     gap_e = np.mean([abs(r["ensemble"] - r["study_ensemble"]) for r in rows])
     out += ["", f"mean |gap| one tree {gap:.1f} points, eleven trees {gap_e:.1f} points"]
     phi = np.array([r["phi_e"] for r in rows])
     er = np.array([r["E_r"] for r in rows])
-    sig = np.array([_significant(r) for r in rows])
-    out.append(_fit_line(phi, er, "all rows"))
-    out.append(_fit_line(phi[sig], er[sig], "rows with a significant reduction (the study's "
+    sig = np.array([significant(r) for r in rows])
+    out.append(fit_line(phi, er, "all rows"))
+    out.append(fit_line(phi[sig], er[sig], "rows with a significant reduction (the study's "
                          "r^2: data/papers/alipazzani1995_figure1.csv)"))
     return "\n".join(out)
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def row_names(selection: Sequence[str]) -> list[str]:
+    """Row names of ``selection``: names of :func:`table2_rows`, or 'led', 'uci', 'all'."""
+    rows = table2_rows()
+    names = []
+    for r in selection:
+        names += {"all": list(rows), "led": [k for k in rows if k.startswith("Led")],
+                  "uci": [k for k in rows if not k.startswith("Led")]}.get(r, [r])
+    unknown = [n for n in names if n not in rows]
+    if unknown:
+        raise ValueError(f"rows {unknown} are not investigated; choose from {list(rows)} "
+                         "or 'led', 'uci', 'all'")
+    return names
+
+
+def meta_trials(names: Sequence[str], trials: int, params: dict, tie_break: str = "random",
+                attr_noise: str = "replace", fractions: Sequence[int] = range(1, 11)
+                ) -> list[dict]:
+    """The study's meta-trials (section 5.1): each row of ``names`` at i x 10% of its training
+    size for each i of ``fractions``, ``trials`` holdout trials each (:func:`run_row`)."""
+    from treelab.datasets import load_uci
+
+    rows = table2_rows()
+    meta = []
+    for name in names:
+        size = rows[name][1] or load_uci(rows[name][0][1]).n_samples - 1
+        for i in fractions:
+            n_train = max(2, int(round(size * i / 10)))
+            meta.append(run_row(name, trials, params, tie_break, attr_noise,
+                                seed=7 + i, n_train=n_train, loo=False))
+    return meta
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line: run the rows (or the flip grid) and print the tables as Markdown."""
+    ap = argparse.ArgumentParser(prog="treelab investigate alipazzani1995",
+                                 description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=30)
     ap.add_argument("--rows", nargs="+", default=["all"],
                     help="row names, or 'led' / 'uci' / 'all'")
@@ -252,16 +333,15 @@ def main(argv=None) -> None:
     ap.add_argument("--grid-irrelevant", type=int, default=0)
     ap.add_argument("--json", help="write the rows to this file")
     a = ap.parse_args(argv)
-    names = []
-    for r in a.rows:
-        names += {"all": list(ROWS), "led": [k for k in ROWS if k.startswith("Led")],
-                  "uci": [k for k in ROWS if not k.startswith("Led")]}.get(r, [r])
-    params = {"choice": a.choice, "entropy_laplace": a.laplace, "lookahead": a.lookahead,
-              "tie_break": "random" if a.tie_break == "random" else "first"}
+    names = row_names(a.rows)
+    params = learner_params(a.tie_break, a.choice, a.laplace, a.lookahead)
     print(f"reading: {params}, tie-break {a.tie_break}, attribute noise {a.attr_noise}")
     if a.flip_grid:
-        flip_grid(a.flip_grid, a.grid_irrelevant, a.trials, params)
-        return
+        print(f"LED, {a.grid_irrelevant} random bits, 30 training rows, noise-free test, "
+              f"{a.trials} trials")
+        frame = flip_grid(a.flip_grid, a.grid_irrelevant, a.trials, params, progress=True)
+        print(frame.round(2).to_markdown())
+        return 0
     rows = []
     for name in names:
         t0 = time.process_time()
@@ -273,21 +353,17 @@ def main(argv=None) -> None:
     print(summarize(rows))
     meta = []
     if a.meta:
-        for name in names:
-            size = ROWS[name][1] or load_uci(ROWS[name][0][1]).n_samples - 1
-            for i in range(1, 11):
-                n_train = max(2, int(round(size * i / 10)))
-                meta.append(run_row(name, a.meta, params, a.tie_break, a.attr_noise,
-                                    seed=7 + i, n_train=n_train, loo=False))
+        meta = meta_trials(names, a.meta, params, a.tie_break, a.attr_noise)
         er = np.array([m["E_r"] for m in meta])
         phi = np.array([m["phi_e"] for m in meta])
-        sig = np.array([_significant(m) for m in meta])
-        print(_fit_line(phi, er, f"meta-trials, all points ({a.meta} trials each)"))
-        print(_fit_line(phi[sig], er[sig], "meta-trials, points with a significant reduction"))
+        sig = np.array([significant(m) for m in meta])
+        print(fit_line(phi, er, f"meta-trials, all points ({a.meta} trials each)"))
+        print(fit_line(phi[sig], er[sig], "meta-trials, points with a significant reduction"))
     if a.json:
         with open(a.json, "w") as fh:
             json.dump({"args": vars(a), "rows": rows, "meta": meta}, fh, indent=1)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
