@@ -116,16 +116,18 @@ def breiman(f, y, oob=None):
 
 
 def louppe(f):
-    """Louppe (2014): per row sigma^2, rho sigma^2 from pairs of distinct trees of the same
-    training set, and the forest's variance over training sets."""
+    """Louppe (2014): per row sigma^2 = E phi^2 - (E phi)^2, rho sigma^2 = E phi phi' - (E phi)^2
+    over two trees of the same training set, and the forest's variance over training sets,
+    each expectation of a product estimated by the mean over independent draws: (E phi)^2 from
+    the forests of two distinct training sets."""
     K, M, n = len(f), len(f[0]), len(f[0][0])
     rows = {k: [] for k in ("sigma2", "pairs", "forest")}
     for s in range(n):
-        mu = _mean(f[k][i][s] for k in range(K) for i in range(M))
-        rows["sigma2"].append(_mean((f[k][i][s] - mu) ** 2 for k in range(K)
-                                    for i in range(M)))
-        rows["pairs"].append(_mean((f[k][i][s] - mu) * (f[k][j][s] - mu) for k in range(K)
-                                   for i in range(M) for j in range(M) if i != j))
-        rows["forest"].append(_mean((_mean(f[k][i][s] for i in range(M)) - mu) ** 2
-                                    for k in range(K)))
+        forest = [_mean(f[k][i][s] for i in range(M)) for k in range(K)]
+        mean_sq = _mean(forest[k] * forest[m] for k in range(K) for m in range(K) if k != m)
+        rows["sigma2"].append(_mean(f[k][i][s] ** 2 for k in range(K) for i in range(M))
+                              - mean_sq)
+        rows["pairs"].append(_mean(f[k][i][s] * f[k][j][s] for k in range(K)
+                                   for i in range(M) for j in range(M) if i != j) - mean_sq)
+        rows["forest"].append(_mean(forest[k] ** 2 for k in range(K)) - mean_sq)
     return rows

@@ -215,7 +215,7 @@ def test_decompositions_sum_on_friedman_forests(friedman_repeats, name):
     _close(bvc.sample_squared_bias + bvc.sample_variance / M
            + (1 - 1 / M) * bvc.sample_covariance, bvc.sample_expected_loss)
     lv = louppe_variance(f)
-    _close(lv.forest_variance, np.var(fbar, axis=0))
+    _close(lv.forest_variance, np.var(fbar, axis=0, ddof=1))  # the unbiased variance over sets
     _close(lv.correlated_variance + lv.uncorrelated_variance, lv.forest_variance)
     assert 0 < float(lv.mean_rho) < 1  # trees of one training set correlate, not fully
 
@@ -250,6 +250,23 @@ def test_poisson_decomposition_on_count_forests():
 
 
 # ---------------------------------------------------------------------------- refusals
+
+
+def test_louppe_estimates_a_known_correlation_without_bias():
+    """Trees f = a_L + e: a_L ~ N(0, 1) shared by the trees of training set L, e ~ N(0, 3)
+    their own, so rho = 1/4, sigma^2 = 4 and rho sigma^2 = 1. Over 4,000 rows and K = 3 sets,
+    rho sigma^2 centred on the mean of all outputs has expectation (K - 1) / K - 3 / (K M)
+    = 0.54 (0.535 on these rows)."""
+    rng = np.random.default_rng(7)
+    K, M, n = 3, 8, 4000
+    f = 5.0 + rng.normal(size=(K, 1, n)) + rng.normal(scale=np.sqrt(3.0), size=(K, M, n))
+    ds = louppe_variance(f)
+    # standard errors over rows: about 0.02 for the covariance, 0.05 for sigma^2
+    assert abs(float(ds.mean_correlated_variance) - 1.0) < 0.08
+    assert abs(float(ds.mean_tree_variance) - 4.0) < 0.2
+    assert abs(float(ds.mean_forest_variance) - (1.0 + 3.0 / M)) < 0.08
+    with pytest.raises(ValueError, match="one training set"):
+        louppe_variance(f[:1])
 
 
 def test_outputs_with_wrong_dims_refused_naming_the_argument():

@@ -444,15 +444,21 @@ def louppe_variance(outputs: Any) -> xr.Dataset:
 
         Var_{L,theta_1..M}(forest(x)) = rho(x) sigma^2(x) + (1 - rho(x)) sigma^2(x) / M.
 
-    With outputs from K training sets and M trees on each, mu(x) is the mean of all K M
-    outputs, sigma^2(x) the mean of (f - mu)^2 over them, rho(x) sigma^2(x) the mean over
-    training sets and pairs of distinct trees of (f_i - mu)(f_j - mu), and
-    ``forest_variance`` is measured directly: the mean over training sets of (f_bar - mu)^2.
+    With outputs f_{k,i} from K >= 2 training sets and M >= 2 trees on each, every moment is
+    estimated without bias from products of independent draws: (E phi)^2 by C, the mean of
+    f_bar_k f_bar_l over pairs of distinct training sets k != l (f_bar_k the forest of set k);
+    sigma^2(x) = mean of f^2 - C; rho(x) sigma^2(x) = Cov(phi_{L,theta}, phi_{L,theta'}) =
+    mean over sets and pairs of distinct trees i != j of f_{k,i} f_{k,j}, minus C; and
+    ``forest_variance`` = mean over sets of f_bar_k^2 - C, measured directly. The identity
+    holds for these estimates exactly. (Centring on the mean of all K M outputs instead
+    would take the between-set variance as (K - 1) / K of itself: a rho biased low by a
+    third with K = 3.) Products are taken of outputs centred on their mean (the moments do
+    not depend on the centre), which keeps large outputs from cancelling.
 
     Parameters
     ----------
     outputs : array-like or DataArray, (repeat, tree, sample)
-        M >= 2 trees from each of K training sets, on the same rows.
+        M >= 2 trees from each of K >= 2 training sets, on the same rows.
 
     Returns
     -------
@@ -478,15 +484,23 @@ def louppe_variance(outputs: Any) -> xr.Dataset:
     if n_trees < 2:
         raise ValueError("outputs has one tree per training set: rho pairs two trees grown "
                          "on the same training set")
-    mu = f.mean(axis=(0, 1))
-    c = f - mu
-    sigma2 = np.mean(c**2, axis=(0, 1))
-    pairs = np.mean(c.sum(axis=1) ** 2 - np.sum(c**2, axis=1), axis=0) / (
-        n_trees * (n_trees - 1))
+    n_sets = f.shape[0]
+    if n_sets < 2:
+        raise ValueError("outputs has one training set (repeat): the variance over training "
+                         "sets needs K >= 2 of them")
+    c = f - f.mean(axis=(0, 1))
+    set_sums = c.sum(axis=1)  # (repeat, sample)
+    set_means = set_sums / n_trees
+    # (E phi)^2: products of the forests of two distinct training sets
+    square_of_mean = (set_means.sum(axis=0) ** 2 - np.sum(set_means**2, axis=0)) / (
+        n_sets * (n_sets - 1))
+    sigma2 = np.mean(c**2, axis=(0, 1)) - square_of_mean
+    pairs = np.mean(set_sums**2 - np.sum(c**2, axis=1), axis=0) / (
+        n_trees * (n_trees - 1)) - square_of_mean
     with np.errstate(invalid="ignore", divide="ignore"):
         rho = np.where(sigma2 > 0, pairs / np.where(sigma2 > 0, sigma2, 1.0), np.nan)
     uncorr = (sigma2 - pairs) / n_trees
-    forest = np.mean((f.mean(axis=1) - mu) ** 2, axis=0)
+    forest = np.mean(set_means**2, axis=0) - square_of_mean
     cite = CITE_LOUPPE
     desc = "forest_variance = correlated_variance + uncorrelated_variance"
     names = {
