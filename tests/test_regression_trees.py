@@ -56,11 +56,15 @@ def _sse_reduction(X, y, w, f, t):
 @pytest.mark.parametrize("seed", range(6))
 def test_root_split_is_the_slow_searchs_best(seed):
     """The kernel's root split reduces the weighted SSE as much as the best split a slow
-    NumPy search finds, on data with ties (few distinct values) and fractional weights; the
+    NumPy search finds, on data with ties and fractional weights; the
     children's values are the weighted means of their rows."""
     rng = np.random.default_rng(seed)
-    n, d = 60, 4
-    X = rng.integers(0, 7, size=(n, d)).astype(float)
+    if seed < 3:  # few distinct values: the dense histogram and sorted keys
+        n, d = 60, 4
+        X = rng.integers(0, 7, size=(n, d)).astype(float)
+    else:  # over 256 distinct values, some tied: the presorted lists
+        n, d = 500, 4
+        X = np.round(rng.uniform(size=(n, d)), 3)
     y = X[:, seed % d] * 2.0 + rng.normal(size=n)
     w = rng.uniform(0.1, 3.0, size=n)
     w[rng.integers(0, n, size=5)] = 0.0
