@@ -330,3 +330,25 @@ def test_complete_random_trees_reproduce_their_rows():
     vr = treelab.VRTreesRegressor(n_estimators=3, alpha=0.5, random_state=0).fit(X, y)
     share = vr.forest_.random[vr.forest_.kind == G.KIND_THRESHOLD].mean()
     assert 0.3 < share < 0.7
+
+
+def test_in_bag_counts_of_a_regression_forest():
+    """``analysis.in_bag_counts`` replays a bagged regressor's draws: a fully grown tree
+    reproduces the target of every row in its bag (distinct rows), and the bag holds about
+    1 - 1/e of the rows; wrong targets are refused."""
+    from treelab.analysis.oob import in_bag_counts
+
+    X, y = make_friedman1(300, random_state=9)
+    est = treelab.RandomForestRegressor(n_estimators=6, random_state=4).fit(X, y)
+    bag = in_bag_counts(est, y)
+    assert bag.shape == (6, 300)
+    members = est.member_predict(X)
+    np.testing.assert_allclose(members[bag > 0], np.broadcast_to(y, (6, 300))[bag > 0],
+                               rtol=1e-12)
+    assert 0.55 < np.mean(bag > 0) < 0.72
+    with pytest.raises(ValueError, match="in-bag rows of y"):
+        in_bag_counts(est, y[::-1])
+    w = np.random.default_rng(0).uniform(0.5, 2.0, size=300)
+    est_w = treelab.RandomForestRegressor(n_estimators=3, random_state=4).fit(X, y, w)
+    bag_w = in_bag_counts(est_w, y, sample_weight=w)
+    np.testing.assert_allclose(bag_w, bag[:3] * w)

@@ -60,10 +60,12 @@ def in_bag_counts(ensemble: Any, y: Any, sample_weight: Any = None) -> np.ndarra
     ----------
     ensemble : fitted treelab ensemble with bootstrap rows
         ``BaggedTrees``, ``RandomForest(bootstrap=True)`` or a VR-Trees family member with
-        ``sampling="bootstrap"`` (or ``"bootstrap+subspace"``), fitted with an integer
-        ``random_state``.
+        ``sampling="bootstrap"`` (or ``"bootstrap+subspace"``), or a bagged treelab regressor
+        (``RandomForestRegressor``, ``BaggedTreesRegressor``, bagged ``VRTreesRegressor``),
+        fitted with an integer ``random_state``.
     y : array-like, (sample,)
-        The training labels the ensemble was fitted on, in the same order.
+        The training labels (a regressor: targets) the ensemble was fitted on, in the same
+        order.
     sample_weight : array-like, (sample,), optional
         The sample weights the ensemble was fitted with. A tree's weight of a row is its
         bootstrap count times the row's weight (and its class weight, where the ensemble has
@@ -96,6 +98,8 @@ def in_bag_counts(ensemble: Any, y: Any, sample_weight: Any = None) -> np.ndarra
             f"sample); {type(ensemble).__name__} grows its trees on {spec.rows!r} rows"
         )
     y_arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y)
+    if forest.value.size:  # a regression forest (treelab.estimators.regression)
+        return _regression_in_bag(forest, y_arr, sample_weight, int(seed))
     codes = encode_labels(y_arr, "y", classes=np.asarray(ensemble.classes_))
     n, C, T = codes.size, len(ensemble.classes_), forest.n_trees
     seeds = check_random_state(int(seed)).randint(0, np.iinfo(np.int32).max, size=T)
@@ -119,6 +123,40 @@ def in_bag_counts(ensemble: Any, y: Any, sample_weight: Any = None) -> np.ndarra
                 "fitted with"
             )
         counts[t] = w
+    return counts
+
+
+def _regression_in_bag(forest: Any, y: np.ndarray, sample_weight: Any,
+                       seed: int) -> np.ndarray:
+    """``in_bag_counts`` of a bagged regression forest: the replayed bootstrap counts, checked
+    against each tree's root (its rows with multiplicity and its weighted mean target). Rows
+    of weight 0 are out of every tree's bag; with weights, the counts times the weights."""
+    from sklearn.utils import check_random_state
+
+    from treelab.engine.kernels import _grow as G
+    from treelab.engine.kernels._rng import new_state
+
+    y = np.asarray(y, dtype=np.float64)
+    n, T = y.shape[0], forest.n_trees
+    sw = check_sample_weight(sample_weight, n)
+    seeds = check_random_state(seed).randint(0, np.iinfo(np.int32).max, size=T)
+    part = np.zeros(n, dtype=np.int32)
+    counts = np.empty((T, n), dtype=np.int32 if sw is None else np.float64)
+    for t in range(T):
+        w, _ = G.draw_construction(n, 1, G.ROWS_BOOTSTRAP, part, t, 0,
+                                   new_state(np.uint64(seeds[t])))
+        wt = w.astype(np.float64) if sw is None else w * sw
+        root = forest.node_offsets[t]
+        seen = int(np.sum(w[wt > 0]))
+        mean = np.sum(wt * y) / np.sum(wt) if np.sum(wt) > 0 else np.nan
+        if forest.counts[root, 0] != seen or not (
+                np.sum(wt) <= 0 or np.isclose(forest.value[root], mean, rtol=1e-9, atol=0.0)):
+            raise ValueError(
+                f"tree {t}: its root's rows ({int(forest.counts[root, 0])}) and mean target "
+                f"({forest.value[root]!r}) are not those of the in-bag rows of y ({seen}, "
+                f"{mean!r}); pass the training targets (and the sample_weight) the forest was "
+                "fitted with")
+        counts[t] = w if sw is None else wt
     return counts
 
 
