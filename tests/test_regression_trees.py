@@ -138,7 +138,7 @@ def test_alpha_one_tree_agrees_with_sklearn(name):
     """At alpha = 1 with all features, fully grown: the same training predictions as
     scikit-learn's DecisionTreeRegressor (whichever of two equally good splits each takes,
     every leaf holds rows of one target or of one x), test MSE within noise, and at depth 4
-    the same predictions everywhere where no two splits tie."""
+    (at least 3 rows a leaf) the same split choices: the same training predictions."""
     X, y = _ten_sets()[name]
     # scikit-learn's trees read X as float32: the same values for both
     X = X.astype(np.float32).astype(np.float64)
@@ -159,8 +159,10 @@ def test_alpha_one_tree_agrees_with_sklearn(name):
     ours4 = treelab.RegressionTree(max_depth=4, min_samples_leaf=3).fit(X[tr], y[tr])
     ref4 = DecisionTreeRegressor(max_depth=4, min_samples_leaf=3, random_state=0).fit(
         X[tr], y[tr])
-    agree = np.isclose(ours4.predict(X[tr]), ref4.predict(X[tr]), rtol=1e-10, atol=1e-10)
-    assert agree.mean() >= 0.9 if name in ("liver_drinks", "abalone_rings") else agree.all()
+    # on the training rows; an unseen row may go either way where two features split a
+    # node's training rows identically (an exact tie: on wine and sonar, checked by hand)
+    np.testing.assert_allclose(ours4.predict(X[tr]), ref4.predict(X[tr]), rtol=1e-10,
+                               atol=1e-10)
 
 
 @pytest.mark.parametrize("depth", [2, 3, 4])
