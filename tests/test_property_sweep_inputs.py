@@ -23,11 +23,14 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn.base import RegressorMixin
 
 import treelab
 
+# the classifiers (the regressors have tests/test_regression_*.py)
 ESTIMATORS = [getattr(treelab, name) for name in treelab.__all__
-              if inspect.isclass(getattr(treelab, name))]
+              if inspect.isclass(getattr(treelab, name))
+              and not issubclass(getattr(treelab, name), RegressorMixin)]
 
 SWEEP = settings(derandomize=True, max_examples=8, deadline=None, database=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

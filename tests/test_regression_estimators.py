@@ -82,3 +82,16 @@ def test_forest_beats_one_tree_on_friedman1():
                 treelab.ExtraTreesRegressor(n_estimators=30, random_state=0)):
         assert est.fit(X[:1000], y[:1000]).score(X[1000:], y[1000:]) > tree.score(
             X[1000:], y[1000:]) + 0.05
+
+
+def test_tree_stats_count_the_nodes():
+    X, y = make_friedman1(200, random_state=3)
+    tree = treelab.RegressionTree().fit(X, y)
+    stats = tree.tree_stats()
+    n_internal = int(np.sum(tree.forest_.kind != 0))
+    assert int(stats["decision_nodes"][0]) == n_internal
+    assert int(stats["n_leaves"][0]) == 200  # fully grown on distinct rows
+    assert float(stats["random_share"][0]) == 0.0
+    rnd = treelab.MaxDiverseRegressor(n_estimators=2, random_state=0).fit(X, y).tree_stats()
+    np.testing.assert_array_equal(rnd["random_share"], 1.0)
+    np.testing.assert_array_equal(rnd["decision_nodes"], 0)

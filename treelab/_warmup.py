@@ -50,6 +50,8 @@ def _estimator_names() -> list[str]:
 
 def _fit_step(name: str) -> Callable[[], None]:
     def step() -> None:
+        from sklearn.base import RegressorMixin
+
         import treelab
 
         X, y = _data()
@@ -57,9 +59,10 @@ def _fit_step(name: str) -> Callable[[], None]:
         params = {"random_state": 0}
         if "n_estimators" in inspect.signature(cls).parameters:
             params["n_estimators"] = 4
-        if not hasattr(cls, "predict_proba"):  # a regressor: numeric features, no gaps
+        if issubclass(cls, RegressorMixin):
+            # the regressors grow on numeric features without missing values, a real target
             Xc, yc = _complete(X, y)
-            cls(**params).fit(Xc, yc.astype(np.float64)).predict(Xc)
+            cls(**params).fit(Xc, yc + 0.5).predict(Xc)
             return
         model = cls(**params).fit(X, y)
         model.predict_proba(X)

@@ -61,10 +61,13 @@ def in_bag_counts(ensemble: Any, y: Any, sample_weight: Any = None) -> np.ndarra
     ----------
     ensemble : fitted treelab ensemble with bootstrap rows
         ``BaggedTrees``, ``RandomForest(bootstrap=True)`` or a VR-Trees family member with
-        ``sampling="bootstrap"`` (or ``"bootstrap+subspace"``), fitted with an integer
-        ``random_state``.
+        ``sampling="bootstrap"`` (or ``"bootstrap+subspace"``), or a bagged treelab regressor
+        (``RandomForestRegressor``, ``BaggedTreesRegressor``, bagged ``VRTreesRegressor``:
+        :func:`regression_in_bag_counts`, any ``random_state``); a classifier fitted with an
+        integer ``random_state``.
     y : array-like, (sample,)
-        The training labels the ensemble was fitted on, in the same order.
+        The training labels (a regressor: targets) the ensemble was fitted on, in the same
+        order.
     sample_weight : array-like, (sample,), optional
         The sample weights the ensemble was fitted with. A tree's weight of a row is its
         bootstrap count times the row's weight (and its class weight, where the ensemble has
@@ -84,6 +87,10 @@ def in_bag_counts(ensemble: Any, y: Any, sample_weight: Any = None) -> np.ndarra
     forest = getattr(ensemble, "forest_", None)
     if forest is None or not hasattr(ensemble, "_spec"):
         raise TypeError("ensemble must be a fitted treelab ensemble (with forest_)")
+    if forest.value.size:  # a regression forest, its draws replayed from its trees' seeds
+        counts = regression_in_bag_counts(ensemble, y, sample_weight)
+        sw = check_sample_weight(sample_weight, counts.shape[1])
+        return counts if sw is None else counts * np.asarray(sw, dtype=np.float64)
     seed = getattr(ensemble, "random_state", None)
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise ValueError(

@@ -31,7 +31,12 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 from treelab.engine.features import prepare_features
 from treelab.engine.kernels import _grow as G
 from treelab.engine.regression import grow_regression_forest, member_values
-from treelab.estimators._base import MAX_BINS, SAMPLING, check_constructor_arguments
+from treelab.estimators._base import (
+    MAX_BINS,
+    SAMPLING,
+    TreeEnsembleClassifier,
+    check_constructor_arguments,
+)
 from treelab.estimators._docstrings import MAX_BINS_DOC, store_params
 from treelab.estimators._encode import encode_features
 from treelab.estimators._spec import (
@@ -105,6 +110,10 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
 
     def _spec(self, n_features: int) -> TreeSpec:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    # the classifiers' per-tree statistics read only the node arrays every forest has
+    tree_stats = TreeEnsembleClassifier.tree_stats
+    _tree_stat_vars = TreeEnsembleClassifier._tree_stat_vars
 
     def _check_params(self) -> None:
         p = self.get_params(deep=False)

@@ -104,10 +104,12 @@ def best_exact_split(f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, poisson, k
     rank below, rank above): available when f takes two distinct values at the node.
     """
     m = e - s
+    # the node's ranks gathered once (one pass of scattered reads), then read in place
     lo = np.int64(R[f, row_of(rows[s])])
     hi = lo
-    for j in range(1, m):
+    for j in range(m):
         r = np.int64(R[f, row_of(rows[s + j])])
+        keys[j] = r
         if r < lo:
             lo = r
         if r > hi:
@@ -128,7 +130,7 @@ def best_exact_split(f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, poisson, k
             hs[k] = 0.0
             hm[k] = 0
         for j in range(m):
-            k = np.int64(R[f, row_of(rows[s + j])]) - lo
+            k = keys[j] - lo
             hw[k] += nw[j]
             hs[k] += nw[j] * ny[j]
             hm[k] += nm[j]
@@ -149,7 +151,7 @@ def best_exact_split(f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, poisson, k
             prev = k
         return True, found, best, r_lo, r_hi
     for j in range(m):
-        keys[j] = (np.int64(R[f, row_of(rows[s + j])]) << 32) | np.int64(j)
+        keys[j] = (keys[j] << 32) | np.int64(j)
     ks = keys[:m]
     ks.sort()
     for k in range(m - 1):
