@@ -19,7 +19,7 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
-from treelab.analysis._dataset import as_array
+from treelab.analysis._dataset import Var, as_array, to_dataset
 from treelab.analysis._model_checks import (
     check_regressor_kind,
     check_X,
@@ -200,3 +200,46 @@ def stack_repeats(models: Any, X: Any) -> np.ndarray:
         raise ValueError(f"the models have different numbers of members {sizes}; the "
                          "decompositions pair member i across the training sets")
     return np.stack(got)
+
+
+def regression_outputs(model: Any, X: Any = None) -> xr.DataArray:
+    """Member predictions (tree, sample) of a regression ensemble on the rows ``X``.
+
+    Parameters
+    ----------
+    model : fitted regression ensemble, list of fitted regressors, or array-like
+        ``RandomForestRegressor``, ``ExtraTreesRegressor``, ``BaggingRegressor`` (each member
+        on its ``estimators_features_``), ``VotingRegressor``, a treelab regressor
+        (``member_predict``), a list of fitted regressors, or outputs (tree, sample).
+    X : array-like, (sample, feature)
+        The rows to predict.
+
+    Returns
+    -------
+    xarray.DataArray
+        ``member_predictions`` (tree, sample), float64; attrs ``source`` and ``weights`` (the
+        members' weights in the model's own average, for ``VotingRegressor``).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_friedman1
+    >>> from sklearn.ensemble import RandomForestRegressor
+    >>> from treelab.analysis import regression_outputs
+    >>> X, y = make_friedman1(50, random_state=0)
+    >>> rf = RandomForestRegressor(n_estimators=4, random_state=0).fit(X, y)
+    >>> regression_outputs(rf, X[:3]).sizes
+    Frozen({'tree': 4, 'sample': 3})
+    """
+    m = resolve_regression(model, X, need_ensemble=False)
+    var = Var((_dims.TREE, _dims.SAMPLE), m.outputs, "member predictions", units="units of y",
+              description="each member's own predict")
+    coords = {k: v for k, v in m.coords.items() if k in (_dims.TREE, _dims.SAMPLE)}
+    ds = to_dataset({"member_predictions": var}, function="regression_outputs",
+                    params={"source": m.source}, coords=coords)
+    out = ds["member_predictions"]
+    out.attrs = {**ds.attrs, **out.attrs, "source": m.source, **m.notes}
+    if m.weights is not None:
+        out.attrs["weights"] = m.weights.tolist()
+    if "member" in m.coords:
+        out = out.assign_coords(member=(_dims.TREE, m.coords["member"]))
+    return out

@@ -32,8 +32,7 @@ import numpy as np
 import scipy.stats
 import xarray as xr
 
-from treelab.analysis._dataset import Var, vote_counts
-from treelab.analysis.margins import margin_counts
+from treelab.analysis._dataset import Var, margin_counts, vote_counts
 
 __all__ = ["CI_METHODS", "INTERVAL_MEASURES", "NO_INTERVAL", "grid_intervals", "interval_vars",
            "measure_replicates", "stratified_weights"]

@@ -14,7 +14,7 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis._batch import batched_labels, build, split_input
 from treelab.analysis._cite import CITE_BREIMAN
-from treelab.analysis._dataset import Var, vote_counts
+from treelab.analysis._dataset import Var, margin_counts, vote_counts  # noqa: F401 (its home was here)
 
 __all__ = ["margin_cdf", "margin_counts", "margins"]
 
@@ -22,30 +22,6 @@ CITE_SCHAPIRE = (
     "Schapire, Freund, Bartlett & Lee (1998), Boosting the margin: a new explanation for the "
     "effectiveness of voting methods, Annals of Statistics 26"
 )
-
-
-def margin_counts(votes: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Margins in votes and the rival class from vote counts (..., sample, class).
-
-    m_i = v_i(y_i) - max_{c != y_i} v_i(c), the rival c(i) being the most-voted class other
-    than y_i (ties to the lowest index; with one class only, a class with no votes). Integer
-    arithmetic, so margins in units of 1/T are exact.
-
-    Returns
-    -------
-    m : ndarray of int64, (..., sample)
-    rival : ndarray of int64, (..., sample)
-    """
-    if votes.shape[-1] < 2:  # there is always an "other" class, possibly with no votes
-        pad = np.zeros(votes.shape[:-1] + (2 - votes.shape[-1],), votes.dtype)
-        votes = np.concatenate([votes, pad], axis=-1)
-    yy = y[..., None]
-    own = np.take_along_axis(votes, yy, axis=-1)[..., 0]
-    others = votes.astype(np.int64)  # a copy: the true class is masked out below
-    np.put_along_axis(others, yy, -1, axis=-1)
-    rival = np.argmax(others, axis=-1)
-    m = own.astype(np.int64) - np.take_along_axis(others, rival[..., None], axis=-1)[..., 0]
-    return m, rival
 
 
 def margins(

@@ -342,7 +342,7 @@ def member_outputs(
         if kind not in (None, "predictions"):
             raise ValueError(f"kind={kind!r} is for classifiers; a regressor's members give "
                              "predictions (kind='predictions' or None)")
-        from treelab.analysis.regression import regression_outputs
+        from treelab.analysis._regression_members import regression_outputs
 
         return regression_outputs(model, X)
     kind = "proba" if kind is None else kind

@@ -21,9 +21,10 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis._dataset import Var, to_dataset
 from treelab.analysis._measure_intervals import PLAIN, ci_options, ci_params, row_intervals
-from treelab.analysis._regression_members import (
+from treelab.analysis._regression_members import (  # noqa: F401 (regression_outputs: here too)
     combine,
     read_outputs,
+    regression_outputs,
     resolve_regression,
 )
 from treelab.analysis.regression_decomposition import (
@@ -48,49 +49,6 @@ __all__ = [
 CITE_BREIMAN_REGRESSION = ("Breiman (2001), Random forests, Machine Learning 45, section 11 "
                            "(Theorem 11.2)")
 _UNITS = "squared units of y"
-
-
-def regression_outputs(model: Any, X: Any = None) -> xr.DataArray:
-    """Member predictions (tree, sample) of a regression ensemble on the rows ``X``.
-
-    Parameters
-    ----------
-    model : fitted regression ensemble, list of fitted regressors, or array-like
-        ``RandomForestRegressor``, ``ExtraTreesRegressor``, ``BaggingRegressor`` (each member
-        on its ``estimators_features_``), ``VotingRegressor``, a treelab regressor
-        (``member_predict``), a list of fitted regressors, or outputs (tree, sample).
-    X : array-like, (sample, feature)
-        The rows to predict.
-
-    Returns
-    -------
-    xarray.DataArray
-        ``member_predictions`` (tree, sample), float64; attrs ``source`` and ``weights`` (the
-        members' weights in the model's own average, for ``VotingRegressor``).
-
-    Examples
-    --------
-    >>> from sklearn.datasets import make_friedman1
-    >>> from sklearn.ensemble import RandomForestRegressor
-    >>> from treelab.analysis import regression_outputs
-    >>> X, y = make_friedman1(50, random_state=0)
-    >>> rf = RandomForestRegressor(n_estimators=4, random_state=0).fit(X, y)
-    >>> regression_outputs(rf, X[:3]).sizes
-    Frozen({'tree': 4, 'sample': 3})
-    """
-    m = resolve_regression(model, X, need_ensemble=False)
-    var = Var((_dims.TREE, _dims.SAMPLE), m.outputs, "member predictions", units="units of y",
-              description="each member's own predict")
-    coords = {k: v for k, v in m.coords.items() if k in (_dims.TREE, _dims.SAMPLE)}
-    ds = to_dataset({"member_predictions": var}, function="regression_outputs",
-                    params={"source": m.source}, coords=coords)
-    out = ds["member_predictions"]
-    out.attrs = {**ds.attrs, **out.attrs, "source": m.source, **m.notes}
-    if m.weights is not None:
-        out.attrs["weights"] = m.weights.tolist()
-    if "member" in m.coords:
-        out = out.assign_coords(member=(_dims.TREE, m.coords["member"]))
-    return out
 
 
 def ambiguity(model_or_outputs: Any, X: Any = None, y: Any = None, *,
@@ -475,9 +433,16 @@ def louppe_variance(outputs: Any) -> xr.Dataset:
     Examples
     --------
     >>> from treelab.analysis import louppe_variance
-    >>> ds = louppe_variance([[[1.0], [3.0]], [[2.0], [4.0]]])
-    >>> float(ds.mean_tree_variance), float(ds.mean_rho), float(ds.mean_forest_variance)
-    (1.25, -0.6, 0.25)
+
+    Two training sets of two trees, one row: forests 1.5 and 4, C = 1.5 x 4 = 6; sigma^2 =
+    (1 + 4 + 9 + 25) / 4 - 6 = 3.75; rho sigma^2 = (1 x 2 + 3 x 5) / 2 - 6 = 2.5; the forest's
+    variance (2.25 + 16) / 2 - 6 = 3.125 = 2.5 + (3.75 - 2.5) / 2.
+
+    >>> ds = louppe_variance([[[1.0], [2.0]], [[3.0], [5.0]]])
+    >>> float(ds.mean_tree_variance), float(ds.mean_correlated_variance), float(ds.mean_rho)
+    (3.75, 2.5, 0.6666666666666666)
+    >>> float(ds.mean_forest_variance)
+    3.125
     """
     f, _ = check_values(outputs, None, "outputs", None)
     n_trees = f.shape[1]

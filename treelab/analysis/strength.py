@@ -14,11 +14,11 @@ from treelab.analysis._dataset import (
     Var,
     align_to,
     as_array,
+    margin_counts,
     to_dataset,
     vote_counts,
 )
 from treelab.analysis._measure_intervals import ci_options
-from treelab.analysis.margins import margin_counts
 
 __all__ = ["strength_correlation", "strength_stats"]
 

@@ -265,6 +265,12 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
         """The members' mean prediction, (sample,): (1/T) sum_t f_t(x)."""
         return self.member_predict(X).mean(axis=0)
 
+    def score(self, X, y, sample_weight=None) -> float:
+        """Coefficient of determination R^2 = 1 - SSE / SST of :meth:`predict` on ``X``
+        (``sklearn.metrics.r2_score``, weighted by ``sample_weight``); 1 is a perfect fit, 0
+        the constant prediction of y's mean, and it can be negative."""
+        return super().score(X, y, sample_weight=sample_weight)
+
     def apply(self, X) -> np.ndarray:
         """Tree-local leaf index of every row in every tree, shape (n_samples, n_trees)."""
         from treelab.engine.kernels import _predict as P
