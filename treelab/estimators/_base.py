@@ -104,6 +104,31 @@ def check_constructor_arguments(cls: type, args: tuple, kwargs: dict) -> None:
                         f"{hint} (its parameters: {', '.join(names)})")
 
 
+def check_tree_params(p: dict, criteria: tuple, random_splits: tuple) -> None:
+    """The checks of the parameters every tree learner, classifier or regressor, may declare
+    (each only if declared); ``criteria`` and ``random_splits`` are the task's options."""
+    if "n_estimators" in p:
+        check_int("n_estimators", p["n_estimators"], 1)
+    if "criterion" in p:
+        check_option("criterion", p["criterion"], criteria)
+    if "min_samples_split" in p:
+        check_int("min_samples_split", p["min_samples_split"], 2)
+    if "min_samples_leaf" in p:
+        check_int("min_samples_leaf", p["min_samples_leaf"], 1)
+    if "max_depth" in p:
+        check_int("max_depth", p["max_depth"], 1, allow_none=True)
+    if "alpha" in p:
+        check_real("alpha", p["alpha"], 0.0, 1.0)
+    if "alpha_max" in p:
+        check_real("alpha_max", p["alpha_max"], 0.0, 1.0)
+    if "sampling" in p:
+        check_option("sampling", p["sampling"], SAMPLING)
+    if "subspace_fraction" in p:
+        check_real("subspace_fraction", p["subspace_fraction"], 0.0, 1.0, low_open=True)
+    if "random_split" in p:
+        check_option("random_split", p["random_split"], random_splits)
+
+
 class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
     """Base class of every treelab tree learner (not used directly).
 
@@ -126,26 +151,7 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
     def _check_params(self) -> None:
         """Validate the parameters every learner shares (names exist only if declared)."""
         p = self.get_params(deep=False)
-        if "n_estimators" in p:
-            check_int("n_estimators", p["n_estimators"], 1)
-        if "criterion" in p:
-            check_option("criterion", p["criterion"], CRITERIA)
-        if "min_samples_split" in p:
-            check_int("min_samples_split", p["min_samples_split"], 2)
-        if "min_samples_leaf" in p:
-            check_int("min_samples_leaf", p["min_samples_leaf"], 1)
-        if "max_depth" in p:
-            check_int("max_depth", p["max_depth"], 1, allow_none=True)
-        if "alpha" in p:
-            check_real("alpha", p["alpha"], 0.0, 1.0)
-        if "alpha_max" in p:
-            check_real("alpha_max", p["alpha_max"], 0.0, 1.0)
-        if "sampling" in p:
-            check_option("sampling", p["sampling"], SAMPLING)
-        if "subspace_fraction" in p:
-            check_real("subspace_fraction", p["subspace_fraction"], 0.0, 1.0, low_open=True)
-        if "random_split" in p:
-            check_option("random_split", p["random_split"], RANDOM_SPLITS)
+        check_tree_params(p, CRITERIA, RANDOM_SPLITS)
         if "curtail_min" in p:
             check_int("curtail_min", p["curtail_min"], 0)
         if "laplace" in p:

@@ -33,9 +33,9 @@ from treelab.engine.kernels import _grow as G
 from treelab.engine.regression import grow_regression_forest, member_values
 from treelab.estimators._base import (
     MAX_BINS,
-    SAMPLING,
     TreeEnsembleClassifier,
     check_constructor_arguments,
+    check_tree_params,
 )
 from treelab.estimators._docstrings import MAX_BINS_DOC, store_params
 from treelab.estimators._encode import encode_features
@@ -46,7 +46,7 @@ from treelab.estimators._spec import (
     reads_values,
     spec_iparams,
 )
-from treelab.estimators._validation import check_bool, check_int, check_option, check_real
+from treelab.estimators._validation import check_bool, check_int
 from treelab.estimators._weights import check_sample_weight
 
 __all__ = [
@@ -117,26 +117,11 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
 
     def _check_params(self) -> None:
         p = self.get_params(deep=False)
-        if "n_estimators" in p:
-            check_int("n_estimators", p["n_estimators"], 1)
-        check_option("criterion", p["criterion"], REGRESSION_CRITERIA)
-        check_int("min_samples_split", p["min_samples_split"], 2)
-        check_int("min_samples_leaf", p["min_samples_leaf"], 1)
-        check_int("max_depth", p["max_depth"], 1, allow_none=True)
-        if "alpha" in p:
-            check_real("alpha", p["alpha"], 0.0, 1.0)
-        if "alpha_max" in p:
-            check_real("alpha_max", p["alpha_max"], 0.0, 1.0)
-        if "sampling" in p:
-            check_option("sampling", p["sampling"], SAMPLING)
-        if "subspace_fraction" in p:
-            check_real("subspace_fraction", p["subspace_fraction"], 0.0, 1.0, low_open=True)
-        if "random_split" in p:
-            if p["random_split"] == "pert":
-                raise ValueError("random_split='pert' draws two rows of different classes and "
-                                 "has no regression form; use one of "
-                                 f"{list(REGRESSION_RANDOM_SPLITS)}")
-            check_option("random_split", p["random_split"], REGRESSION_RANDOM_SPLITS)
+        if p.get("random_split") == "pert":
+            raise ValueError("random_split='pert' draws two rows of different classes and "
+                             "has no regression form; use one of "
+                             f"{list(REGRESSION_RANDOM_SPLITS)}")
+        check_tree_params(p, REGRESSION_CRITERIA, REGRESSION_RANDOM_SPLITS)
         if "bootstrap" in p:
             check_bool("bootstrap", p["bootstrap"])
         if "max_bins" in p:
