@@ -58,3 +58,32 @@ def test_no_example_is_skipped():
                for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
                if re.search(r"doctest:\s*\+SKIP", line)]
     assert not skipped, f"docstring examples that never run: {skipped}"
+
+
+def _public_functions():
+    import inspect
+
+    import treelab.analysis
+    import treelab.stats
+
+    for package in (treelab.analysis, treelab.stats):
+        for name in dir(package):
+            obj = getattr(package, name)
+            if inspect.isfunction(obj):
+                yield f"{package.__name__}.{name}", obj
+
+
+def test_every_measure_with_intervals_documents_one_set_of_options():
+    import inspect
+
+    from treelab.analysis._measure_intervals import CI_OPTIONS_DOC
+
+    documented = []
+    for name, fn in _public_functions():
+        if "ci_method" not in inspect.signature(fn).parameters:
+            continue
+        doc = fn.__doc__ or ""
+        assert "%(" not in doc, f"{name}'s docstring has an unfilled fragment"
+        assert CI_OPTIONS_DOC in doc, f"{name} documents ci_method/n_boot/ci_seed its own way"
+        documented.append(name)
+    assert len(documented) >= 9, documented

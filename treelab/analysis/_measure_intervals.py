@@ -51,6 +51,26 @@ _DIFFERENT_ROWS = ("ci needs one set of test rows: y differs between the leading
                    "treelab.analysis.grid_intervals over the cells")
 
 
+#: The interval options every measure with ``ci=`` takes, as its docstring lists them
+#: (``%(ci_options)s`` in a docstring; :func:`documents_ci_options` fills it).
+CI_OPTIONS_DOC = """    ci_method : {"bca", "percentile"}, default "bca"
+        The bootstrap interval.
+    n_boot : int, default 2000
+        Bootstrap replicates (at least 100).
+    ci_seed : int, default 0
+        Resampling seed, recorded in ``params["ci"]``."""
+
+
+def documents_ci_options(fn: Callable) -> Callable:
+    """Write the interval options (:data:`CI_OPTIONS_DOC`) where ``fn``'s docstring says
+    ``%(ci_options)s``: one text for every measure that takes them."""
+    mark = "    %(ci_options)s"
+    if fn.__doc__ is None or mark not in fn.__doc__:
+        raise AssertionError(f"{fn.__name__}'s docstring has no {mark.strip()} to fill")
+    fn.__doc__ = fn.__doc__.replace(mark, CI_OPTIONS_DOC)
+    return fn
+
+
 def ci_options(ci: Any, ci_method: Any, n_boot: Any, ci_seed: Any) -> tuple | None:
     """None for ``ci=None`` (no intervals), else the checked options; refused before any
     work when undefined, naming the argument."""

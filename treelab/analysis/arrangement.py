@@ -14,7 +14,13 @@ from treelab.analysis._batch import member_inputs
 from treelab.analysis._cite import CITE_ARRANGEMENT, CITE_ERRORS, treelab_docs
 from treelab.analysis._dataset import Var, to_dataset, vote_counts
 from treelab.analysis._independent import MAX_STATES, independent_vote_error
-from treelab.analysis._measure_intervals import STRATIFIED, ci_options, ci_params, row_intervals
+from treelab.analysis._measure_intervals import (
+    STRATIFIED,
+    ci_options,
+    ci_params,
+    documents_ci_options,
+    row_intervals,
+)
 from treelab.analysis.diversity import _ERR, _member_error, _vote_labels
 from treelab.analysis.intervals import NO_INTERVAL
 from treelab.combine import vote_tiebreak
@@ -40,6 +46,7 @@ def _optimal_lost_rows(k: np.ndarray, n_samples: int) -> int:
     return int(np.argmax(feasible))
 
 
+@documents_ci_options
 def error_arrangement(
     member_labels: Any,
     y: Any,
@@ -111,12 +118,7 @@ def error_arrangement(
         are in ``params``): the stratified bootstrap of the test rows, as
         :func:`treelab.analysis.diagnose` draws it (docs/measures/uncertainty.md); recorded in
         ``params["ci"]``. None (default): none.
-    ci_method : {"bca", "percentile"}, default "bca"
-        The bootstrap interval.
-    n_boot : int, default 2000
-        Bootstrap replicates (at least 100).
-    ci_seed : int, default 0
-        Resampling seed.
+    %(ci_options)s
 
     Returns
     -------

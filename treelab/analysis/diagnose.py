@@ -28,7 +28,7 @@ from treelab.analysis._diagnose_inputs import (
     read,
     unknown_tree_vars,
 )
-from treelab.analysis._measure_intervals import too_large
+from treelab.analysis._measure_intervals import documents_ci_options, too_large
 from treelab.analysis._model_checks import is_regressor_model
 from treelab.analysis._replicates import PAIR_MATRICES, replicate_statistics
 from treelab.analysis._row_means import row_mean_recipes
@@ -70,6 +70,7 @@ def _single_error(
     return float(np.mean(pred != truth)), type(single).__name__
 
 
+@documents_ci_options
 def diagnose(
     ensemble: Any,
     X: Any,
@@ -201,12 +202,7 @@ def diagnose(
         :func:`treelab.analysis.diagnose_regression` (plain bootstrap of the test rows).
         The variables without one, and why, are listed in ``docs/measures/uncertainty.md``
         (:data:`treelab.analysis.intervals.NO_INTERVAL`). None (default): no intervals.
-    ci_method : {"bca", "percentile"}, default "bca"
-        The bootstrap interval.
-    n_boot : int, default 2000
-        Bootstrap replicates.
-    ci_seed : int, default 0
-        Resampling seed, recorded in ``params``.
+    %(ci_options)s
 
     Returns
     -------

@@ -30,7 +30,13 @@ from treelab.analysis._dataset import (
     to_dataset,
     vote_counts,
 )
-from treelab.analysis._measure_intervals import STRATIFIED, ci_options, ci_params, row_intervals
+from treelab.analysis._measure_intervals import (
+    STRATIFIED,
+    ci_options,
+    ci_params,
+    documents_ci_options,
+    row_intervals,
+)
 
 __all__ = [
     "error_correlation",
@@ -85,6 +91,7 @@ def _relation(phi_e: float, phi_star: float) -> str:
     return "positive" if phi_e > phi_star else "negative"
 
 
+@documents_ci_options
 def errors(
     member_labels: Any,
     y: Any,
@@ -127,12 +134,7 @@ def errors(
         every number that is not per row: the stratified bootstrap of the test rows, as
         :func:`treelab.analysis.diagnose` draws it (docs/measures/uncertainty.md); recorded in
         ``params["ci"]``. None (default): none.
-    ci_method : {"bca", "percentile"}, default "bca"
-        The bootstrap interval.
-    n_boot : int, default 2000
-        Bootstrap replicates (at least 100).
-    ci_seed : int, default 0
-        Resampling seed.
+    %(ci_options)s
 
     Returns
     -------
@@ -189,6 +191,7 @@ def errors_vars(labels: np.ndarray, y: np.ndarray, ens: np.ndarray, how: str) ->
     }
 
 
+@documents_ci_options
 def error_correlation(
     member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None,
     X: Any = None, ci: float | None = None, ci_method: str = "bca", n_boot: int = 2000,
@@ -234,12 +237,7 @@ def error_correlation(
         every number that is not per row: the stratified bootstrap of the test rows, as
         :func:`treelab.analysis.diagnose` draws it (docs/measures/uncertainty.md); recorded in
         ``params["ci"]``. None (default): none.
-    ci_method : {"bca", "percentile"}, default "bca"
-        The bootstrap interval.
-    n_boot : int, default 2000
-        Bootstrap replicates (at least 100).
-    ci_seed : int, default 0
-        Resampling seed.
+    %(ci_options)s
 
     Returns
     -------

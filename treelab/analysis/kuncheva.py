@@ -21,7 +21,12 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis._batch import batched_labels, build
 from treelab.analysis._dataset import Var
-from treelab.analysis._measure_intervals import batch_intervals, ci_options, too_large
+from treelab.analysis._measure_intervals import (
+    batch_intervals,
+    ci_options,
+    documents_ci_options,
+    too_large,
+)
 from treelab.engine.kernels._agreement import label_agreement
 
 __all__ = ["nonpairwise_diversity", "pairwise_diversity"]
@@ -149,6 +154,7 @@ def pairwise_means(labels: np.ndarray, y: np.ndarray, n_classes: int) -> dict[st
     return out
 
 
+@documents_ci_options
 def pairwise_diversity(
     member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None,
     X: Any = None, pair_matrix: bool | None = None, ci: float | None = None,
@@ -205,12 +211,7 @@ def pairwise_diversity(
         one set of rows for all leading dims): the stratified bootstrap of the test rows, as
         :func:`treelab.analysis.diagnose` draws it (docs/measures/uncertainty.md); recorded in
         ``params["ci"]``. None (default): none.
-    ci_method : {"bca", "percentile"}, default "bca"
-        The bootstrap interval.
-    n_boot : int, default 2000
-        Bootstrap replicates (at least 100).
-    ci_seed : int, default 0
-        Resampling seed.
+    %(ci_options)s
 
     Returns
     -------
@@ -343,6 +344,7 @@ def nonpairwise_stats(labels: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray
     }
 
 
+@documents_ci_options
 def nonpairwise_diversity(
     member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None,
     X: Any = None, ci: float | None = None, ci_method: str = "bca", n_boot: int = 2000,
@@ -385,12 +387,7 @@ def nonpairwise_diversity(
         every number (y must be one set of rows for all leading dims): the stratified
         bootstrap of the test rows, as :func:`treelab.analysis.diagnose` draws it
         (docs/measures/uncertainty.md); recorded in ``params["ci"]``. None (default): none.
-    ci_method : {"bca", "percentile"}, default "bca"
-        The bootstrap interval.
-    n_boot : int, default 2000
-        Bootstrap replicates (at least 100).
-    ci_seed : int, default 0
-        Resampling seed.
+    %(ci_options)s
 
     Returns
     -------

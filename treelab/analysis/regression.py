@@ -20,7 +20,13 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._dataset import Var, to_dataset
-from treelab.analysis._measure_intervals import PLAIN, ci_options, ci_params, row_intervals
+from treelab.analysis._measure_intervals import (
+    PLAIN,
+    ci_options,
+    ci_params,
+    documents_ci_options,
+    row_intervals,
+)
 from treelab.analysis._regression_members import (  # noqa: F401 (regression_outputs: here too)
     combine,
     read_outputs,
@@ -51,6 +57,7 @@ CITE_BREIMAN_REGRESSION = ("Breiman (2001), Random forests, Machine Learning 45,
 _UNITS = "squared units of y"
 
 
+@documents_ci_options
 def ambiguity(model_or_outputs: Any, X: Any = None, y: Any = None, *,
               weights: Any = None, ci: float | None = None, ci_method: str = "bca",
               n_boot: int = 2000, ci_seed: int = 0) -> xr.Dataset:
@@ -74,11 +81,12 @@ def ambiguity(model_or_outputs: Any, X: Any = None, y: Any = None, *,
         Their true values.
     weights : array-like, (tree,), optional
         Non-negative member weights (normalised to sum to 1); default the model's own.
-    ci, ci_method, n_boot, ci_seed : optional
-        Intervals ``<name>_lower`` / ``<name>_upper`` of every number that is not per row,
-        from the plain bootstrap of the test rows (as in :func:`treelab.analysis.diagnose`:
-        level ``ci`` such as 0.95, "bca" or "percentile", ``n_boot`` >= 100 replicates, seed
-        recorded in ``params["ci"]``; docs/measures/uncertainty.md). None (default): none.
+    ci : float, optional
+        Confidence level (e.g. 0.95) of intervals ``<name>_lower`` / ``<name>_upper`` on
+        every number that is not per row: the plain bootstrap of the test rows, as in
+        :func:`treelab.analysis.diagnose` (docs/measures/uncertainty.md); recorded in
+        ``params["ci"]``. None (default): none.
+    %(ci_options)s
 
     Returns
     -------
@@ -224,6 +232,7 @@ def bias_variance_covariance(outputs: Any, target: Any) -> xr.Dataset:
     return ds
 
 
+@documents_ci_options
 def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None, *,
                              oob: bool = False, in_bag: Any = None, ci: float | None = None,
                              ci_method: str = "bca", n_boot: int = 2000,
@@ -265,12 +274,12 @@ def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None
     in_bag : array-like, (tree, sample), optional
         In-bag counts (or booleans) given directly; a row with count 0 is out of a member's
         bag.
-    ci, ci_method, n_boot, ci_seed : optional
-        Intervals ``<name>_lower`` / ``<name>_upper`` of every number but ``n_rows`` (not
-        out of bag), from the plain bootstrap of the test rows (as in
-        :func:`treelab.analysis.diagnose`: level ``ci`` such as 0.95, "bca" or "percentile",
-        ``n_boot`` >= 100 replicates, seed recorded in ``params["ci"]``;
-        docs/measures/uncertainty.md). None (default): none.
+    ci : float, optional
+        Confidence level (e.g. 0.95) of intervals ``<name>_lower`` / ``<name>_upper`` on
+        every number but ``n_rows`` (not out of bag): the plain bootstrap of the test rows, as
+        in :func:`treelab.analysis.diagnose` (docs/measures/uncertainty.md); recorded in
+        ``params["ci"]``. None (default): none.
+    %(ci_options)s
 
     Returns
     -------

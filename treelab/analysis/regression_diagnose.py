@@ -10,7 +10,13 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._dataset import Var, make_attrs, to_dataset
-from treelab.analysis._measure_intervals import PLAIN, ci_options, ci_params, row_intervals
+from treelab.analysis._measure_intervals import (
+    PLAIN,
+    ci_options,
+    ci_params,
+    documents_ci_options,
+    row_intervals,
+)
 from treelab.analysis._regression_members import combine, resolve_regression, stack_repeats
 from treelab.analysis.regression import (
     ambiguity,
@@ -30,6 +36,7 @@ _BREIMAN = ("tree_mse", "rho_bar", "breiman_bound", "finite_forest_bound",
             "mean_residual_correlation", "mean_residual")
 
 
+@documents_ci_options
 def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
                         target: Any = None, X_train: Any = None, y_train: Any = None,
                         label: str | None = None, ci: float | None = None,
@@ -84,12 +91,7 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
         model's outputs on a row held fixed (docs/measures/uncertainty.md); the options and
         the variables without one (``oob_*``, ``bvd_*``, ``bvc_*``, ``louppe_*``: other rows
         or other training sets) are recorded in ``params["ci"]``. None (default): none.
-    ci_method : {"bca", "percentile"}, default "bca"
-        The bootstrap interval.
-    n_boot : int, default 2000
-        Bootstrap replicates (at least 100).
-    ci_seed : int, default 0
-        Resampling seed.
+    %(ci_options)s
 
     Returns
     -------

@@ -18,7 +18,7 @@ from treelab.analysis._dataset import (
     to_dataset,
     vote_counts,
 )
-from treelab.analysis._measure_intervals import ci_options
+from treelab.analysis._measure_intervals import ci_options, documents_ci_options
 
 __all__ = ["strength_correlation", "strength_stats"]
 
@@ -85,6 +85,7 @@ def strength_stats(
     }
 
 
+@documents_ci_options
 def strength_correlation(
     member_labels: Any,
     y: Any,
@@ -142,12 +143,7 @@ def strength_correlation(
         every number that is not per row (not with ``in_bag``): the stratified bootstrap of
         the test rows, as :func:`treelab.analysis.diagnose` draws it
         (docs/measures/uncertainty.md); recorded in ``params["ci"]``. None (default): none.
-    ci_method : {"bca", "percentile"}, default "bca"
-        The bootstrap interval.
-    n_boot : int, default 2000
-        Bootstrap replicates (at least 100).
-    ci_seed : int, default 0
-        Resampling seed.
+    %(ci_options)s
 
     Returns
     -------

@@ -13,6 +13,7 @@ from sklearn.metrics import log_loss, roc_auc_score
 from treelab import _dims
 from treelab.analysis._batch import split_input
 from treelab.analysis._dataset import Var, check_proba, encode_labels
+from treelab.analysis._measure_intervals import documents_ci_options
 from treelab.stats._common import build
 
 __all__ = ["brier_decomposition", "probability_quality"]
@@ -65,6 +66,7 @@ def _ece(conf: np.ndarray, correct: np.ndarray, n_bins: int, equal_count: bool) 
     return float(np.sum(np.abs(gap)) / n) if n else np.nan
 
 
+@documents_ci_options
 def probability_quality(
     proba: Any, y: Any, *, n_bins: int = 10, classes: Any = None, ci: float | None = None,
     ci_method: str = "bca", n_boot: int = 2000, ci_seed: int = 0,
@@ -104,12 +106,7 @@ def probability_quality(
         in ``params``): the stratified bootstrap of the test rows, as
         :func:`treelab.analysis.diagnose` draws it (docs/measures/uncertainty.md); recorded in
         ``params["ci"]``. None (default): none.
-    ci_method : {"bca", "percentile"}, default "bca"
-        The bootstrap interval.
-    n_boot : int, default 2000
-        Bootstrap replicates (at least 100).
-    ci_seed : int, default 0
-        Resampling seed.
+    %(ci_options)s
 
     Returns
     -------
