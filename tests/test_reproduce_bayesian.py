@@ -15,6 +15,7 @@ import xarray as xr
 from treelab import stats
 from treelab.reproduce import _gashler2008_report as gashler
 from treelab.reproduce import _liu2008_report as liu
+from treelab.reproduce import _liu2008_verdicts as liu_verdicts
 from treelab.reproduce._verdicts import FOR_REFERENCE, ROPE_PERCENT, ROPE_RATE
 
 PROBS = re.compile(r"P\((?P<a>[^)]+) better\) (?P<pa>[\d.]+), P\(practically equivalent\) "
@@ -67,7 +68,7 @@ def _table3_folds() -> pd.DataFrame:
 
 def test_liu_table3_verdict_shows_the_posterior_of_each_pair():
     _, facts = liu._table3({"table3_folds": _table3_folds()})
-    verdict = next(v for v in liu._table3_verdicts(facts)
+    verdict = next(v for v in liu_verdicts._table3_verdicts(facts)
                    if v.claim.startswith("Coalescence is significantly better"))
     assert FOR_REFERENCE in verdict.rule and f"ROPE +-{ROPE_PERCENT:g} point" in verdict.numbers
     assert verdict.numbers.count(f"over {len(SETS)} data sets") == 4
@@ -99,7 +100,8 @@ def _spectrum() -> pd.DataFrame:
 def test_liu_bagging_against_aggregating_shows_the_posterior_at_each_alpha():
     spectrum = _spectrum()
     _, ff = liu._figures({"spectrum": spectrum})
-    verdict = next(v for v in liu._figure_verdicts(ff) if v.claim.startswith("Bagging and"))
+    verdict = next(v for v in liu_verdicts._figure_verdicts(ff)
+                   if v.claim.startswith("Bagging and"))
     assert FOR_REFERENCE in verdict.rule
     err = spectrum["error"].to_xarray()
     for a in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5):
@@ -139,13 +141,13 @@ def test_gashler_erdt_against_mmdt_shows_the_posterior_of_the_accuracies():
 def test_liu_alpha_regions_show_the_posterior_against_the_top_alpha():
     spectrum = _spectrum()
     _, ff = liu._figures({"spectrum": spectrum})
-    verdicts = liu._figure_verdicts(ff)
+    verdicts = liu_verdicts._figure_verdicts(ff)
     regions = next(v for v in verdicts if v.claim.startswith("The best alpha regions"))
     half = next(v for v in verdicts if v.claim.startswith("alpha = 0.5 is best"))
     assert FOR_REFERENCE in regions.rule and FOR_REFERENCE in half.rule
     err = spectrum["error"].to_xarray()
-    for e, label in liu.CONSTRUCTIONS.items():
-        best, end = ff["regions"][e][2], liu.CONVENTIONAL[e]
+    for e, label in liu_verdicts.CONSTRUCTIONS.items():
+        best, end = ff["regions"][e][2], liu_verdicts.CONVENTIONAL[e]
         top = err.sel(ensemble=e, alpha=best).values
         if best != end:
             _check(regions.numbers, f"{label} alpha = {best:g}", f"alpha = {end:g}",
@@ -164,7 +166,7 @@ def test_liu_coalescence_against_the_best_single_alpha_shows_the_posterior():
     _, fc = liu._coalescence({"spectrum": agg,
                               "compare": compare.set_index(["dataset", "ensemble"])})
     err = agg["error"].xs("Aggregating", level="ensemble").unstack("alpha")
-    for verdict, label in zip(liu._coalescence_verdicts(fc)[1:], ("first half",
+    for verdict, label in zip(liu_verdicts._coalescence_verdicts(fc)[1:], ("first half",
                                                                  "whole spectrum"),
                               strict=True):
         assert FOR_REFERENCE in verdict.rule

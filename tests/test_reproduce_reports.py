@@ -7,6 +7,7 @@ import pandas as pd
 
 from treelab.reproduce import _gashler2008_report as gashler
 from treelab.reproduce import _liu2008_report as liu
+from treelab.reproduce import _liu2008_verdicts as liu_verdicts
 
 ENSEMBLES = ["RDT", "ERDT", "MMDT", "CVDT", "250 x RDT", "250 x ERDT"]
 
@@ -107,7 +108,8 @@ def test_liu_table5_counts_and_gaps_by_hand():
     assert np.isclose(gap["Coalescence, full"], (0.3 + 4.1 + 0.4) / 3)
     assert np.isclose(gap["RF, half"], (0.3 + 2.4 + 0.2) / 3)
     assert "liver" in sections[0].text
-    verdict = [v for v in liu._verdicts(None, None, None, None, facts) if "Table 5" in v.claim]
+    verdict = [v for v in liu_verdicts.verdicts(None, None, None, None, facts)
+               if "Table 5" in v.claim]
     assert verdict[0].verdict == "holds"  # 2 > 1
 
 
@@ -134,7 +136,7 @@ def test_liu_coalescence_against_single_alphas_and_the_oracle_by_hand():
     assert np.isclose(first["Coalescence"], 5 / 3)
     assert np.isclose(first["alpha = 0"], 7 / 3)
     assert np.isclose(first["alpha = 0.5"], 2.0)
-    verdicts = liu._coalescence_verdicts(facts)
+    verdicts = liu_verdicts._coalescence_verdicts(facts)
     # gap 1.0 against the paper's 15.6 - 14.6 = 1.0: at most the paper's, so it holds
     assert verdicts[0].verdict == "holds"
     assert verdicts[1].verdict == "holds"
@@ -155,6 +157,6 @@ def test_liu_figure9_ranges_by_hand():
     assert np.isclose(fr.loc[("s", "RF"), "strength range"], 0.2)
     assert fr.loc[("s", "RF"), "settings"] == 3
     # on w RF's range (0.4) is wider than Aggregating's (0.2): the claim fails there
-    verdict = liu._verdicts(None, None, None, None, f9=facts)[-1]
+    verdict = liu_verdicts.verdicts(None, None, None, None, f9=facts)[-1]
     assert verdict.verdict == "does not hold"
     assert "s 0.100 against 0.900; w 0.400 against 0.200" in verdict.numbers

@@ -9,7 +9,7 @@ from treelab.report import compare
 from treelab.report._render import fmt, to_markdown
 from treelab.reproduce._papers import paper_table
 from treelab.reproduce._study import Section, Verdict
-from treelab.reproduce._verdicts import holm, snap_ties
+from treelab.reproduce._verdicts import holm, part_verdict, snap_ties
 from treelab.reproduce.alipazzani1995 import TABLE2, not_provided
 from treelab.stats import fit_error_ratio
 
@@ -141,15 +141,6 @@ def _figure2(t2: pd.DataFrame) -> tuple[Section, dict]:
     return Section("Figure 2: gain ties", text), {"cmp": cmp}
 
 
-def _part_verdict(parts: dict[str, str]) -> str:
-    held = [k for k, v in parts.items() if v == "holds"]
-    if len(held) == len(parts):
-        return "holds"
-    if held:
-        return f"partly ({', '.join(held)})"
-    return "does not hold" if "does not hold" in parts.values() else "inconclusive"
-
-
 def _fit_verdict(r2: float, lo: float, hi: float, slope: float, p: float, paper: float,
                  paper_lo: float | None, paper_hi: float | None) -> str:
     """E_r linear in phi_e: the fit's slope must be significantly positive and its r^2
@@ -203,7 +194,7 @@ def report(measured: dict[str, pd.DataFrame], mode: str
                      else "does not hold" for r in ("Wine", "Splice")}
             verdicts.append(Verdict(
                 "Some of the largest reductions go with many gain ties (Wine, Splice)",
-                _part_verdict(parts),
+                part_verdict(parts),
                 f"paper Wine {p['Wine']:g}, Splice {p['Splice']:g}; treelab gain ties per node "
                 f"Wine {t2.loc['Wine', 'mean_g']:.2f}, Splice {t2.loc['Splice', 'mean_g']:.2f} "
                 f"(median of the rows {med_g:.2f}; another unit: per decision node, not per "
@@ -238,7 +229,7 @@ def report(measured: dict[str, pd.DataFrame], mode: str
                  for (c, v), a in zip(f1["fits"].items(), adjusted, strict=True)}
         verdicts.append(Verdict(
             "All four combination functions show E_r rising with phi_e",
-            _part_verdict(parts),
+            part_verdict(parts),
             "treelab slopes: " + ", ".join(
                 f"{c} {v[3]:.2f} (r^2 {v[0]:.2f}, p {v[5]:.3g}, Holm {a:.3g})"
                 for (c, v), a in zip(f1["fits"].items(), adjusted, strict=True))

@@ -51,6 +51,18 @@ def check_outcome(verdict: str) -> str:
                      f"parentheses); got {verdict!r}")
 
 
+def part_verdict(parts: dict[str, str]) -> str:
+    """One verdict from the verdicts of a claim's parts: holds when every part holds, does
+    not hold when none holds and one does not, partly (the parts that hold) when some hold,
+    inconclusive otherwise."""
+    held = [k for k, v in parts.items() if v == "holds"]
+    if len(held) == len(parts):
+        return "holds"
+    if held:
+        return f"partly ({', '.join(held)})"
+    return "does not hold" if "does not hold" in parts.values() else "inconclusive"
+
+
 def holm(pvalues: Sequence[float]) -> np.ndarray:
     """Holm's (1979) step-down adjusted p-values: sorted ascending p_(1) <= ... <= p_(m),
     p~_(i) = max_{j <= i} min(1, (m - j + 1) p_(j)), returned in the input order.
