@@ -34,9 +34,10 @@ from treelab.estimators._spec import (
 )
 from treelab.estimators._validation import (
     check_bool,
+    check_constructor_arguments,
     check_int,
     check_option,
-    check_real,
+    check_tree_params,
 )
 from treelab.estimators._weights import (
     EngineWeights,
@@ -55,7 +56,6 @@ if TYPE_CHECKING:
     import xarray as xr
 
 COMBINE = ("average", "vote", "sum", "likelihood", "bayesian")
-SAMPLING = ("none", "bootstrap", "subspace", "bootstrap+subspace")
 # bin codes are global ranks (int32), and more bins than this is the exact search in effect
 MAX_BINS = 1 << 16
 
@@ -84,49 +84,6 @@ def check_label_types(y):
     if len(text) > 1:
         raise TypeError("y mixes strings with other types; give every label the same type")
     return y
-
-
-def check_constructor_arguments(cls: type, args: tuple, kwargs: dict) -> None:
-    """Refuse positional arguments and unknown parameter names of learner ``cls`` with a
-    TypeError that names ``cls`` itself (and the closest parameter name)."""
-    import difflib
-
-    names = cls._get_param_names()
-    if args:
-        example = "n_estimators" if "n_estimators" in names else (names or ["name"])[0]
-        raise TypeError(f"{cls.__name__}() takes keyword arguments only, got {len(args)} "
-                        f"positional argument(s) {args!r}; e.g. {cls.__name__}({example}=...)")
-    unknown = [k for k in kwargs if k not in names]
-    if unknown:
-        close = difflib.get_close_matches(unknown[0], names, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {unknown[0]!r}"
-                        f"{hint} (its parameters: {', '.join(names)})")
-
-
-def check_tree_params(p: dict, criteria: tuple, random_splits: tuple) -> None:
-    """The checks of the parameters every tree learner, classifier or regressor, may declare
-    (each only if declared); ``criteria`` and ``random_splits`` are the task's options."""
-    if "n_estimators" in p:
-        check_int("n_estimators", p["n_estimators"], 1)
-    if "criterion" in p:
-        check_option("criterion", p["criterion"], criteria)
-    if "min_samples_split" in p:
-        check_int("min_samples_split", p["min_samples_split"], 2)
-    if "min_samples_leaf" in p:
-        check_int("min_samples_leaf", p["min_samples_leaf"], 1)
-    if "max_depth" in p:
-        check_int("max_depth", p["max_depth"], 1, allow_none=True)
-    if "alpha" in p:
-        check_real("alpha", p["alpha"], 0.0, 1.0)
-    if "alpha_max" in p:
-        check_real("alpha_max", p["alpha_max"], 0.0, 1.0)
-    if "sampling" in p:
-        check_option("sampling", p["sampling"], SAMPLING)
-    if "subspace_fraction" in p:
-        check_real("subspace_fraction", p["subspace_fraction"], 0.0, 1.0, low_open=True)
-    if "random_split" in p:
-        check_option("random_split", p["random_split"], random_splits)
 
 
 class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):

@@ -67,3 +67,50 @@ def resolve_max_features(value, n_features: int) -> int:
     raise TypeError(
         f"max_features must be None, 'sqrt', 'log2', an int or a float, got {value!r}"
     )
+
+
+#: The constructions a learner's ``sampling`` parameter names.
+SAMPLING = ("none", "bootstrap", "subspace", "bootstrap+subspace")
+
+
+def check_constructor_arguments(cls: type, args: tuple, kwargs: dict) -> None:
+    """Refuse positional arguments and unknown parameter names of learner ``cls`` with a
+    TypeError that names ``cls`` itself (and the closest parameter name)."""
+    import difflib
+
+    names = cls._get_param_names()
+    if args:
+        example = "n_estimators" if "n_estimators" in names else (names or ["name"])[0]
+        raise TypeError(f"{cls.__name__}() takes keyword arguments only, got {len(args)} "
+                        f"positional argument(s) {args!r}; e.g. {cls.__name__}({example}=...)")
+    unknown = [k for k in kwargs if k not in names]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], names, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {unknown[0]!r}"
+                        f"{hint} (its parameters: {', '.join(names)})")
+
+
+def check_tree_params(p: dict, criteria: tuple, random_splits: tuple) -> None:
+    """The checks of the parameters every tree learner, classifier or regressor, may declare
+    (each only if declared); ``criteria`` and ``random_splits`` are the task's options."""
+    if "n_estimators" in p:
+        check_int("n_estimators", p["n_estimators"], 1)
+    if "criterion" in p:
+        check_option("criterion", p["criterion"], criteria)
+    if "min_samples_split" in p:
+        check_int("min_samples_split", p["min_samples_split"], 2)
+    if "min_samples_leaf" in p:
+        check_int("min_samples_leaf", p["min_samples_leaf"], 1)
+    if "max_depth" in p:
+        check_int("max_depth", p["max_depth"], 1, allow_none=True)
+    if "alpha" in p:
+        check_real("alpha", p["alpha"], 0.0, 1.0)
+    if "alpha_max" in p:
+        check_real("alpha_max", p["alpha_max"], 0.0, 1.0)
+    if "sampling" in p:
+        check_option("sampling", p["sampling"], SAMPLING)
+    if "subspace_fraction" in p:
+        check_real("subspace_fraction", p["subspace_fraction"], 0.0, 1.0, low_open=True)
+    if "random_split" in p:
+        check_option("random_split", p["random_split"], random_splits)

@@ -31,12 +31,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 from treelab.engine.features import prepare_features
 from treelab.engine.kernels import _grow as G
 from treelab.engine.regression import grow_regression_forest, member_values
-from treelab.estimators._base import (
-    MAX_BINS,
-    TreeEnsembleClassifier,
-    check_constructor_arguments,
-    check_tree_params,
-)
+from treelab.estimators._base import MAX_BINS, TreeEnsembleClassifier
 from treelab.estimators._docstrings import MAX_BINS_DOC, store_params
 from treelab.estimators._encode import encode_features
 from treelab.estimators._spec import (
@@ -46,7 +41,12 @@ from treelab.estimators._spec import (
     reads_values,
     spec_iparams,
 )
-from treelab.estimators._validation import check_bool, check_int
+from treelab.estimators._validation import (
+    check_bool,
+    check_constructor_arguments,
+    check_int,
+    check_tree_params,
+)
 from treelab.estimators._weights import check_sample_weight
 
 __all__ = [
