@@ -172,3 +172,18 @@ def test_regression_measures_take_it(friedman):
     assert "ambiguity" in report
     np.testing.assert_allclose(float(report["ambiguity"]),
                                ((members - mean) ** 2).mean(), rtol=1e-10)
+
+
+def test_out_of_bag_needs_bootstrap(friedman):
+    """Every tree on all rows (the default) has no out-of-bag rows: refused, not a mask of
+    nothing; the bagged variant's draws are replayed (tests/test_analysis_regression_oob.py)."""
+    from treelab.analysis import breiman_regression_bound
+
+    X, y, _, _ = friedman
+    model = treelab.RotationForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="bagged regressor"):
+        breiman_regression_bound(model, X, y, oob=True)
+    bagged = treelab.RotationForestRegressor(n_estimators=5, bootstrap=True,
+                                             random_state=0).fit(X, y)
+    ds = breiman_regression_bound(bagged, X, y, oob=True)
+    assert 0 < int(ds.n_rows) <= 300

@@ -37,13 +37,13 @@ class RotationForestRegressor(TreeEnsembleRegressor):
     the regression adaptation of Pardo et al.). With ``sample_weight`` a row is drawn with
     probability proportional to its weight (rows of weight 0 never). ``rotation="random"``
     uses Haar-random orthonormal axes and ``"identity"`` only standardises (an ablation), as
-    in :class:`~treelab.RotationForest`.
+    in ``RotationForest``.
 
     Each tree is then a regression tree on the rotated features x R (node tests
     ``x . r_k / s <= t``, stored as oblique nodes): at ``alpha=1`` CART's squared-error tree
-    (the tree of :class:`~treelab.RegressionTree` on the rotated features), at smaller alpha a
+    (the tree of ``RegressionTree`` on the rotated features), at smaller alpha a
     VR-Tree (a node is deterministic with probability alpha, else random, as
-    :class:`~treelab.VRTreesRegressor`). A member predicts the weighted mean target of its
+    ``VRTreesRegressor``). A member predicts the weighted mean target of its
     leaf; the forest the members' mean.
 
     Cost: every tree projects its rows on d axes over all d features, n_estimators x n d^2
@@ -123,7 +123,7 @@ class RotationForestRegressor(TreeEnsembleRegressor):
 
     def rotation_work(self, n_rows: int, n_real: int) -> float:
         """Estimated operations of growing the forest's rotations
-        (:func:`treelab.estimators._rotation_cost.rotation_work`)."""
+        (``_rotation_cost.rotation_work``)."""
         return rotation_work(int(self.n_estimators), self.rotation, n_rows, n_real)
 
     def _encode(self, X, fit: bool) -> np.ndarray:
