@@ -187,3 +187,19 @@ def test_out_of_bag_needs_bootstrap(friedman):
                                              random_state=0).fit(X, y)
     ds = breiman_regression_bound(bagged, X, y, oob=True)
     assert 0 < int(ds.n_rows) <= 300
+
+
+def test_a_costly_rotation_warns_before_the_work(friedman, monkeypatch):
+    """The classifier's cost estimate and warning, naming the regressor: n_estimators x n d^2
+    for PCA axes (300 rows, 10 features, 2 trees: 60,000 operations)."""
+    from treelab.estimators import _rotation_cost
+
+    X, y, _, _ = friedman
+    model = treelab.RotationForestRegressor(n_estimators=2, random_state=0)
+    assert model.rotation_work(300, 10) == 2 * 300 * 10 * 10
+    monkeypatch.setattr(_rotation_cost, "ROTATION_WORK_WARN", 5e4)
+    with pytest.warns(_rotation_cost.RotationCostWarning, match="RotationForestRegressor rotates"):
+        model.fit(X, y)
+    stats = model.tree_stats()
+    assert int(stats["decision_nodes"][0]) == int(np.sum(
+        model.forest_.kind[model.forest_.node_offsets[0]:model.forest_.node_offsets[1]] != 0))
