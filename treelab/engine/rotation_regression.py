@@ -47,7 +47,11 @@ def grow_rotation_regression_tree(Z: np.ndarray, y: np.ndarray, sample_weight: n
         w, _ = draw_construction(n, 1, G.ROWS_BOOTSTRAP, np.zeros(n, dtype=np.int32), 0, 0,
                                  new_state(np.uint64(seed)))
     rng = np.random.default_rng(seed)
-    W = tree_rotation(rng, Z, w, rotation, group_size, None, sample_weight)
+    # the rotation reads weights relative to the largest (the same moments and draws): sums
+    # of weights near the largest double stay finite
+    top = float(sample_weight.max(initial=0.0))
+    W = tree_rotation(rng, Z, w, rotation, group_size, None,
+                      sample_weight / top if top > 0 else sample_weight)
     # the tree's node draws continue from the rotation's generator, not from the start of
     # the bootstrap's stream again
     node_seed = np.uint64(rng.integers(0, np.iinfo(np.int64).max))
