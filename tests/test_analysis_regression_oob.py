@@ -10,6 +10,7 @@ from treelab import (
     BaggedTreesRegressor,
     ExtraTreesRegressor,
     RandomForestRegressor,
+    RotationForestRegressor,
     VRTreesRegressor,
 )
 from treelab.analysis import breiman_regression_bound, diagnose_regression
@@ -26,6 +27,7 @@ MODELS = [
     lambda: RandomForestRegressor(n_estimators=7, random_state=3),
     lambda: BaggedTreesRegressor(n_estimators=7, random_state=4),
     lambda: VRTreesRegressor(n_estimators=7, alpha=0.5, sampling="bootstrap", random_state=5),
+    lambda: RotationForestRegressor(n_estimators=7, bootstrap=True, random_state=6),
 ]
 
 

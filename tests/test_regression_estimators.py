@@ -24,6 +24,8 @@ REGRESSORS = [
     treelab.ExtraTreesRegressor(n_estimators=5, random_state=0),
     treelab.BaggedTreesRegressor(n_estimators=5, random_state=0),
     treelab.DisjointSampleTreesRegressor(n_estimators=3, random_state=0),
+    treelab.RotationForestRegressor(n_estimators=5, random_state=0),
+    treelab.RotationForestRegressor(n_estimators=5, bootstrap=True, alpha=0.5, random_state=0),
 ]
 
 EQUIVALENCE = "check_sample_weight_equivalence_on_dense_data"
@@ -33,6 +35,10 @@ PAIR = ("random nodes draw rows of the node (pair_midpoint): copies of a row are
         "often than the one weighted row")
 SIZES = ("node sizes count rows, not weights (as scikit-learn's min_samples_split): copies of "
          "a row make a node larger than the one weighted row")
+
+ROTATION_SAMPLE = ("each feature group's PCA is fitted on 75% of the tree's rows drawn at random: "
+                   "copies of a row change how many are drawn and every draw, while a weighted "
+                   "row is one row drawn with probability proportional to its weight")
 
 
 def expected_failed_checks(est) -> dict:
@@ -46,6 +52,8 @@ def expected_failed_checks(est) -> dict:
     if p.get("random_split") == "pair_midpoint" and (
             name in ("CoalescenceRegressor", "MaxDiverseRegressor") or p.get("alpha", 1.0) < 1.0):
         reasons.append(PAIR)
+    if name == "RotationForestRegressor" and p.get("rotation") == "pca":
+        reasons.append(ROTATION_SAMPLE)
     if name == "DisjointSampleTreesRegressor":
         reasons.append("rows are dealt at random into disjoint parts: copies of a row can land "
                        "in different parts, a weighted row lies in one")

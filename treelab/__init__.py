@@ -86,6 +86,7 @@ __all__ = [
     "RandomForestRegressor",
     "RegressionTree",
     "RotationForest",
+    "RotationForestRegressor",
     "StochasticID3",
     "VRTrees",
     "VRTreesRegressor",

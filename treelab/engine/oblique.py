@@ -292,30 +292,52 @@ def random_axes(rng: np.random.Generator, d: int) -> np.ndarray:
     return np.ascontiguousarray((Q * signs[None, :]).T)
 
 
-def pca_axes(rng: np.random.Generator, Z: np.ndarray, y: np.ndarray, w: np.ndarray,
-             scale: np.ndarray, group_size: int) -> np.ndarray:
+def pca_axes(rng: np.random.Generator, Z: np.ndarray, y: np.ndarray | None, w: np.ndarray,
+             scale: np.ndarray, group_size: int,
+             row_weight: np.ndarray | None = None) -> np.ndarray:
     """Rodriguez-Kuncheva rotation: PCA on random feature groups (axes as rows).
 
     The features are split at random into groups of ``group_size`` (the last may be smaller).
-    For each group a random non-empty subset of the classes present is drawn, then a bootstrap
-    sample of 75% of the tree's rows of those classes; the principal axes of the standardised
-    group features on that sample (all of them, by decreasing variance) fill the group's block
-    of the rotation.
+    For each group a sample of 75% of the tree's rows (counted with their multiplicities w,
+    at least 2) is drawn with replacement, and the principal axes of the standardised group
+    features on that sample (all of them, by decreasing variance) fill the group's block of
+    the rotation, so the rotation is block-diagonal up to a permutation of the features.
+
+    Classification (class codes ``y``): each group first draws a random non-empty subset of
+    the classes present and samples the tree's rows of those classes, uniformly over the rows
+    repeated by multiplicity (Rodriguez, Kuncheva & Alonso 2006). Regression (``y`` None):
+    there are no classes, so the sample is drawn from all of the tree's rows (the row sample
+    alone, as the regression adaptation of Pardo, Diez-Pastor, Garcia-Osorio & Rodriguez
+    2013); with float ``row_weight`` (sample weights) a row is drawn with probability
+    proportional to multiplicity x weight, and rows of weight 0 never.
     """
     d = Z.shape[1]
     perm = rng.permutation(d)
     rows = np.repeat(np.flatnonzero(w), w[w > 0])  # the tree's rows with multiplicity
-    classes = np.unique(y[rows])
+    if row_weight is not None:
+        rows = rows[row_weight[rows] > 0]
+    classes = np.unique(y[rows]) if y is not None else None
     A = np.zeros((d, d))
     pos = 0
     for g0 in range(0, d, group_size):
         cols = np.sort(perm[g0:g0 + group_size]).astype(np.int64)
-        keep = np.zeros(0, dtype=bool)
-        while not keep.any():
-            keep = rng.random(classes.shape[0]) < 0.5
-        pool = rows[np.isin(y[rows], classes[keep])]
+        pool = rows
+        if classes is not None:
+            keep = np.zeros(0, dtype=bool)
+            while not keep.any():
+                keep = rng.random(classes.shape[0]) < 0.5
+            pool = rows[np.isin(y[rows], classes[keep])]
+        if pool.shape[0] == 0:  # no row of positive weight: the tree is one leaf anyway
+            A[pos:pos + cols.shape[0], cols] = np.eye(cols.shape[0])
+            pos += cols.shape[0]
+            continue
         size = max(int(round(0.75 * pool.shape[0])), 2)
-        sample = pool[rng.integers(0, pool.shape[0], size=size)]
+        if row_weight is None:
+            sample = pool[rng.integers(0, pool.shape[0], size=size)]
+        else:
+            cum = np.cumsum(row_weight[pool])
+            at = np.searchsorted(cum, rng.random(size) * cum[-1], side="right")
+            sample = pool[np.minimum(at, pool.shape[0] - 1)]
         cov = O.weighted_covariance(Z, sample.astype(np.int64), cols, scale)
         evals, evecs = np.linalg.eigh(cov)
         for j in np.argsort(-evals, kind="stable"):
@@ -340,6 +362,37 @@ def rotation_features(Z: np.ndarray, rows: np.ndarray, W: np.ndarray,
                          nominal=np.zeros(W.shape[0], dtype=np.uint8))
 
 
+def tree_rotation(rng: np.random.Generator, Z: np.ndarray, w: np.ndarray, rotation: str,
+                  group_size: int, y: np.ndarray | None = None,
+                  row_weight: np.ndarray | None = None) -> np.ndarray:
+    """The projections W (axis, real feature) of one rotation tree: W = A / s.
+
+    s is each feature's standard deviation over the tree's rows (weighted by their
+    multiplicities w, times ``row_weight`` when given; 1 for a constant feature) and A the
+    orthonormal axes (rows): ``"random"`` (``random_axes``), ``"pca"`` (``pca_axes``; class
+    codes ``y`` for classification, None for regression) or ``"identity"`` (standardisation
+    only, an ablation of the rotation). One mechanism for the rotation classifier and
+    regressor: the draws come from ``rng`` in this order after the tree's rows.
+    """
+    d = Z.shape[1]
+    _, sd = O.weighted_moments(Z, w if row_weight is None else w * row_weight)
+    scale = np.where(sd > 0, sd, 1.0)
+    if rotation == "random":
+        A = random_axes(rng, d)
+    elif rotation == "pca":
+        A = pca_axes(rng, Z, y, w, scale, group_size, row_weight)
+    else:  # "identity": standardisation only (an ablation of the rotation)
+        A = np.eye(d)
+    return np.ascontiguousarray(A / scale[None, :])
+
+
+def as_oblique(tree: TreeArrays, W: np.ndarray) -> TreeArrays:
+    """A tree grown on the projected features as oblique nodes ``x . W[k] <= t``."""
+    kind = tree.kind.copy()
+    kind[kind == G.KIND_THRESHOLD] = KIND_OBLIQUE
+    return tree._replace(kind=kind, projections=W)
+
+
 def grow_rotation_tree(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: np.ndarray,
                        seed: int, rotation: str, bootstrap: bool, group_size: int,
                        max_bins: int | None = None,
@@ -352,26 +405,14 @@ def grow_rotation_tree(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: np
     of them), which prediction recomputes bit for bit.
     """
     rng = np.random.default_rng(seed)
-    n, d = Z.shape
-    w = row_weights(rng, n, bootstrap, units)
-    _, sd = O.weighted_moments(Z, w)
-    scale = np.where(sd > 0, sd, 1.0)
-    if rotation == "random":
-        A = random_axes(rng, d)
-    elif rotation == "pca":
-        A = pca_axes(rng, Z, y, w, scale, group_size)
-    else:  # "identity": standardisation only (an ablation of the rotation)
-        A = np.eye(d)
-    W = np.ascontiguousarray(A / scale[None, :])
+    w = row_weights(rng, Z.shape[0], bootstrap, units)
+    W = tree_rotation(rng, Z, w, rotation, group_size, y)
     rows = np.flatnonzero(w).astype(np.int64)
     feats = rotation_features(Z, rows, W, max_bins)
     fr = grow_forest(feats, y[rows], n_classes, iparams, np.ones(1),
                      np.array([seed], dtype=np.uint64), G.ROWS_WEIGHTS,
                      np.ascontiguousarray(w[rows], dtype=np.int32), 0, 1)
-    tree = tree_of_forest(fr)
-    kind = tree.kind.copy()
-    kind[kind == G.KIND_THRESHOLD] = KIND_OBLIQUE
-    return tree._replace(kind=kind, projections=W)
+    return as_oblique(tree_of_forest(fr), W)
 
 
 def grow_rotation_forest(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: np.ndarray,

@@ -39,6 +39,7 @@ _LAZY = {
     "RandomDecisionTreesRegressor": "regression",
     "RandomForestRegressor": "regression",
     "RegressionTree": "regression",
+    "RotationForestRegressor": "rotation_regression",
     "VRTreesRegressor": "regression",
 }
 
@@ -79,6 +80,7 @@ __all__ = [
     "RandomForestRegressor",
     "RegressionTree",
     "RotationForest",
+    "RotationForestRegressor",
     "StochasticID3",
     "TreeEnsembleClassifier",
     "VRTrees",

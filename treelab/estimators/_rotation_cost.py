@@ -40,7 +40,7 @@ def warn_rotation_cost(est: Any, n_rows: int, n_real: int) -> None:
     cause = (f"; the one-hot blocks of nominal column(s) {named} make up "
              f"{sum(m for m, _ in blocks):,} of them" if blocks else "")
     warnings.warn(
-        f"RotationForest rotates {n_real:,} real features per tree{cause}: estimated work "
+        f"{type(est).__name__} rotates {n_real:,} real features per tree{cause}: estimated work "
         f"n_estimators x ({'d^3 + ' if est.rotation == 'random' else ''}n d^2) = "
         f"{work:.1e} operations on {n_rows:,} rows, cubic in the features (a machine does "
         "roughly 1e9 to 1e10 of them a second: minutes or more). Group rare levels into "
