@@ -6,7 +6,7 @@ from helpers_trees import tree_nodes
 
 import treelab
 from treelab.datasets import noisy_function_2d
-from treelab.engine.oblique import gram_schmidt, pca_axes, random_axes
+from treelab.engine.rotation import gram_schmidt, pca_axes, random_axes
 
 
 @pytest.mark.parametrize("d", [2, 5, 20, 60])

@@ -22,7 +22,7 @@ from sklearn.exceptions import NotFittedError
 import treelab
 from treelab.engine import forest as F
 from treelab.engine.kernels import _grow as G
-from treelab.engine.oblique import gram_schmidt, random_axes
+from treelab.engine.rotation import gram_schmidt, random_axes
 
 # the classifiers (the regressors have tests/test_regression_*.py)
 ESTIMATORS = [getattr(treelab, name) for name in treelab.__all__

@@ -1,5 +1,5 @@
 """The driver of rotation regression forests: the rotation classifier's rotation of each
-tree (``engine.oblique.tree_rotation``, one mechanism for both tasks) and the regression trees'
+tree (``engine.rotation.tree_rotation``, one mechanism for both tasks) and the regression trees'
 growth routine (``engine.regression.grow_regression_forest``) on the projected features.
 
 A tree's oblique nodes ``x . W[k] <= t`` refer to rows of ``Forest.projections`` as the
@@ -15,15 +15,9 @@ from treelab.engine.forest import Forest
 from treelab.engine.kernels import _grow as G
 from treelab.engine.kernels._construction import draw_construction
 from treelab.engine.kernels._rng import new_state
-from treelab.engine.oblique import (
-    TreeArrays,
-    as_oblique,
-    concat_trees,
-    rotation_features,
-    tree_of_forest,
-    tree_rotation,
-)
+from treelab.engine.oblique import TreeArrays, concat_trees, tree_of_forest
 from treelab.engine.regression import grow_regression_forest
+from treelab.engine.rotation import as_oblique, rotation_features, tree_rotation
 
 __all__ = ["grow_rotation_regression_forest", "grow_rotation_regression_tree"]
 

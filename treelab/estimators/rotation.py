@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from treelab.engine.kernels import _grow as G
-from treelab.engine.oblique import grow_rotation_forest
+from treelab.engine.rotation import grow_rotation_forest
 from treelab.estimators._rotation_cost import rotation_work, warn_rotation_cost
 from treelab.estimators._spec import TreeSpec, spec_iparams
 from treelab.estimators._validation import check_int, check_option, resolve_max_features

@@ -1,5 +1,5 @@
 """Rotation forest for regression: regression trees on per-tree rotations of the features
-(the rotation classifier's rotation, ``engine.oblique.tree_rotation``, grown by the regression
+(the rotation classifier's rotation, ``engine.rotation.tree_rotation``, grown by the regression
 trees' growth routine)."""
 
 from __future__ import annotations
