@@ -232,14 +232,9 @@ def test_refusals_name_the_argument(est):
     with pytest.raises(ValueError, match="Input y contains NaN"):
         est.fit(X, np.where(y == 3, np.nan, y))
     Xn = X.copy()
-    Xn[4, 1] = np.nan
-    with pytest.raises(ValueError, match=r"X contains NaN \(feature 1\)"):
+    Xn[4, 1] = np.inf
+    with pytest.raises(ValueError, match="X contains infinity"):
         est.fit(Xn, y)
-    import pandas as pd
-
-    frame = pd.DataFrame({"a": X[:, 0], "c": pd.Categorical(["u", "v"] * 5)})
-    with pytest.raises(ValueError, match="nominal .*feature 1 \\('c'\\)"):
-        est.fit(frame, y)
     with pytest.raises(ValueError, match="poisson"):
         est.set_params(criterion="poisson").fit(X, -y)
     est.set_params(criterion="squared_error")

@@ -33,11 +33,14 @@ def grow_regression_forest(feats: FeatureArrays, y: np.ndarray, sample_weight: n
     if n * len(seeds) < THREADS_MIN_ROW_TREES:
         n_threads = 1
 
+    # the version with nominal splits only where some feature is nominal (less to compile)
+    multiway = True if np.any(feats.nominal) else None
+
     def one(t: int) -> tuple:
         return grow_regression_tree(
             feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq, feats.uniq_off,
             feats.nominal, y, sw, iparams, float(alphas[t]), np.uint64(seeds[t]), row_mode,
-            part, t, n_sub, bool(poisson))
+            part, t, n_sub, bool(poisson), multiway)
 
     trees = run_threads(one, range(len(seeds)), n_threads)
     sizes = np.array([tr[0].shape[0] for tr in trees], dtype=np.int64)

@@ -80,8 +80,15 @@ SHARED_DOC = """
 
     Notes
     -----
-    Nominal features and missing values are refused (ValueError naming X and the feature);
-    sample weights are any non-negative finite numbers (rows of weight 0 are left out).
+    Nominal features (a DataFrame's ``category``, ``bool``, ``object`` and ``string``
+    columns) are split multiway, one child per value, as the classifiers split them; a value
+    absent from a node's rows leads to a child that predicts the node's mean. Missing values
+    (NaN) are grown as scikit-learn's trees grow them: a deterministic threshold sends the
+    node's missing rows to the side of the better split (right on a tie), or splits them off
+    from the others; a random node sends them to its larger child. At prediction a missing
+    value, or a category not seen in training, follows the child the node's missing rows
+    went to (its larger child where it had none). Infinite values are refused. Sample
+    weights are any non-negative finite numbers (rows of weight 0 are left out).
 """
 
 
@@ -100,7 +107,8 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
     ``Forest`` whose ``value`` holds each node's weighted mean target).
     """
 
-    # read by the shared feature encoding; regression trees take no nominal features
+    # read by the shared feature encoding: nominal columns are a DataFrame's categorical,
+    # boolean and text columns
     categorical_features = None
 
     def __new__(cls, *args, **kwargs):
@@ -110,6 +118,11 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
 
     def _spec(self, n_features: int) -> TreeSpec:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # missing values are grown (infinity is refused)
+        return tags
 
     # the classifiers' per-tree statistics read only the node arrays every forest has
     tree_stats = TreeEnsembleClassifier.tree_stats
@@ -142,24 +155,9 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
         return max(1, int(effective_n_jobs(getattr(self, "n_jobs", None))))
 
     def _encode(self, X, fit: bool) -> np.ndarray:
-        """X validated as the classifiers validate it, then refused where it holds what the
-        regression trees do not grow on: nominal columns and missing values."""
-        Xv = encode_features(self, X, fit=fit)
-        if fit and np.any(self.nominal_features_):
-            j = int(np.flatnonzero(self.nominal_features_)[0])
-            raise ValueError(
-                f"X has nominal (categorical) feature {self._feature_name(j)}; treelab's "
-                "regressors grow on numeric features only: encode it as numbers first")
-        nan_cols = np.flatnonzero(np.isnan(Xv).any(axis=0))
-        if nan_cols.size:
-            raise ValueError(
-                f"X contains NaN (feature {self._feature_name(int(nan_cols[0]))}); treelab's "
-                "regressors do not take missing values: impute them first")
-        return Xv
-
-    def _feature_name(self, j: int) -> str:
-        names = getattr(self, "feature_names_in_", None)
-        return f"{j} ({names[j]!r})" if names is not None else str(j)
+        """X validated and encoded as the classifiers' (nominal columns to codes, missing
+        values NaN; infinite values refused)."""
+        return encode_features(self, X, fit=fit)
 
     def fit(self, X, y, sample_weight=None):
         """Grow the trees.
@@ -167,7 +165,8 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or pandas.DataFrame of shape (n_samples, n_features)
-            Numeric training features without missing values.
+            Training features; missing values as NaN, nominal features as a DataFrame's
+            categorical, boolean or text columns.
         y : array-like of shape (n_samples,)
             Finite real targets (``criterion="poisson"``: non-negative, not all zero).
         sample_weight : array-like of shape (n_samples,), real scalar or None
@@ -223,10 +222,9 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
                 order = np.concatenate([order[counted[order]], order[~counted[order]]])
             part[order] = np.arange(n) % spec.n_trees
         ranks = bool(np.any(np.asarray(spec.alphas) > 0) and iparams[G.P_DET_THRESHOLD] == 0)
-        feats = prepare_features(Xv, np.zeros(d, dtype=bool), np.zeros(d, dtype=np.int64),
-                                 ranks=ranks, n_threads=self._n_threads(),
-                                 max_bins=spec.max_bins,
-                                 order=may_presort(iparams, spec, np.zeros(d, dtype=bool), n_sub),
+        feats = prepare_features(Xv, self.nominal_features_, self.arity_, ranks=ranks,
+                                 n_threads=self._n_threads(), max_bins=spec.max_bins,
+                                 order=may_presort(iparams, spec, self.nominal_features_, n_sub),
                                  values=reads_values(iparams, spec))
         self.forest_ = grow_regression_forest(
             feats, y, sw, iparams, spec.alphas, seeds, row_mode, part, n_sub,

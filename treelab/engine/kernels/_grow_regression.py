@@ -7,17 +7,28 @@ from the tree's own generator), else random. A deterministic node takes, among u
 squared-error reduction (CART's variance reduction, Breiman et al. 1984), or of largest half
 Poisson deviance reduction (``poisson``), at exact thresholds (midpoints of consecutive distinct
 values, or the upper edges of bins with ``max_bins``: ``_thresholds.split_threshold``, as the
-classification search) or at one uniform random threshold per feature (Extra-Trees). A random
+classification search) or at one uniform random threshold per feature (Extra-Trees); a nominal
+candidate is split multiway, one child per code, as the classifiers' nominal tests. A random
 node uses the classification's random test-selection unchanged (``_select.random_select``: a
-random feature and the random split law ``pair_midpoint``, ``pair_distinct`` or ``uniform``).
+random feature and the random split law ``pair_midpoint``, ``pair_distinct`` or ``uniform``,
+or a nominal feature's multiway split).
+
+Missing values (NaN): a deterministic threshold sends the node's missing rows to the side the
+criterion prefers, or splits them off from the non-missing rows (threshold +inf), as
+scikit-learn's trees (``_regression_split``); a deterministic nominal split puts them in the
+child where they score best. A random node sends them to its larger child (rows counted with
+their multiplicity), as ``grow_tree``'s random nodes. Where a node had no missing rows of its
+feature, missing values at prediction follow its larger child. A nominal child that no row
+reaches (a code absent at the node) predicts its parent's mean.
 
 What it shares with ``grow_tree`` rather than copying: the generator (``_rng``), the rows and
 features each tree sees (``_construction.draw_construction``: all rows, bootstrap, disjoint
 parts, given multiplicities, random subspaces), the random split laws (``_select``,
 ``_thresholds``), the threshold conventions (``split_threshold``, ``rank_threshold``), the
-partition of a node's rows (``_partition.partition_threshold``), the parameter layout
-(``_params``) and the packed row entries (``_split.row_of``, ``wt_of``). Its own: the node
-statistics, float64 weighted sums (w, w y) of each node's rows, and the split search over them.
+partitions of a node's rows (``_partition.partition_threshold``, ``partition_nominal``), the
+parameter layout (``_params``) and the packed row entries (``_split.row_of``, ``wt_of``). Its
+own: the node statistics, float64 weighted sums (w, w y) of each node's rows, and the split
+search over them (``_regression_split``).
 
 Rows are packed as in ``grow_tree`` (row << 32 | multiplicity << 16 | code) with code 0: the
 class code of a regression row means nothing, so PERT's rule (two rows of different classes)
@@ -26,8 +37,9 @@ rows of weight 0 are left out of the tree (as scikit-learn's trees leave them ou
 sizes (``min_samples_split``, ``min_samples_leaf``) count rows with their multiplicity, not
 their sample weight, as scikit-learn counts samples.
 
-Nominal features and missing values are not grown here (the regressors refuse them before any
-work).
+(numba's cache of ``grow_regression_tree`` does not see edits of the kernels it calls: edit
+this file too when ``_regression_split.py`` changes. Last: missing values and nominal splits,
+compiled only with ``multiway``.)
 """
 
 import numpy as np
@@ -35,8 +47,10 @@ from numba import njit
 
 from treelab.engine.kernels._config import NUMBA_FLAGS
 from treelab.engine.kernels._construction import draw_construction
+from treelab.engine.kernels._nodes import enlarge
 from treelab.engine.kernels._params import (
     KIND_LEAF,
+    KIND_NOMINAL,
     KIND_THRESHOLD,
     P_BINNED,
     P_DET_THRESHOLD,
@@ -47,8 +61,18 @@ from treelab.engine.kernels._params import (
     P_PRESORT,
     P_RANDOM_SPLIT,
 )
-from treelab.engine.kernels._partition import partition_threshold
+from treelab.engine.kernels._partition import partition_nominal, partition_threshold
 from treelab.engine.kernels._presort import build_lists, partition_lists
+from treelab.engine.kernels._regression_split import (
+    NAN_APART,
+    NAN_LEFT,
+    best_exact_split,
+    best_list_split,
+    best_nominal_split,
+    largest_code,
+    score_value_threshold,
+    summarize_codes,
+)
 from treelab.engine.kernels._rng import new_state, rand_float, rand_int
 from treelab.engine.kernels._select import random_select
 from treelab.engine.kernels._split import row_of, wt_of
@@ -65,175 +89,22 @@ LIST_MIN_DISTINCT = 256
 # as grow_tree: a random node tries this many random tests before it becomes a leaf (a test
 # whose children break min_samples_leaf is tried again)
 RANDOM_ATTEMPTS = 10
-# scikit-learn's EPSILON for the Poisson criterion: a child whose summed w y is at most this
-# cannot be split off (its mean is 0, its deviance undefined)
-POISSON_EPS = np.finfo(np.float64).eps
-_LOW32 = np.int64(0xFFFFFFFF)
-
-
-@njit(**NUMBA_FLAGS)
-def split_score(sl, wl, sr, wr, poisson):
-    """The proxy of a split's impurity reduction that the search maximises (the reduction less
-    terms equal for every split of the node).
-
-    Squared error: SL^2 / WL + SR^2 / WR, with S the summed w y and W the summed w of a child
-    (the reduction of the weighted sum of squares is this less S^2 / W of the node). Poisson:
-    SL log(SL / WL) + SR log(SR / WR), the reduction of the half Poisson deviance
-    sum w (y log(y / mu) - y + mu) less the node's term; -inf where a child's S <= eps (its
-    mean is 0), as scikit-learn's ``PoissonCriterion.proxy_impurity_improvement``.
-    """
-    if poisson:
-        if sl <= POISSON_EPS or sr <= POISSON_EPS:
-            return -np.inf
-        return sl * np.log(sl / wl) + sr * np.log(sr / wr)
-    return sl * sl / wl + sr * sr / wr
-
-
-@njit(**NUMBA_FLAGS)
-def best_exact_split(f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, poisson, keys, hw, hs,
-                     hm):
-    """Best exact split of the node's rows ``rows[s:e]`` on continuous feature f.
-
-    ``nw``, ``ny``, ``nm``: each node position's weight, target and multiplicity; ``W``, ``S``,
-    ``M``: their sums (w, w y, multiplicity). Every boundary between two consecutive distinct
-    ranks ``R[f, row]`` present at the node whose children keep ``min_leaf`` rows is scored
-    (``split_score``); ties keep the lowest threshold. The node's rows are summarised per rank
-    in the dense histograms ``hw``, ``hs``, ``hm`` when their ranks span at most 2 m + 16
-    values (m the node's rows: bin codes, the top of the tree), else sorted by rank (``keys``),
-    as the classification search chooses between the two. Returns (available, found, score,
-    rank below, rank above): available when f takes two distinct values at the node.
-    """
-    m = e - s
-    # the node's ranks gathered once (one pass of scattered reads), then read in place
-    lo = np.int64(R[f, row_of(rows[s])])
-    hi = lo
-    for j in range(m):
-        r = np.int64(R[f, row_of(rows[s + j])])
-        keys[j] = r
-        if r < lo:
-            lo = r
-        if r > hi:
-            hi = r
-    if lo == hi:
-        return False, False, -np.inf, 0, 0
-    best = -np.inf
-    found = False
-    r_lo = np.int64(0)
-    r_hi = np.int64(0)
-    wl = 0.0
-    sl = 0.0
-    ml = np.int64(0)
-    span = hi - lo + 1
-    if span <= 2 * m + 16:
-        for k in range(span):
-            hw[k] = 0.0
-            hs[k] = 0.0
-            hm[k] = 0
-        for j in range(m):
-            k = keys[j] - lo
-            hw[k] += nw[j]
-            hs[k] += nw[j] * ny[j]
-            hm[k] += nm[j]
-        prev = np.int64(-1)
-        for k in range(span):
-            if hm[k] == 0:
-                continue
-            if prev >= 0 and min_leaf <= ml <= M - min_leaf:
-                score = split_score(sl, wl, S - sl, W - wl, poisson)
-                if score > best:
-                    best = score
-                    found = True
-                    r_lo = prev + lo
-                    r_hi = k + lo
-            wl += hw[k]
-            sl += hs[k]
-            ml += hm[k]
-            prev = k
-        return True, found, best, r_lo, r_hi
-    for j in range(m):
-        keys[j] = (keys[j] << 32) | np.int64(j)
-    ks = keys[:m]
-    ks.sort()
-    for k in range(m - 1):
-        j = ks[k] & _LOW32
-        wl += nw[j]
-        sl += nw[j] * ny[j]
-        ml += nm[j]
-        rk = ks[k] >> 32
-        rk1 = ks[k + 1] >> 32
-        if rk == rk1 or ml < min_leaf or M - ml < min_leaf:
-            continue
-        score = split_score(sl, wl, S - sl, W - wl, poisson)
-        if score > best:
-            best = score
-            found = True
-            r_lo = rk
-            r_hi = rk1
-    return True, found, best, r_lo, r_hi
-
-
-@njit(**NUMBA_FLAGS)
-def best_list_split(lists, q, s, e, wrow, y, mult, W, S, M, min_leaf, poisson):
-    """``best_exact_split`` reading the node's segment ``[s, e)`` of presorted list q
-    (``_presort``: entries rank << 32 | row, in increasing rank order), with each row's
-    weight ``wrow``, target ``y`` and multiplicity ``mult``: no sort."""
-    if (lists[q, s] >> 32) == (lists[q, e - 1] >> 32):
-        return False, False, -np.inf, 0, 0
-    best = -np.inf
-    found = False
-    r_lo = np.int64(0)
-    r_hi = np.int64(0)
-    wl = 0.0
-    sl = 0.0
-    ml = np.int64(0)
-    for j in range(s, e - 1):
-        entry = lists[q, j]
-        row = entry & _LOW32
-        wl += wrow[row]
-        sl += wrow[row] * y[row]
-        ml += mult[row]
-        rk = entry >> 32
-        rk1 = lists[q, j + 1] >> 32
-        if rk == rk1 or ml < min_leaf or M - ml < min_leaf:
-            continue
-        score = split_score(sl, wl, S - sl, W - wl, poisson)
-        if score > best:
-            best = score
-            found = True
-            r_lo = rk
-            r_hi = rk1
-    return True, found, best, r_lo, r_hi
-
-
-@njit(**NUMBA_FLAGS)
-def score_value_threshold(f, t, rows, s, e, Xc, nw, ny, nm, W, S, M, min_leaf, poisson):
-    """(found, score) of the split x_f <= t (Extra-Trees' random threshold): not found when a
-    child would hold fewer than ``min_leaf`` rows."""
-    wl = 0.0
-    sl = 0.0
-    ml = 0
-    for j in range(e - s):
-        if Xc[f, row_of(rows[s + j])] <= t:
-            wl += nw[j]
-            sl += nw[j] * ny[j]
-            ml += nm[j]
-    if ml < min_leaf or M - ml < min_leaf:
-        return False, -np.inf
-    return True, split_score(sl, wl, S - sl, W - wl, poisson)
 
 
 @njit(**NUMBA_FLAGS)
 def grow_regression_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, sw, iparams,
-                         alpha, seed, row_mode, part, tree_id, n_sub, poisson):
+                         alpha, seed, row_mode, part, tree_id, n_sub, poisson, multiway=None):
     """Grow one regression tree into flat node arrays.
 
-    ``Xc`` (feature, row) float64 values (may be empty (d, 0) for trees of exact
-    deterministic tests only), ``R`` (feature, row) int32 global ranks (or bin codes),
-    ``n_distinct``, ``uniq``, ``uniq_off`` the features' distinct values (bin edges) as
-    ``grow_tree`` reads them, ``y`` float64 targets, ``sw`` float64 non-negative sample
-    weights, ``iparams`` the integer parameters (``_params.P_*``: min split, min leaf, max
-    depth, max features, Extra-Trees thresholds, random rule, binned), ``alpha`` the chance
-    of a deterministic node, ``poisson`` the Poisson criterion (else squared error).
+    ``Xc`` (feature, row) float64 values (nominal features hold codes 0..m-1, missing = NaN;
+    may be empty (d, 0) for trees of exact deterministic tests on continuous features), ``R``
+    (feature, row) int32 global ranks (or bin codes; missing = ``n_distinct``),
+    ``n_distinct``, ``uniq``, ``uniq_off`` the features' distinct values (bin edges; a nominal
+    feature's arity) as ``grow_tree`` reads them, ``nominal`` the nominal features, ``y``
+    float64 targets, ``sw`` float64 non-negative sample weights, ``iparams`` the integer
+    parameters (``_params.P_*``: min split, min leaf, max depth, max features, Extra-Trees
+    thresholds, random rule, binned), ``alpha`` the chance of a deterministic node,
+    ``poisson`` the Poisson criterion (else squared error).
     ``order`` (feature, row): each feature's rows in increasing rank order, or empty (d, 0):
     as in ``grow_tree``, trees of mostly deterministic nodes with exact thresholds then keep
     presorted lists (``_presort``), partitioned at every split, and their nodes of at least
@@ -244,6 +115,10 @@ def grow_regression_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, s
     (as ``grow_tree``), each node's weighted mean ``value`` = sum w y / sum w, summed weight
     ``weight`` and row count with multiplicity ``size``, then the tree's deterministic
     decision nodes and rows seen (with multiplicity).
+
+    ``multiway``: ``True`` where some feature is nominal, else ``None``: numba then drops the
+    nominal splits and the growth of the node tables before type inference, as ``grow_tree``
+    drops what a version does not need (about 5 CPU-s of a first regression fit).
     """
     d = nominal.shape[0]
     n = y.shape[0]
@@ -275,6 +150,14 @@ def grow_regression_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, s
             vis[q] = f
             perm[q] = f
             q += 1
+    max_arity = np.int64(2)
+    for f in range(d):
+        if nominal[f] and n_distinct[f] > max_arity:
+            max_arity = n_distinct[f]
+        if nominal[f] and multiway is None:
+            raise ValueError("nominal features need grow_regression_tree(..., multiway=True)")
+    # random_select skips nominal features marked here; none is marked: a nominal split
+    # leaves each child one code of its feature (and missing rows), which no split divides
     used = np.zeros(d, dtype=np.uint8)
     # each row's weight (multiplicity times sample weight) and multiplicity; rows of weight 0
     # have multiplicity 0 here, so the presorted lists leave them out
@@ -288,14 +171,17 @@ def grow_regression_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, s
     nw = np.empty(max(n_in, 1))
     ny = np.empty(max(n_in, 1))
     nm = np.empty(max(n_in, 1), dtype=np.int64)
-    # the dense per-rank histograms span at most 2 m + 16 ranks (best_exact_split)
-    n_hist = 2 * max(n_in, 1) + 16
+    # the dense per-rank histograms span at most 2 m + 16 ranks (best_exact_split); the
+    # per-code sums of a nominal feature take its arity
+    n_hist = max(2 * max(n_in, 1) + 16, max_arity)
     hw = np.empty(n_hist)
     hs = np.empty(n_hist)
     hm = np.empty(n_hist, dtype=np.int64)
     left_counts = np.zeros(1, dtype=np.int64)
     nan_part = np.zeros(1, dtype=np.int64)
 
+    # binary splits alone need at most 2 n_in - 1 nodes; multiway splits may need more (the
+    # tables grow, below)
     cap = 2 * n_in + 1
     kind = np.full(cap, KIND_LEAF, dtype=np.int8)
     feature = np.full(cap, -1, dtype=np.int32)
@@ -326,7 +212,7 @@ def grow_regression_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, s
     slot_of = np.full(d, -1, dtype=np.int64)
     n_list = 0
     for q in range(nv):
-        if n_distinct[vis[q]] > LIST_MIN_DISTINCT:
+        if not nominal[vis[q]] and n_distinct[vis[q]] > LIST_MIN_DISTINCT:
             n_list += 1
     presort = (iparams[P_PRESORT] >= 1 and alpha >= 0.5 and not random_thr and n_list > 0
                and 2 * n_target >= nv and order.shape[1] == n)
@@ -335,7 +221,7 @@ def grow_regression_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, s
         slots = np.empty(n_list, dtype=np.int64)
         q2 = 0
         for q in range(nv):
-            if n_distinct[vis[q]] > LIST_MIN_DISTINCT:
+            if not nominal[vis[q]] and n_distinct[vis[q]] > LIST_MIN_DISTINCT:
                 slots[q2] = vis[q]
                 slot_of[vis[q]] = q2
                 q2 += 1
@@ -343,8 +229,8 @@ def grow_regression_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, s
     else:
         lists = np.empty((0, 1), dtype=np.int64)
     child_of = np.zeros(n if presort else 1, dtype=np.int32)
-    bucket = np.zeros(2, dtype=np.int64)
-    fill = np.zeros(2, dtype=np.int64)
+    bucket = np.zeros(max_arity + 1, dtype=np.int64)
+    fill = np.zeros(max_arity + 1, dtype=np.int64)
     scratch = np.empty(max(n_in, 1) if presort else 1, dtype=np.int64)
 
     end[0] = n_in
@@ -354,6 +240,23 @@ def grow_regression_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, s
     sp = 1
     n_decision = np.int64(0)
     while sp > 0:
+        if multiway is not None and n_nodes + max_arity > cap:
+            cap = max(2 * cap, n_nodes + max_arity)
+            kind = enlarge(kind, cap, np.int8(KIND_LEAF))
+            feature = enlarge(feature, cap, np.int32(-1))
+            threshold = enlarge(threshold, cap, np.nan)
+            child_start = enlarge(child_start, cap, np.int32(0))
+            n_children = enlarge(n_children, cap, np.int32(0))
+            nan_child = enlarge(nan_child, cap, np.int32(0))
+            rnd = enlarge(rnd, cap, np.int8(0))
+            depth = enlarge(depth, cap, np.int32(0))
+            value = enlarge(value, cap, np.nan)
+            weight = enlarge(weight, cap, 0.0)
+            size = enlarge(size, cap, np.int64(0))
+            start = enlarge(start, cap, np.int64(0))
+            end = enlarge(end, cap, np.int64(0))
+            nbuf_of = enlarge(nbuf_of, cap, np.int8(0))
+            stack = enlarge(stack, cap, np.int64(0))
         sp -= 1
         node = stack[sp]
         s = start[node]
@@ -389,8 +292,11 @@ def grow_regression_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, s
         attempts = 1 if det else RANDOM_ATTEMPTS
         split = False
         f = -1
+        sk = KIND_THRESHOLD
         t = np.nan
-        split_at = s
+        nan_mode = 0
+        nanc = 0
+        n_kids = 2
         for _ in range(attempts):
             if det:
                 if sample:
@@ -409,35 +315,46 @@ def grow_regression_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, s
                         perm[i] = fc
                     else:
                         fc = vis[i]
-                    if random_thr:
+                    if multiway is not None and nominal[fc]:
+                        arity = n_distinct[fc]
+                        Wn, Sn, Mn, present = summarize_codes(fc, arity, rows, s, e, Xc, sw, y,
+                                                              hw, hs, hm)
+                        if present < 2:
+                            continue
+                        n_avail += 1
+                        ok, score, nb = best_nominal_split(arity, hw, hs, hm, Wn, Sn, Mn,
+                                                           min_leaf, poisson)
+                        if ok and score > best:
+                            best = score
+                            found = True
+                            f = fc
+                            sk = KIND_NOMINAL
+                            t = np.nan
+                            nanc = nb
+                    elif random_thr:
                         lo, hi = min_max(fc, rows, s, e, Xc)
                         if not lo < hi:
                             continue
                         n_avail += 1
                         tc = uniform_threshold(lo, hi, state)
-                        ok, score = score_value_threshold(fc, tc, rows, s, e, Xc, nw, ny, nm, W,
-                                                          S, M, min_leaf, poisson)
+                        ok, score, nan_left = score_value_threshold(
+                            fc, tc, rows, s, e, Xc, nw, ny, nm, W, S, M, min_leaf, poisson)
                         if ok and score > best:
                             best = score
                             found = True
                             f = fc
+                            sk = KIND_THRESHOLD
                             t = tc
-                    elif use_sorted and slot_of[fc] >= 0:
-                        avail, ok, score, r_lo, r_hi = best_list_split(
-                            lists, slot_of[fc], s, e, wrow, y, mult, W, S, M, min_leaf,
-                            poisson)
-                        if not avail:
-                            continue
-                        n_avail += 1
-                        if ok and score > best:
-                            best = score
-                            found = True
-                            f = fc
-                            t = split_threshold(uniq, uniq_off[fc], r_lo, r_hi, binned)
+                            nan_mode = NAN_LEFT if nan_left else 0
                     else:
-                        avail, ok, score, r_lo, r_hi = best_exact_split(
-                            fc, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, poisson, keys, hw,
-                            hs, hm)
+                        if use_sorted and slot_of[fc] >= 0:
+                            avail, ok, score, r_lo, r_hi, mode = best_list_split(
+                                lists, slot_of[fc], n_distinct[fc], s, e, wrow, y, mult, W, S,
+                                M, min_leaf, poisson)
+                        else:
+                            avail, ok, score, r_lo, r_hi, mode = best_exact_split(
+                                fc, n_distinct[fc], rows, s, e, R, nw, ny, nm, W, S, M,
+                                min_leaf, poisson, keys, hw, hs, hm)
                         if not avail:
                             continue
                         n_avail += 1
@@ -445,24 +362,70 @@ def grow_regression_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, s
                             best = score
                             found = True
                             f = fc
-                            t = split_threshold(uniq, uniq_off[fc], r_lo, r_hi, binned)
+                            sk = KIND_THRESHOLD
+                            nan_mode = mode
+                            if mode == NAN_APART:
+                                t = np.inf
+                            else:
+                                t = split_threshold(uniq, uniq_off[fc], r_lo, r_hi, binned)
                 if not found:
                     break
             else:
                 found, f, sk, t = random_select(rule, nominal, used, nv, perm, buf, nbuf, s, e,
                                                 Xc, Xc, False, state, True)
-                if not found or sk != KIND_THRESHOLD:
+                if not found:
                     break
+            if multiway is not None and sk == KIND_NOMINAL:
+                arity = n_distinct[f]
+                if not det:
+                    # missing rows join the child with the most rows, as in grow_tree
+                    Wn, Sn, Mn, present = summarize_codes(f, arity, rows, s, e, Xc, sw, y, hw,
+                                                          hs, hm)
+                    nanc = largest_code(arity, hm)
+                    ok = True
+                    for b in range(arity):
+                        mb = hm[b] + (Mn if b == nanc else 0)
+                        if 0 < mb < min_leaf:
+                            ok = False
+                    if not ok:
+                        continue
+                partition_nominal(f, arity, nanc, buf, nbuf, s, e, Xc, Xc, False, bucket)
+                n_kids = arity
+                split = True
+                break
             if det and not random_thr:
-                rt = rank_threshold(f, t, uniq, uniq_off)
-                split_at = partition_threshold(f, rt, n_distinct[f], np.int64(0), buf, nbuf,
-                                               s, e, R, R, False, left_counts, nan_part)
+                # (NAN_APART: every non-missing rank goes left, the missing rows right)
+                rt = rank_threshold(f, t, uniq, uniq_off) if nan_mode != NAN_APART else (
+                    n_distinct[f] - 1)
+                split_at = partition_threshold(f, rt, n_distinct[f],
+                                               np.int64(1 if nan_mode == NAN_LEFT else 0), buf,
+                                               nbuf, s, e, R, R, False, left_counts, nan_part)
             else:
-                split_at = partition_threshold(f, t, np.nan, np.int64(0), buf, nbuf, s, e, Xc,
-                                               Xc, False, left_counts, nan_part)
+                split_at = partition_threshold(f, t, np.nan,
+                                               np.int64(1 if nan_mode == NAN_LEFT else 0), buf,
+                                               nbuf, s, e, Xc, Xc, False, left_counts, nan_part)
             ml = left_counts[0]
+            nn = nan_part[0]
+            if det:
+                nanc = 0 if nan_mode == NAN_LEFT else 1
+            else:
+                # random splits send missing rows to the larger child, as in grow_tree
+                nanc = 0 if ml >= M - ml - nn else 1
+                if nanc == 0 and nn > 0:
+                    split_at = partition_threshold(f, t, np.nan, np.int64(1), buf, nbuf, s, e,
+                                                   Xc, Xc, False, left_counts, nan_part)
+            if nanc == 0:
+                ml += nn
             if ml < min_leaf or M - ml < min_leaf:
                 continue
+            if nn == 0:
+                # missing values at prediction go to the child with more rows, as in
+                # scikit-learn for features without missing values in training
+                nanc = 0 if 2 * ml >= M else 1
+            bucket[0] = s
+            bucket[1] = split_at
+            bucket[2] = e
+            n_kids = 2
             split = True
             break
         if not split:
@@ -470,35 +433,33 @@ def grow_regression_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, s
         if det:
             n_decision += 1
         if use_sorted:
-            # the children's rows in every presorted list, as partition_threshold laid them out
+            # the children's rows in every presorted list, as the partition laid them out
             out = buf[1 - nbuf]
-            for j in range(s, e):
-                child_of[row_of(out[j])] = 0 if j < split_at else 1
-            bucket[0] = s
-            bucket[1] = split_at
-            partition_lists(lists, s, e, child_of, bucket, 2, fill, scratch)
+            for b in range(n_kids):
+                for j in range(bucket[b], bucket[b + 1]):
+                    child_of[row_of(out[j])] = b
+            partition_lists(lists, s, e, child_of, bucket, n_kids, fill, scratch)
         a = n_nodes
-        kind[node] = KIND_THRESHOLD
+        kind[node] = sk
         feature[node] = f
         threshold[node] = t
         child_start[node] = a
-        n_children[node] = 2
-        # missing values at prediction go to the child with more rows, as in scikit-learn
-        # for features without missing values in training
-        nan_child[node] = 0 if 2 * left_counts[0] >= M else 1
+        n_children[node] = n_kids
+        nan_child[node] = nanc
         rnd[node] = 0 if det else 1
-        start[a] = s
-        end[a] = split_at
-        start[a + 1] = split_at
-        end[a + 1] = e
-        for b in range(2):
+        for b in range(n_kids):
+            start[a + b] = bucket[b]
+            end[a + b] = bucket[b + 1]
             depth[a + b] = depth[node] + 1
             nbuf_of[a + b] = 1 - nbuf
-        # the left child is grown first (depth first), as in grow_tree
-        stack[sp] = a + 1
-        stack[sp + 1] = a
-        sp += 2
-        n_nodes += 2
+            # a child no row reaches (a nominal code absent here) predicts its parent's mean
+            value[a + b] = value[node]
+        # the first child is grown first (depth first), as in grow_tree
+        for b in range(n_kids - 1, -1, -1):
+            if end[a + b] > start[a + b]:
+                stack[sp] = a + b
+                sp += 1
+        n_nodes += n_kids
     return (kind[:n_nodes].copy(), feature[:n_nodes].copy(), threshold[:n_nodes].copy(),
             child_start[:n_nodes].copy(), n_children[:n_nodes].copy(),
             nan_child[:n_nodes].copy(), rnd[:n_nodes].copy(), depth[:n_nodes].copy(),
