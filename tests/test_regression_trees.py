@@ -202,6 +202,36 @@ def test_fractional_weights_agree_with_sklearn():
     np.testing.assert_allclose(ours.predict(X[30:]), ref.predict(X[30:]), rtol=1e-10)
 
 
+@pytest.mark.parametrize("scale", [2.0**-600, 2.0**600, 2.0**1000])
+def test_weights_far_from_one_grow_the_unweighted_trees(scale):
+    """Uniform weights change no tree; at 2^600 the squared weighted sums of the split scores
+    overflowed to inf (every split scored alike, leaves NaN), at 2^-600 they underflowed to 0.
+    A power of two keeps the sums exact, so the trees are the unweighted ones, bit for bit."""
+    X, y = make_friedman1(300, random_state=5)
+    w = np.full(300, scale)
+    w[::3] *= 1.5
+    ref_w = np.ones(300)
+    ref_w[::3] = 1.5
+    for make in (lambda: treelab.RegressionTree(max_depth=6),
+                 lambda: treelab.RandomForestRegressor(n_estimators=4, random_state=1),
+                 lambda: treelab.RegressionTree(criterion="poisson", max_depth=4)):
+        ours = make().fit(X, y, sample_weight=w)
+        ref = make().fit(X, y, sample_weight=ref_w)
+        np.testing.assert_array_equal(ours.forest_.threshold, ref.forest_.threshold)
+        np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+        np.testing.assert_array_equal(ours.forest_.weight, ref.forest_.weight * scale)
+
+
+def test_weights_near_the_largest_double_give_finite_predictions():
+    X, y = make_friedman1(200, random_state=7)
+    model = treelab.RegressionTree(max_depth=4).fit(X, y, sample_weight=np.full(200, 1e300))
+    ref = treelab.RegressionTree(max_depth=4).fit(X, y)
+    assert np.all(np.isfinite(model.predict(X)))
+    # uniform weights that are not a power of two round the sums differently: the same
+    # tree up to ties between near-equal splits
+    assert abs(model.score(X, y) - ref.score(X, y)) < 0.02
+
+
 def test_zero_weight_rows_are_absent_rows():
     X, y = make_friedman1(200, random_state=6)
     w = np.ones(200)

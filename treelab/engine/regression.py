@@ -29,6 +29,15 @@ def grow_regression_forest(feats: FeatureArrays, y: np.ndarray, sample_weight: n
     sw = np.ascontiguousarray(sample_weight, dtype=np.float64)
     if sw.shape != (n,):
         raise ValueError(f"sample_weight must hold {n} weights, got shape {sw.shape}")
+    # the split scores square weighted sums (S^2 / W): weights far from 1 overflow them to
+    # inf (a NaN leaf value, or any split scoring alike) or underflow them to 0. Scaling by
+    # a power of two scales every sum and score exactly, so the trees are the given weights'
+    # trees, bit for bit; the node weights are scaled back
+    top = float(sw.max()) if n else 1.0
+    shift = 0
+    if top > 0.0 and not 2.0**-64 <= top <= 2.0**64:
+        shift = -int(np.frexp(top)[1])
+        sw = np.ldexp(sw, shift)
     alphas = np.asarray(alphas, dtype=np.float64)
     if n * len(seeds) < THREADS_MIN_ROW_TREES:
         n_threads = 1
@@ -59,7 +68,8 @@ def grow_regression_forest(feats: FeatureArrays, y: np.ndarray, sample_weight: n
         ties_test=np.zeros(len(seeds), dtype=np.int64),
         n_decision=np.array([tr[11] for tr in trees], dtype=np.int64),
         rows_seen=np.array([tr[12] for tr in trees], dtype=np.int64),
-        seed=np.asarray(seeds, dtype=np.uint64), value=joined(8), weight=joined(9),
+        seed=np.asarray(seeds, dtype=np.uint64), value=joined(8),
+        weight=np.ldexp(joined(9), -shift),
     )
 
 
