@@ -7,6 +7,7 @@ presets of those three parts: subclasses only declare their parameters and ``_sp
 
 from __future__ import annotations
 
+import functools
 import numbers
 from typing import TYPE_CHECKING
 
@@ -129,6 +130,13 @@ def check_tree_params(p: dict, criteria: tuple, random_splits: tuple) -> None:
         check_option("random_split", p["random_split"], random_splits)
 
 
+@functools.cache
+def _param_names(cls: type) -> tuple[str, ...]:
+    """scikit-learn's ``BaseEstimator._get_param_names`` of ``cls`` (its constructor's
+    parameter names, sorted), computed once per class."""
+    return tuple(BaseEstimator._get_param_names.__func__(cls))
+
+
 class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
     """Base class of every treelab tree learner (not used directly).
 
@@ -143,6 +151,13 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         if args or kwargs:
             check_constructor_arguments(cls, args, kwargs)
         return super().__new__(cls)
+
+    @classmethod
+    def _get_param_names(cls) -> list[str]:
+        # scikit-learn reads the constructor's signature again on every get_params, set_params
+        # and clone (a cell of an experiment grid made about a dozen such calls): read once
+        # per class
+        return list(_param_names(cls))
 
     # -- subclass hooks -------------------------------------------------------------------
     def _spec(self, n_features: int) -> TreeSpec:  # pragma: no cover - abstract
