@@ -10,7 +10,10 @@ read), the result files left out (``write_result=False``).
 alternately, ``--pairs`` times (the order swapped every pair), and the script reports each
 run's wall time, every pair's ratio new / old and their median, and whether every stored
 value of every cell (all but the timings) is the same in both trees' stores. A run before the
-timed ones (10 trees, 2 folds) warms each tree's numba cache.
+timed ones (10 trees, 2 folds) warms each tree's numba cache. Run one after the other (not
+``--together``), each run's CPU seconds (user + system) of its whole process tree (the run,
+its fork server and workers, which the script adopts as their reaper on Linux) and their
+ratios are reported too: on a shared machine the figure that the load moves least.
 
 Usage::
 
@@ -68,14 +71,48 @@ def start_tree(tree: Path, out: Path, args: argparse.Namespace, backend: str = "
                             cwd=tempfile.gettempdir())
 
 
+def adopt_descendants() -> bool:
+    """Make this process the reaper of its orphaned descendants (Linux's child subreaper), so
+    that the CPU time of a run's fork server and workers, which outlive the run's process,
+    reaches ``RUSAGE_CHILDREN`` once they are reaped. False where that is not available."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0  # SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def reap_descendants() -> None:
+    """Wait for every child and adopted descendant of this process to end."""
+    while True:
+        try:
+            os.wait()
+        except ChildProcessError:
+            return
+
+
+#: CPU seconds (user + system) of each timed run's whole process tree, in run order
+CPU: list[float] = []
+
+
 def run_tree(tree: Path, out: Path, args: argparse.Namespace, backend: str = "local",
              prefix: list[str] | None = None, warm: bool = False) -> float:
-    """Wall seconds of the grid in a fresh interpreter importing ``tree``'s treelab."""
+    """Wall seconds of the grid in a fresh interpreter importing ``tree``'s treelab; the CPU
+    seconds of its process, fork server and workers go to ``CPU`` (after
+    ``adopt_descendants``: every process of the run reaped first)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = start_tree(tree, out, args, backend, prefix, warm)
     if proc.wait() != 0:
         raise RuntimeError(f"the grid failed with {tree}")
-    return time.perf_counter() - started
+    wall = time.perf_counter() - started
+    reap_descendants()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return wall
 
 
 def run_together(trees: dict[str, Path], args: argparse.Namespace) -> dict[str, float]:
@@ -192,7 +229,9 @@ def main() -> None:
         if not args.no_warm:
             run_tree(tree, args.out / f"warm-{name}", args, warm=True)
     walls: dict[str, list[float]] = {name: [] for name in trees}
-    ratios = []
+    cpus: dict[str, list[float]] = {name: [] for name in trees}
+    ratios, cpu_ratios = [], []
+    adopted = adopt_descendants()
     for i in range(args.pairs):
         if args.together:
             for name, wall in run_together(trees, args).items():
@@ -201,15 +240,23 @@ def main() -> None:
             order = list(trees) if i % 2 == 0 else list(reversed(trees))
             for name in order:
                 walls[name].append(run_tree(trees[name], args.out / name, args))
+                cpus[name].append(CPU[-1])
         if "old" in trees:
             ratios.append(walls["new"][-1] / walls["old"][-1])
+            if not args.together:
+                cpu_ratios.append(cpus["new"][-1] / cpus["old"][-1])
         print(json.dumps({k: round(v[-1], 2) for k, v in walls.items()}), flush=True)
     report: dict = {"cells": len(stored(args.out / "new")), "workers": args.workers,
                     "wall_s": {k: [round(x, 2) for x in v] for k, v in walls.items()}}
+    if adopted and not args.together:  # the runs' whole process trees, one after the other
+        report["cpu_s"] = {k: [round(x, 2) for x in v] for k, v in cpus.items()}
     if "old" in trees:
         new, old = stored(args.out / "new"), stored(args.out / "old")
         report["ratios_new_over_old"] = [round(r, 3) for r in ratios]
         report["median_ratio"] = round(statistics.median(ratios), 3)
+        if adopted and cpu_ratios:
+            report["cpu_ratios_new_over_old"] = [round(r, 3) for r in cpu_ratios]
+            report["median_cpu_ratio"] = round(statistics.median(cpu_ratios), 3)
         report["identical_values"] = new == old
         report["cells_compared"] = len(new)
     print(json.dumps(report, indent=1))

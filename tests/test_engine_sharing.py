@@ -435,3 +435,46 @@ def test_sample_weights_share_with_the_same_weights_only(max_bins):
     for est, w in ((same, w1), (other, w2), (unweighted, None)):
         alone = make(0.7).fit(X, y, sample_weight=w)
         assert_forests_identical(est.forest_, alone.forest_)
+
+
+def test_reference_layouts_are_made_once_per_kept_forest(monkeypatch):
+    """The fits of a scope that take a kept forest as reference read each tree's layout made
+    by the first of them (not again per fit), and a forest kept again has its own layouts;
+    every forest is still the one a fit alone grows."""
+    X, y = data()
+    made = []
+    real = F.reference_arrays
+
+    def counting(tree):
+        made.append(id(tree))
+        return real(tree)
+
+    monkeypatch.setattr(F, "reference_arrays", counting)
+
+    def make(alpha):
+        return treelab.VRTrees(n_estimators=6, alpha=alpha, random_state=5, sampling="bootstrap",
+                               categorical_features=[4])
+
+    store = sharing.SharedWork()
+    with sharing.shared_work(store):
+        make(1.0).fit(X, y)
+        made.clear()
+        shared = [make(a).fit(X, y) for a in (0.8, 0.5, 0.2)]
+        assert len(made) == 6 and len(set(made)) == 6  # once per tree, not once per fit
+        (held, layouts), = store.references.items.values()
+        assert set(layouts) == set(made)
+        for tree_id, (ref_i, thr) in layouts.items():
+            tree = next(t for t in held if id(t) == tree_id)
+            want_i, want_t = real(tree)
+            np.testing.assert_array_equal(ref_i, want_i)
+            np.testing.assert_array_equal(thr, want_t)
+        # the kept forest forgotten and kept again: new trees, new layouts
+        store.forests.clear()
+        make(1.0).fit(X, y)
+        made.clear()
+        again = make(0.5).fit(X, y)
+        assert len(made) == 6
+        (held_again, _), = store.references.items.values()
+        assert held_again is not held
+    for est, alpha in zip([*shared, again], (0.8, 0.5, 0.2, 0.5), strict=True):
+        assert_forests_identical(est.forest_, make(alpha).fit(X, y).forest_)

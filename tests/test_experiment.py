@@ -259,10 +259,13 @@ def test_single_model_is_fitted_once_per_ensemble_and_fold(monkeypatch):
     todo = [c for c in expand(config) if c.coords["fold"] == 1]
     todo += [c for c in expand(config) if c.coords["fold"] == 0][:1]
     assert len(todo) == 4
-    fits = []
+    fits, predicts = [], []
     real_fit = treelab.DecisionTree.fit
     monkeypatch.setattr(treelab.DecisionTree, "fit",
                         lambda self, X, y: fits.append(1) or real_fit(self, X, y))
+    real_predict = treelab.DecisionTree.predict
+    monkeypatch.setattr(treelab.DecisionTree, "predict",
+                        lambda self, X: predicts.append(1) or real_predict(self, X))
 
     def without_timing(record):  # as JSON text, where NaN equals NaN
         return json.loads(json.dumps({**record, "vars": {
@@ -272,10 +275,11 @@ def test_single_model_is_fitted_once_per_ensemble_and_fold(monkeypatch):
     for cell in todo:  # each cell fits its own single model
         C._SINGLES.items.clear()
         alone.append(without_timing(C.run_cell(cell.spec)))
-    assert len(fits) == 4
+    assert len(fits) == 4 and len(predicts) == 4
     C._SINGLES.items.clear()
     shared = [without_timing(C.run_cell(cell.spec)) for cell in todo]
     assert len(fits) == 6  # one fit serves the three alphas of fold 1
+    assert len(predicts) == 6  # and one prediction of its test rows
     assert json.dumps(shared, sort_keys=True) == json.dumps(alone, sort_keys=True)
     # the single error is the error of C4.5 fitted on the cell's training rows
     wine = D.load_builtin("wine")
@@ -283,6 +287,40 @@ def test_single_model_is_fitted_once_per_ensemble_and_fold(monkeypatch):
     tree = treelab.DecisionTree(random_state=0).fit(split.train.X, split.train.y)
     direct = np.mean(tree.predict(split.test.X) != split.test.y)
     assert shared[1]["vars"]["single_error"]["data"] == pytest.approx(direct, abs=1e-12)
+
+
+def test_a_shared_single_model_predicts_rows_once_and_replays_its_warnings():
+    import warnings
+
+    from treelab.experiment import cells as C
+
+    class Warns:
+        calls = 0
+
+        def predict(self, X):
+            Warns.calls += 1
+            warnings.warn(f"rows seen: {len(X)}", UserWarning, stacklevel=1)
+            return (np.asarray(X)[:, 0] > 0).astype(int)
+
+    model = Warns()
+    C._predict_once(model)
+    rng = np.random.default_rng(0)
+    X, other = rng.normal(size=(30, 3)), rng.normal(size=(30, 3))
+    answers = []
+    for rows in (X, X.copy(), other, X):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            answers.append(model.predict(rows))
+        assert [str(w.message) for w in caught] == ["rows seen: 30"]  # replayed each time
+    assert Warns.calls == 2  # X (twice, and a copy of it), then the other rows
+    np.testing.assert_array_equal(answers[0], (X[:, 0] > 0).astype(int))
+    np.testing.assert_array_equal(answers[2], (other[:, 0] > 0).astype(int))
+    answers[0][:] = 7  # a caller's answer is its own
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        np.testing.assert_array_equal(model.predict(X), (X[:, 0] > 0).astype(int))
+        assert model.predict([[1.0, 0, 0]]).tolist() == [1]  # not an array: as it is
+    assert Warns.calls == 3
 
 
 def test_configured_or_switched_off_single_model(tmp_path):

@@ -346,6 +346,12 @@ def grow_forest(
     def join(i: int) -> np.ndarray:
         first = parts[i][0]
         joined = empty_small_pages((int(offsets[-1]),) + first.shape[1:], first.dtype)
+        if joined.nbytes < JOIN_TRIM_BYTES:
+            # nothing to hand back on the way: one copy call, not one slice per tree (a
+            # small set's forest spent more in those slices than in copying)
+            np.concatenate(parts[i], axis=0, out=joined)
+            parts[i] = []
+            return joined
         freed = 0
         for t in range(T):
             joined[offsets[t]:offsets[t + 1]] = parts[i][t]
@@ -471,7 +477,13 @@ def _grow_trees(one: Callable, feats: FeatureArrays, y32: np.ndarray, n_classes:
         known = store.forests.peek(key)
         if known is not None:  # the all-deterministic trees of these seeds (engine.sharing)
             store.hits["trees"] += 1
-            refs: dict[int, tuple] = {}
+            # each tree's reference layout, made once for every later fit of the scope (a
+            # fold batch's nine mixed alphas read the same ones), by the id of a tree of
+            # ``known``, which the entry holds so that no id is reused while it lives
+            held, refs = store.references.get(key, lambda: (known, {}))
+            if held is not known:  # the forest was kept again since: its trees are new
+                held, refs = known, {}
+                store.references.put(key, (held, refs))
 
             def with_reference(t: int) -> tuple:
                 ref = refs.get(id(known[t]))

@@ -121,11 +121,16 @@ class SharedWork:
                  ) -> None:
         self.features = LRU(features, max_bytes)
         self.forests = LRU(forests, max_bytes)
+        #: the reference layouts of a kept forest's trees (``forest.reference_arrays``) by the
+        #: forest's key: (its trees, {id of a tree: layout}), each made when a fit first
+        #: reads it
+        self.references = LRU(forests)
         self.hits = {"features": 0, "trees": 0}
 
     def clear(self) -> None:
         self.features.clear()
         self.forests.clear()
+        self.references.clear()
 
 
 _PROCESS = SharedWork()

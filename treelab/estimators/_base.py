@@ -7,6 +7,7 @@ presets of those three parts: subclasses only declare their parameters and ``_sp
 
 from __future__ import annotations
 
+import functools
 import numbers
 from typing import TYPE_CHECKING
 
@@ -86,6 +87,13 @@ def check_label_types(y):
     return y
 
 
+@functools.cache
+def _param_names(cls: type) -> tuple[str, ...]:
+    """scikit-learn's ``BaseEstimator._get_param_names`` of ``cls`` (its constructor's
+    parameter names, sorted), computed once per class."""
+    return tuple(BaseEstimator._get_param_names.__func__(cls))
+
+
 class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
     """Base class of every treelab tree learner (not used directly).
 
@@ -100,6 +108,13 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         if args or kwargs:
             check_constructor_arguments(cls, args, kwargs)
         return super().__new__(cls)
+
+    @classmethod
+    def _get_param_names(cls) -> list[str]:
+        # scikit-learn reads the constructor's signature again on every get_params, set_params
+        # and clone (a cell of an experiment grid made about a dozen such calls): read once
+        # per class
+        return list(_param_names(cls))
 
     # -- subclass hooks -------------------------------------------------------------------
     def _spec(self, n_features: int) -> TreeSpec:  # pragma: no cover - abstract
