@@ -117,20 +117,42 @@ def test_dataframe_columns_in_another_order_are_refused_as_by_the_other_regresso
                                   model.fit(X, y).predict(Xt))
 
 
-def test_nominal_features_and_missing_values_are_refused_naming_x(friedman):
-    X, y, _, _ = friedman
-    model = treelab.RotationForestRegressor(n_estimators=2, random_state=0)
-    frame = pd.DataFrame(X[:, :3], columns=["a", "b", "c"])
-    frame["c"] = pd.Categorical(np.where(X[:, 2] > 0.5, "hi", "lo"))
-    with pytest.raises(ValueError, match="X has nominal"):
-        model.fit(frame, y)
-    Xn = X.copy()
-    Xn[4, 2] = np.nan
-    with pytest.raises(ValueError, match="X contains NaN"):
-        model.fit(Xn, y)
-    model.fit(X, y)
-    with pytest.raises(ValueError, match="X contains NaN"):
-        model.predict(Xn)
+def test_nominal_features_and_missing_values_are_read_as_real_features(friedman):
+    """A nominal column as one-hot columns, a missing value as the column's training mean
+    (1/m in each one-hot column of a missing nominal value), written out by hand here: the
+    forest is the one grown on the hand-made real features, bit for bit."""
+    X, y, Xt, _ = friedman
+    rng = np.random.default_rng(3)
+
+    def frame_of(A, n_missing):
+        f = pd.DataFrame(A[:, :4], columns=["a", "b", "c", "d"])
+        f["d"] = pd.Categorical(np.array(["lo", "mid", "hi"])[(A[:, 3] * 3).astype(int) % 3],
+                                categories=["hi", "lo", "mid"])
+        f.loc[rng.choice(len(f), n_missing, replace=False), "b"] = np.nan
+        f.loc[rng.choice(len(f), n_missing, replace=False), "d"] = np.nan
+        return f
+
+    train, test = frame_of(X, 20), frame_of(Xt, 10)
+    b = train["b"].to_numpy()
+    b_mean = np.mean(b[~np.isnan(b)])
+
+    def by_hand(f):
+        out = f[["a", "b", "c"]].to_numpy(dtype=float, copy=True)
+        out[:, 1] = np.where(np.isnan(out[:, 1]), b_mean, out[:, 1])
+        codes = f["d"].cat.codes.to_numpy()  # -1: missing
+        onehot = np.stack([(codes == k).astype(float) for k in range(3)], axis=1)
+        onehot[codes < 0] = 1.0 / 3.0
+        return np.column_stack([out, onehot])
+
+    for rotation in ("pca", "random"):
+        ours = treelab.RotationForestRegressor(n_estimators=4, rotation=rotation,
+                                               random_state=0).fit(train, y)
+        ref = treelab.RotationForestRegressor(n_estimators=4, rotation=rotation,
+                                              random_state=0).fit(by_hand(train), y)
+        np.testing.assert_array_equal(ours.predict(test), ref.predict(by_hand(test)))
+        np.testing.assert_array_equal(ours.member_predict(test),
+                                      ref.member_predict(by_hand(test)))
+        assert np.all(np.isfinite(ours.predict(test)))
 
 
 def test_zero_weight_rows_are_rows_left_out(friedman):

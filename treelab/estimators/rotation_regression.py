@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
+from treelab.engine.oblique import apply_real_map, fit_real_map
 from treelab.engine.rotation_regression import grow_rotation_regression_forest
 from treelab.estimators._conditioning import apply_scaling, fit_scaling
 from treelab.estimators._rotation_cost import rotation_work, warn_rotation_cost
@@ -45,6 +46,11 @@ class RotationForestRegressor(TreeEnsembleRegressor):
     VR-Tree (a node is deterministic with probability alpha, else random, as
     ``VRTreesRegressor``). A member predicts the weighted mean target of its
     leaf; the forest the members' mean.
+
+    Nominal features and missing values: as ``RotationForest``, the trees read real features
+    (``engine.oblique.RealMap``, fitted as ``real_map_``): a nominal column becomes m one-hot
+    columns, a missing numeric value the column's weighted training mean, and a missing
+    nominal value 1/m in each of its one-hot columns; d counts the real features.
 
     Cost: every tree projects its rows on d axes over all d features, n_estimators x n d^2
     (plus d^3 for ``rotation="random"``); ``fit`` warns (``RotationCostWarning``) above 1e11.
@@ -126,23 +132,16 @@ class RotationForestRegressor(TreeEnsembleRegressor):
         (``_rotation_cost.rotation_work``)."""
         return rotation_work(int(self.n_estimators), self.rotation, n_rows, n_real)
 
-    def _encode(self, X, fit: bool) -> np.ndarray:
-        Xv = super()._encode(X, fit)
-        # the rotation reads real numbers only: refused here too, whatever the shared
-        # encoding accepts (a nominal code or a NaN would enter every rotated axis)
-        if fit and np.any(self.nominal_features_):
-            raise ValueError(f"X has nominal (categorical) features; {type(self).__name__} "
-                             "rotates numeric features only: encode them as numbers first")
-        if np.isnan(Xv).any():
-            raise ValueError(f"X contains NaN; {type(self).__name__} does not take missing "
-                             "values: impute them first")
-        return Xv
-
     def _fit_encoded(self, Xv: np.ndarray, y: np.ndarray, sw: np.ndarray) -> None:
-        n, d = Xv.shape
+        # the rotation reads real features, as RotationForest's: a nominal column as one-hot
+        # columns, a missing value as the column's weighted training mean (1/m in each
+        # one-hot column of a nominal one)
+        self.real_map_ = fit_real_map(Xv, self.nominal_features_, self.arity_, sw)
+        Z = apply_real_map(self.real_map_, Xv)
+        n, d = Z.shape
         # conditioning only (exact powers of two per column, fit_scaling): no split moves
-        self.scaling_ = fit_scaling(Xv, None, per_column=True, weights=sw)
-        Z = apply_scaling(self.scaling_, Xv)
+        self.scaling_ = fit_scaling(Z, None, per_column=True, weights=sw)
+        Z = apply_scaling(self.scaling_, Z)
         warn_rotation_cost(self, n, d)
         spec = self._spec(d)
         iparams, _ = spec_iparams(spec, d)
@@ -159,4 +158,4 @@ class RotationForestRegressor(TreeEnsembleRegressor):
 
     def _encode_predict(self, X) -> np.ndarray:
         Xv = super()._encode_predict(X)  # refuses an unfitted model first
-        return apply_scaling(self.scaling_, Xv)
+        return apply_scaling(self.scaling_, apply_real_map(self.real_map_, Xv))
