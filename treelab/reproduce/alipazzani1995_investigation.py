@@ -58,6 +58,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from treelab.report._render import to_markdown
 from treelab.reproduce._papers import paper_table
 
 __all__ = ["LED_TEST_ROWS", "fit_line", "flip_grid", "learner_params", "main", "meta_trials",
@@ -340,7 +341,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"LED, {a.grid_irrelevant} random bits, 30 training rows, noise-free test, "
               f"{a.trials} trials")
         frame = flip_grid(a.flip_grid, a.grid_irrelevant, a.trials, params, progress=True)
-        print(frame.round(2).to_markdown())
+        print(to_markdown(frame.round(2)))
         return 0
     rows = []
     for name in names:

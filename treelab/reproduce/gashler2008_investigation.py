@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from treelab.report._render import to_markdown
 from treelab.reproduce._papers import paper_table
 
 __all__ = ["KS", "MMDT_PAGE", "density", "main", "noise", "noise_fit", "paper_counts",
@@ -213,12 +214,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         frame = density(a.table or MMDT_PAGE)
         print(f"{frame.attrs['n']} sets; MMDT wins (accuracy above bagged entropy trees) / "
               "sets in the group")
-        print(frame.to_markdown())
+        print(to_markdown(frame))
         return 0
     acc = noise(a.set, a.ks, a.features, a.trees, a.repeats, progress=True)
     print(f"\n{a.set}, {a.trees} trees, {a.repeats} x 2-fold CV; line of accuracy on "
           "log2(k + 1)")
-    print(noise_fit(acc).round(3).to_markdown())
+    print(to_markdown(noise_fit(acc).round(3)))
     if a.json:
         per = acc["accuracy"].groupby(level=["model", "k"], sort=False).agg(list)
         Path(a.json).write_text(json.dumps(

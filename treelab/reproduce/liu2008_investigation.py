@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from treelab.report._render import to_markdown
 from treelab.reproduce._papers import paper_table
 
 __all__ = ["BUNDLE", "READINGS", "SETS", "datasets", "dna", "encoding", "load_table", "main",
@@ -311,19 +312,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         for frame in ranks(table, boot=a.boot, seed=a.seed).values():
             print(f"\n{len(frame)} methods, {frame.attrs['n']} data sets; Nemenyi CD (0.05) = "
                   f"{frame.attrs['critical_difference']:.2f}")
-            print(frame.round(2).to_markdown())
+            print(to_markdown(frame.round(2)))
     elif a.part == "datasets":
-        print(datasets().to_markdown())
+        print(to_markdown(datasets()))
     elif a.part == "dna":
-        print(dna(trees=a.trees, seed=a.seed).round(1).to_markdown())
+        print(to_markdown(dna(trees=a.trees, seed=a.seed).round(1)))
     elif a.part == "encoding":
         frame = encoding(table)
         print("string-ordered sets:", ", ".join(frame.attrs["string_ordered"]))
-        print(frame.round(2).to_markdown())
+        print(to_markdown(frame.round(2)))
     else:
         frame = readings(a.sets, a.readings, trees=a.trees, seed=a.seed, rf=a.rf, table=table,
                          progress=True)
-        print("\n" + frame.round(2).to_markdown())
+        print("\n" + to_markdown(frame.round(2)))
         if a.json:
             Path(a.json).write_text(frame.reset_index().to_json(orient="records", indent=1))
     return 0
