@@ -186,12 +186,12 @@ def _irrelevant(irr: pd.DataFrame, dataset: str, second: bool = False
         r = np.corrcoef(x, irr[m].to_numpy())[0, 1]
         lines[m] = (slope, r * r)
     if dataset == "vowel":
-        source = "the paper's data set; its Figure 5 gives no numbers, only the trend"
+        source = "the paper's data set: its Figure 5 shows the trend, without numbers"
     elif second:
         source = ("a second reading beside vowel, the paper's data set; the verdict reads "
                   "vowel")
     else:
-        source = "not the paper's data set (vowel), which gives no numbers, only the trend"
+        source = "not the paper's data set: its Figure 5 shows vowel, without numbers"
     text = (f"Accuracy on {dataset} with k Gaussian N(0, 1) attributes added (means over the "
             f"folds); {source}.\n\n"
             + to_markdown(irr.map(lambda v: f"{v:.3f}").T)
