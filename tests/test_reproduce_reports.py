@@ -160,3 +160,47 @@ def test_liu_figure9_ranges_by_hand():
     verdict = liu_verdicts.verdicts(None, None, None, None, f9=facts)[-1]
     assert verdict.verdict == "does not hold"
     assert "s 0.100 against 0.900; w 0.400 against 0.200" in verdict.numbers
+
+
+def _irrelevant_frame(rows: dict[int, list[float]]) -> pd.DataFrame:
+    """Mean accuracy per number of irrelevant attributes (rows) and method (RDT, ERDT, MMDT,
+    CVDT), as ``measure`` stores it."""
+    frame = pd.DataFrame.from_dict(rows, orient="index", columns=["RDT", "ERDT", "MMDT", "CVDT"])
+    frame.index.name = "n_irrelevant"
+    return frame
+
+
+def test_gashler_figure5_is_judged_on_vowel_with_wine_a_second_reading():
+    # vowel: MMDT loses 0.6 from k = 0 to 64, more than RDT's 0.3, so the rule (RDT loses the
+    # most, each other method less than RDT) does not hold; wine, where RDT loses the most,
+    # would satisfy the rule: only vowel may decide
+    vowel = _irrelevant_frame({64: [0.6, 0.8, 0.3, 0.7], 0: [0.9, 0.85, 0.9, 0.88],
+                               4: [0.85, 0.84, 0.7, 0.8]})
+    wine = _irrelevant_frame({0: [0.98, 0.94, 0.97, 0.97], 256: [0.47, 0.93, 0.86, 0.95]})
+    sections, verdicts = gashler.report({"irrelevant_vowel": vowel, "irrelevant": wine}, "full")
+    figure5 = [v for v in verdicts if "(Figure 5)" in v.claim]
+    assert len(figure5) == 1  # one verdict, on vowel
+    (v,) = figure5
+    assert v.verdict == "does not hold"
+    # the numbers the rule reads: each method at k = 0 and the largest k, and the loss
+    assert v.numbers.startswith("vowel: accuracy from k = 0 to 64: RDT 0.900 to 0.600 "
+                                "(loses 0.300), ERDT 0.850 to 0.800 (loses 0.050), MMDT "
+                                "0.900 to 0.300 (loses 0.600), CVDT 0.880 to 0.700 (loses "
+                                "0.180)")
+    assert ("; second reading, not judged: wine: accuracy from k = 0 to 256: RDT 0.980 to "
+            "0.470 (loses 0.510)") in v.numbers
+    titles = [s.title for s in sections]
+    assert titles == ["Figure 5: irrelevant attributes (vowel)",
+                      "Figure 5: irrelevant attributes (wine, a second reading)"]
+    assert "the verdict reads vowel" in sections[1].text
+    # the vowel table lists every k in order
+    assert "| MMDT | 0.900 | 0.700 | 0.300 |" in sections[0].text
+    # where RDT loses the most on vowel, the claim holds
+    holds = _irrelevant_frame({0: [0.9, 0.85, 0.9, 0.88], 64: [0.3, 0.8, 0.6, 0.7]})
+    _, verdicts = gashler.report({"irrelevant_vowel": holds, "irrelevant": wine}, "full")
+    assert next(v for v in verdicts if "(Figure 5)" in v.claim).verdict == "holds"
+    # wine alone: shown and judged, at most inconclusive
+    sections, verdicts = gashler.report({"irrelevant": wine}, "full")
+    (v,) = [v for v in verdicts if "(Figure 5)" in v.claim]
+    assert v.verdict == "inconclusive" and "measured on wine, not the paper's vowel" in v.numbers
+    assert [s.title for s in sections] == ["Figure 5: irrelevant attributes (wine)"]

@@ -62,14 +62,16 @@ def alipazzani1995(results: dict[str, xr.Dataset], folder: Path) -> list[Path]:
 
 
 def gashler2008(results: dict[str, xr.Dataset], folder: Path) -> list[Path]:
-    """Accuracy against irrelevant attributes on wine (Figure 5); ranks of Table 1."""
+    """Accuracy against irrelevant attributes on vowel (Figure 5's data set) and wine; ranks
+    of Table 1."""
     from treelab import plot
 
     out = []
-    irr = results.get("irrelevant", results.get("irrelevant_quick"))
-    if irr is not None:
-        out += _save(plot.irrelevant_attributes(irr, dataset="wine"), folder,
-                     "irrelevant_attributes.png")
+    for grid, dataset, name in (("irrelevant_vowel", "vowel", "irrelevant_attributes_vowel.png"),
+                                ("irrelevant", "wine", "irrelevant_attributes.png")):
+        irr = results.get(grid, results.get(f"{grid}_quick"))
+        if irr is not None:
+            out += _save(plot.irrelevant_attributes(irr, dataset=dataset), folder, name)
     grid = next((g for g in ("bundle", "gashler", "gashler_quick") if g in results), None)
     if grid is not None:
         out += _critical_difference(results[grid], folder, "ranks.png")

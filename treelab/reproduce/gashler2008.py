@@ -3,6 +3,8 @@
 * ``gashler`` and ``irrelevant``: notebook 04's full-mode grids, unchanged (bagged RDT, ERDT,
   MMDT, CVDT of 100 trees and 1,000-tree RDT and ERDT by 5x2 CV on 15 data sets; the four
   100-tree ensembles on wine with 0 to 256 Gaussian irrelevant attributes);
+* ``irrelevant_vowel``: the same four ensembles on vowel, the paper's Figure 5 data set, with
+  0 to 256 Gaussian irrelevant attributes (the Figure 5 verdict reads this grid);
 * ``bundle`` (full mode): the same six ensembles on every bundle set of at most 10,000 rows
   (the paper's 43 UCI sets are not listed in its text);
 * ``density`` (quick mode): bagged ERDT against bagged MMDT (100 trees, 5x2 CV) on the bundle
@@ -107,11 +109,12 @@ def bundle(n: int, max_rows: int, only: tuple[str, ...] | None = None,
 
 
 def grids(mode: str) -> dict[str, ExperimentConfig]:
-    """``full``: notebook 04's grids and the six ensembles on the bundle's UCI sets of at most
-    10,000 rows; ``quick``: one repeat of 2-fold CV, ensembles a quarter of the size (25
-    bagged trees against 250-tree RDT and ERDT) on notebook 04's data sets, wine with 0, 4,
-    16, 64 and 256 irrelevant attributes, and ERDT against MMDT on the bundle's UCI sets of
-    at most 500 rows; ``ci``: ERDT, MMDT on sets of at most 160 rows, 10 trees, 5x2 CV.
+    """``full``: notebook 04's grids, vowel with 0 to 256 irrelevant attributes (the paper's
+    Figure 5) and the six ensembles on the bundle's UCI sets of at most 10,000 rows;
+    ``quick``: one repeat of 2-fold CV, ensembles a quarter of the size (25 bagged trees
+    against 250-tree RDT and ERDT) on notebook 04's data sets, wine and vowel with 0, 4, 16,
+    64 and 256 irrelevant attributes, and ERDT against MMDT on the bundle's UCI sets of at
+    most 500 rows; ``ci``: ERDT, MMDT on sets of at most 160 rows, 10 trees, 5x2 CV.
 
     Examples
     --------
