@@ -37,6 +37,9 @@ NAN_APART = 2
 # feature (at most 256 codes), and an exact feature's nodes whose values are dense enough
 CHAIN_SPAN_PER_ROW = 8
 CHAIN_SPAN_MIN = 256
+# nodes of at most this many rows sort their few keys by insertion instead (clearing and
+# scanning a chain head per rank of a span of up to 256 costs more there)
+INSERTION_MAX_ROWS = 12
 
 
 @inner
@@ -118,10 +121,11 @@ def best_exact_split(f, nd_f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, pois
     their ranks span at most 2 m + 16 values (m the node's rows: bin codes, the top of the
     tree), else walked in increasing rank in per-rank chains of positions (``hm`` the chains'
     heads, ``keys`` their links) where the span is at most ``CHAIN_SPAN_PER_ROW`` m +
-    ``CHAIN_SPAN_MIN``, else sorted by rank (``keys``); the chains and the sort sum the rows
-    in one order (rank, then position), so they find the same split bit for bit. Returns
-    (available, found, score, rank below, rank above, where missing rows go): available when
-    f takes two distinct non-missing values at the node.
+    ``CHAIN_SPAN_MIN`` and the node holds more than ``INSERTION_MAX_ROWS`` rows, else sorted
+    by rank (``keys``; by insertion up to ``INSERTION_MAX_ROWS`` rows); the chains and the sort
+    sum the rows in one order (rank, then position), so they find the same split bit for bit.
+    Returns (available, found, score, rank below, rank above, where missing rows go):
+    available when f takes two distinct non-missing values at the node.
     """
     m = e - s
     # the node's ranks gathered once (one pass of scattered reads), then read in place; the
@@ -185,7 +189,8 @@ def best_exact_split(f, nd_f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, pois
             sl += hs[k]
             ml += hm[k]
             prev = k
-    elif span <= hm.shape[0] and span <= CHAIN_SPAN_PER_ROW * m + CHAIN_SPAN_MIN:
+    elif m > INSERTION_MAX_ROWS and span <= hm.shape[0] and span <= (
+            CHAIN_SPAN_PER_ROW * m + CHAIN_SPAN_MIN):
         # a chain of rows per rank (hm[k]: the first position of rank lo + k, keys[j]: the
         # next position of j's rank, -1 at the end), built from the last position down so
         # each chain runs in increasing position: walked rank by rank, the rows are summed
@@ -225,7 +230,17 @@ def best_exact_split(f, nd_f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, pois
         for j in range(m):
             keys[j] = (keys[j] << 32) | np.int64(j)
         ks = keys[:m]
-        ks.sort()
+        if m <= INSERTION_MAX_ROWS:
+            # the keys are distinct (their low bits the position): any sort orders them alike
+            for a in range(1, m):
+                v = ks[a]
+                b = a - 1
+                while b >= 0 and ks[b] > v:
+                    ks[b + 1] = ks[b]
+                    b -= 1
+                ks[b + 1] = v
+        else:
+            ks.sort()
         # the missing rows (the largest rank) sort last
         m_in = m
         while m_in > 0 and (ks[m_in - 1] >> 32) == nd_f:
