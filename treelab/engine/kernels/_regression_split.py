@@ -32,6 +32,14 @@ _LOW32 = np.int64(0xFFFFFFFF)
 NAN_RIGHT = 0
 NAN_LEFT = 1
 NAN_APART = 2
+# a node's ranks are walked in per-rank chains (``best_exact_split``) rather than sorted where
+# their span is at most this many ranks per row plus CHAIN_SPAN_MIN: every node of a binned
+# feature (at most 256 codes), and an exact feature's nodes whose values are dense enough
+CHAIN_SPAN_PER_ROW = 8
+CHAIN_SPAN_MIN = 256
+# nodes of at most this many rows sort their few keys by insertion instead (clearing and
+# scanning a chain head per rank of a span of up to 256 costs more there)
+INSERTION_MAX_ROWS = 12
 
 
 @inner
@@ -111,8 +119,12 @@ def best_exact_split(f, nd_f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, pois
     (rank ``nd_f``) on either side (module docstring); ties keep the lowest threshold. The
     node's rows are summarised per rank in the dense histograms ``hw``, ``hs``, ``hm`` when
     their ranks span at most 2 m + 16 values (m the node's rows: bin codes, the top of the
-    tree), else sorted by rank (``keys``), as the classification search chooses between the
-    two. Returns (available, found, score, rank below, rank above, where missing rows go):
+    tree), else walked in increasing rank in per-rank chains of positions (``hm`` the chains'
+    heads, ``keys`` their links) where the span is at most ``CHAIN_SPAN_PER_ROW`` m +
+    ``CHAIN_SPAN_MIN`` and the node holds more than ``INSERTION_MAX_ROWS`` rows, else sorted
+    by rank (``keys``; by insertion up to ``INSERTION_MAX_ROWS`` rows); the chains and the sort
+    sum the rows in one order (rank, then position), so they find the same split bit for bit.
+    Returns (available, found, score, rank below, rank above, where missing rows go):
     available when f takes two distinct non-missing values at the node.
     """
     m = e - s
@@ -177,11 +189,58 @@ def best_exact_split(f, nd_f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, pois
             sl += hs[k]
             ml += hm[k]
             prev = k
+    elif m > INSERTION_MAX_ROWS and span <= hm.shape[0] and span <= (
+            CHAIN_SPAN_PER_ROW * m + CHAIN_SPAN_MIN):
+        # a chain of rows per rank (hm[k]: the first position of rank lo + k, keys[j]: the
+        # next position of j's rank, -1 at the end), built from the last position down so
+        # each chain runs in increasing position: walked rank by rank, the rows are summed
+        # in the order of the sort below (rank, then position), so the sums and the split
+        # are the sort's bit for bit, at O(m + span) instead of O(m log m)
+        for k in range(span):
+            hm[k] = -1
+        for j in range(m - 1, -1, -1):
+            r = keys[j]
+            if r == nd_f:
+                continue
+            k = r - lo
+            keys[j] = hm[k]
+            hm[k] = j
+        prev = np.int64(-1)
+        for k in range(span):
+            j = hm[k]
+            if j < 0:
+                continue
+            if prev >= 0:
+                right, left = _both_sides(sl, wl, ml, W, S, M, Wn, Sn, Mn, min_leaf, poisson)
+                if right > best_r:
+                    best_r = right
+                    lo_r = prev + lo
+                    hi_r = k + lo
+                if left > best_l:
+                    best_l = left
+                    lo_l = prev + lo
+                    hi_l = k + lo
+            while j >= 0:
+                wl += nw[j]
+                sl += nw[j] * ny[j]
+                ml += nm[j]
+                j = keys[j]
+            prev = k
     else:
         for j in range(m):
             keys[j] = (keys[j] << 32) | np.int64(j)
         ks = keys[:m]
-        ks.sort()
+        if m <= INSERTION_MAX_ROWS:
+            # the keys are distinct (their low bits the position): any sort orders them alike
+            for a in range(1, m):
+                v = ks[a]
+                b = a - 1
+                while b >= 0 and ks[b] > v:
+                    ks[b + 1] = ks[b]
+                    b -= 1
+                ks[b + 1] = v
+        else:
+            ks.sort()
         # the missing rows (the largest rank) sort last
         m_in = m
         while m_in > 0 and (ks[m_in - 1] >> 32) == nd_f:
