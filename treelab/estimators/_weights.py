@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from treelab.engine.forest import MAX_WEIGHTED_ROWS, bootstrap_weight_bound
+from treelab.engine._row_bounds import MAX_WEIGHTED_ROWS, bootstrap_weight_bound
 from treelab.engine.kernels import _grow as G
 
 #: most units a row may count (the engine packs a multiplicity into 16 bits); learners that
@@ -225,7 +225,7 @@ def engine_weights(w: np.ndarray, bootstrap: bool) -> EngineWeights:
 
     Limits: a row at most ``MAX_UNITS`` units (``MAX_UNITS_BOOTSTRAP`` for bootstrap
     learners); for fractional weights, a tree's units at most ``MAX_TABLE_UNITS`` (its sum, or
-    for a bootstrap ``engine.forest.bootstrap_weight_bound``). Integer weights beyond the row
+    for a bootstrap ``engine._row_bounds.bootstrap_weight_bound``). Integer weights beyond the row
     limit are refused with the limit named.
     """
     w = np.asarray(w, dtype=np.float64)
