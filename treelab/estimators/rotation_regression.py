@@ -10,10 +10,10 @@ from sklearn.utils import check_random_state
 from treelab.engine.oblique import apply_real_map, fit_real_map
 from treelab.engine.rotation_regression import grow_rotation_regression_forest
 from treelab.estimators._conditioning import apply_scaling, fit_scaling
+from treelab.estimators._regression_base import TreeEnsembleRegressor, _fill_doc
 from treelab.estimators._rotation_cost import rotation_work, warn_rotation_cost
 from treelab.estimators._spec import TreeSpec, spec_iparams
 from treelab.estimators._validation import check_int, check_option
-from treelab.estimators.regression import TreeEnsembleRegressor, _fill_doc
 from treelab.estimators.rotation import ROTATIONS
 
 __all__ = ["RotationForestRegressor"]
