@@ -85,6 +85,24 @@ def _both_sides(sl, wl, ml, W, S, M, Wn, Sn, Mn, min_leaf, poisson):
 
 
 @inner
+def _keep_best(sl, wl, ml, r_lo, r_hi, best_r, lo_r, hi_r, best_l, lo_l, hi_l, W, S, M, Wn,
+               Sn, Mn, min_leaf, poisson):
+    """The threshold between ranks ``r_lo`` and ``r_hi`` (non-missing rows at or below it:
+    sl, wl, ml) against the best so far with the missing rows right and left: the first best
+    of each is kept (a strictly larger score replaces it)."""
+    right, left = _both_sides(sl, wl, ml, W, S, M, Wn, Sn, Mn, min_leaf, poisson)
+    if right > best_r:
+        best_r = right
+        lo_r = r_lo
+        hi_r = r_hi
+    if left > best_l:
+        best_l = left
+        lo_l = r_lo
+        hi_l = r_hi
+    return best_r, lo_r, hi_r, best_l, lo_l, hi_l
+
+
+@inner
 def _resolve(best_r, lo_r, hi_r, best_l, lo_l, hi_l, W, S, M, Wn, Sn, Mn, min_leaf, poisson):
     """The first best of (missing right at their best threshold, missing left at theirs,
     missing apart): (found, score, rank below, rank above, where missing rows go)."""
@@ -176,15 +194,9 @@ def best_exact_split(f, nd_f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, pois
             if hm[k] == 0:
                 continue
             if prev >= 0:
-                right, left = _both_sides(sl, wl, ml, W, S, M, Wn, Sn, Mn, min_leaf, poisson)
-                if right > best_r:
-                    best_r = right
-                    lo_r = prev + lo
-                    hi_r = k + lo
-                if left > best_l:
-                    best_l = left
-                    lo_l = prev + lo
-                    hi_l = k + lo
+                best_r, lo_r, hi_r, best_l, lo_l, hi_l = _keep_best(
+                    sl, wl, ml, prev + lo, k + lo, best_r, lo_r, hi_r, best_l, lo_l, hi_l,
+                    W, S, M, Wn, Sn, Mn, min_leaf, poisson)
             wl += hw[k]
             sl += hs[k]
             ml += hm[k]
@@ -211,15 +223,9 @@ def best_exact_split(f, nd_f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, pois
             if j < 0:
                 continue
             if prev >= 0:
-                right, left = _both_sides(sl, wl, ml, W, S, M, Wn, Sn, Mn, min_leaf, poisson)
-                if right > best_r:
-                    best_r = right
-                    lo_r = prev + lo
-                    hi_r = k + lo
-                if left > best_l:
-                    best_l = left
-                    lo_l = prev + lo
-                    hi_l = k + lo
+                best_r, lo_r, hi_r, best_l, lo_l, hi_l = _keep_best(
+                    sl, wl, ml, prev + lo, k + lo, best_r, lo_r, hi_r, best_l, lo_l, hi_l,
+                    W, S, M, Wn, Sn, Mn, min_leaf, poisson)
             while j >= 0:
                 wl += nw[j]
                 sl += nw[j] * ny[j]
@@ -254,15 +260,9 @@ def best_exact_split(f, nd_f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, pois
             rk1 = ks[k + 1] >> 32
             if rk == rk1:
                 continue
-            right, left = _both_sides(sl, wl, ml, W, S, M, Wn, Sn, Mn, min_leaf, poisson)
-            if right > best_r:
-                best_r = right
-                lo_r = rk
-                hi_r = rk1
-            if left > best_l:
-                best_l = left
-                lo_l = rk
-                hi_l = rk1
+            best_r, lo_r, hi_r, best_l, lo_l, hi_l = _keep_best(
+                sl, wl, ml, rk, rk1, best_r, lo_r, hi_r, best_l, lo_l, hi_l,
+                W, S, M, Wn, Sn, Mn, min_leaf, poisson)
     found, best, r_lo, r_hi, mode = _resolve(best_r, lo_r, hi_r, best_l, lo_l, hi_l, W, S, M,
                                              Wn, Sn, Mn, min_leaf, poisson)
     return True, found, best, r_lo, r_hi, mode
@@ -304,15 +304,9 @@ def best_list_split(lists, q, nd_f, s, e, wrow, y, mult, W, S, M, min_leaf, pois
         rk1 = lists[q, j + 1] >> 32
         if rk == rk1:
             continue
-        right, left = _both_sides(sl, wl, ml, W, S, M, Wn, Sn, Mn, min_leaf, poisson)
-        if right > best_r:
-            best_r = right
-            lo_r = rk
-            hi_r = rk1
-        if left > best_l:
-            best_l = left
-            lo_l = rk
-            hi_l = rk1
+        best_r, lo_r, hi_r, best_l, lo_l, hi_l = _keep_best(
+            sl, wl, ml, rk, rk1, best_r, lo_r, hi_r, best_l, lo_l, hi_l,
+            W, S, M, Wn, Sn, Mn, min_leaf, poisson)
     found, best, r_lo, r_hi, mode = _resolve(best_r, lo_r, hi_r, best_l, lo_l, hi_l, W, S, M,
                                              Wn, Sn, Mn, min_leaf, poisson)
     return True, found, best, r_lo, r_hi, mode
