@@ -7,7 +7,6 @@ construction on nominal and missing data."""
 import numpy as np
 import pandas as pd
 import pytest
-import sklearn
 from sklearn.tree import DecisionTreeRegressor
 
 import treelab
@@ -193,10 +192,6 @@ def _sklearn_nan_data(seed, n=300, d=4):
     return X, y
 
 
-SKLEARN_NAN = tuple(int(p) for p in sklearn.__version__.split(".")[:2]) >= (1, 3)
-
-
-@pytest.mark.skipif(not SKLEARN_NAN, reason="scikit-learn < 1.3 grows no missing values")
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("max_depth", [None, 3])
 def test_agrees_with_sklearn_on_missing_values(seed, max_depth):
@@ -220,7 +215,6 @@ def test_agrees_with_sklearn_on_missing_values(seed, max_depth):
     np.testing.assert_allclose(ours.predict(Xt), ref.predict(Xt), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.skipif(not SKLEARN_NAN, reason="scikit-learn < 1.3 grows no missing values")
 def test_weighted_missing_rows_agree_with_sklearn():
     """Fractional sample weights (some 0) on data with missing values: scikit-learn's weighted
     tree, training predictions on the rows of positive weight."""
