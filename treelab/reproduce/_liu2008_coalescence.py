@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import scipy.stats
 import xarray as xr
 
 from treelab import stats
@@ -19,6 +18,7 @@ from treelab.reproduce._papers import paper_table
 from treelab.reproduce._study import Section, Verdict
 from treelab.reproduce._verdicts import FOR_REFERENCE, ROPE_PERCENT, posterior_evidence, snap_ties
 from treelab.reproduce.liu2008 import TABLE3
+from treelab.stats._signed_rank import signed_rank
 
 __all__ = ["ROPE", "UNIT", "coalescence", "coalescence_rf", "coalescence_verdicts"]
 
@@ -48,7 +48,7 @@ def coalescence_rf(paper: pd.DataFrame, mine: pd.DataFrame, common: list[str]
     wins = {"paper": int((d_paper < 0).sum()), "treelab": int((d_mine < 0).sum())}
     agree = int((np.sign(d_paper) == np.sign(d_mine)).sum())
     shift = d_mine - d_paper
-    p_shift = float(scipy.stats.wilcoxon(shift).pvalue) if np.any(shift != 0) else 1.0
+    p_shift = signed_rank(shift)[1] if np.any(shift != 0) else 1.0
     mine_c = mine.loc[common, methods]
     gap = (mine_c - full.loc[common, methods]).mean()
     offset_ranks = snap_ties(mine_c - gap).rank(axis=1, method="average").mean()

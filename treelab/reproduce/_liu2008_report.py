@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import scipy.stats
 import xarray as xr
 
 from treelab import stats
@@ -28,6 +27,7 @@ from treelab.reproduce.liu2008 import (
     TABLE5,
     missing,
 )
+from treelab.stats._signed_rank import signed_rank
 
 __all__ = ["report"]
 
@@ -75,7 +75,7 @@ def _table3(measured: dict[str, pd.DataFrame]) -> tuple[list[Section], dict]:
     text += [f"treelab's table over its {mine.shape[0]} data sets (mean ± sd over the 10 "
              "folds):", "", built.to_markdown(), ""]
     others = [m for m in TABLE3.values() if m != "Coalescence"]
-    raw = {m: float(scipy.stats.wilcoxon(t["Coalescence"] - t[m]).pvalue) for m in others}
+    raw = {m: signed_rank(t["Coalescence"] - t[m])[1] for m in others}
     wh = dict(zip(others, zip(raw.values(), holm(list(raw.values())), strict=True),
                   strict=True))
     # beside each Wilcoxon: the Bayesian signed-rank posterior of the same pair (Benavoli et

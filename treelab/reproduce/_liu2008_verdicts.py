@@ -4,7 +4,6 @@ words and printed beside it (the tables they read: :mod:`treelab.reproduce._liu2
 from __future__ import annotations
 
 import numpy as np
-import scipy.stats
 
 from treelab.reproduce._liu2008_coalescence import ROPE, UNIT
 from treelab.reproduce._liu2008_coalescence import (
@@ -14,6 +13,7 @@ from treelab.reproduce._papers import paper_table
 from treelab.reproduce._study import Verdict
 from treelab.reproduce._verdicts import FOR_REFERENCE, holm, part_verdict, posterior_evidence
 from treelab.reproduce.liu2008 import TABLE4
+from treelab.stats._signed_rank import signed_rank
 
 CONSTRUCTIONS = {"Aggregating": "Agg.VR-Trees", "Bagging": "Bag.VR-Trees",
                  "Subspacing": "Subspace.VR-Trees"}
@@ -129,7 +129,7 @@ def _figure_verdicts(ff: dict) -> list[Verdict]:
         bag, agg = err.sel(ensemble="Bagging", alpha=a), err.sel(ensemble="Aggregating", alpha=a)
         x = (bag - agg).values
         x = x[np.isfinite(x)]
-        ps.append(float(scipy.stats.wilcoxon(x).pvalue) if np.any(x != 0) else 1.0)
+        ps.append(signed_rank(x)[1] if np.any(x != 0) else 1.0)
         _, post = posterior_evidence("Bagging", "Aggregating", bag.values, agg.values,
                                      rope=ROPE, unit=UNIT)
         posteriors.append(post)

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import scipy.stats
 import xarray as xr
 
 from treelab.experiment import ExperimentConfig
+from treelab.stats._signed_rank import signed_rank
 
 __all__ = ["TABLE2", "grids", "measure", "not_provided"]
 
@@ -213,7 +213,7 @@ def _row(ds: xr.Dataset, name: str, where: dict) -> dict[str, float]:
     ens = sel.ensemble_error.values.ravel()
     loo = sel.sizes.get("fold", 1) > 1 and sel.sizes.get("repeat", 1) == 1
     d = single - ens
-    p = float(scipy.stats.wilcoxon(d).pvalue) if not loo and np.any(d != 0) else np.nan
+    p = signed_rank(d)[1] if not loo and np.any(d != 0) else np.nan
     if loo:  # one pass: McNemar-free summary, pooled errors
         p = np.nan
     return {"single": 100 * float(single.mean()), "ensemble": 100 * float(ens.mean()),

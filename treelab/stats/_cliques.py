@@ -29,6 +29,7 @@ from treelab.analysis._dataset import Var
 from treelab.stats._common import CITE_DEMSAR, build, check_significance
 from treelab.stats._paired import CITE_HOLM, CITE_WILCOXON
 from treelab.stats._ranks import VERSUS, _Ranks
+from treelab.stats._signed_rank import signed_rank
 
 __all__ = ["holm_control", "pairwise_over_datasets", "pairwise_p_values",
            "significance_cliques"]
@@ -50,7 +51,7 @@ def _pair_p_value(d: np.ndarray, test: str) -> float:
     if test == "wilcoxon":
         if not np.any(d != 0):
             return 1.0
-        return float(scipy.stats.wilcoxon(d, zero_method="wilcox").pvalue)
+        return signed_rank(d)[1]
     wins, losses = int(np.sum(d < 0)), int(np.sum(d > 0))
     half_ties = int(np.sum(d == 0)) // 2  # Demsar: ties split evenly, an odd one ignored
     n = wins + losses + 2 * half_ties

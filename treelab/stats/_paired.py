@@ -28,6 +28,7 @@ from treelab.stats._common import (
     to_dataarray_input,
 )
 from treelab.stats._cv import _align_alpha
+from treelab.stats._signed_rank import signed_rank
 
 __all__ = ["corrected_resampled_t", "mcnemar", "wilcoxon_holm"]
 
@@ -92,8 +93,9 @@ def wilcoxon_holm(
 
     On every coordinate of the other dims (one test per data set, alpha, ...) the differences
     d_j = value(a) - value(b) over the J resamples (``repeat`` x ``fold``) are tested with the
-    two-sided Wilcoxon signed-rank test (``scipy.stats.wilcoxon``, zero differences dropped as
-    in Wilcoxon's procedure, exact null distribution for small J without ties). Holm's
+    two-sided Wilcoxon signed-rank test (``scipy.stats.wilcoxon``'s p-values: zero differences
+    dropped as in Wilcoxon's procedure; the exact null distribution for small J, counted by
+    ``_signed_rank.signed_rank`` where scipy enumerates the sign flips). Holm's
     step-down procedure (``statsmodels.stats.multitest.multipletests(method="holm")``) then
     controls the family-wise error over all the tests. All differences zero gives p = 1.
 
@@ -131,8 +133,7 @@ def wilcoxon_holm(
     pval = np.ones(d.shape[0])
     for i, row in enumerate(d):
         if np.any(row != 0):
-            res = scipy.stats.wilcoxon(row, zero_method="wilcox")
-            stat[i], pval[i] = res.statistic, res.pvalue
+            stat[i], pval[i] = signed_rank(row)
     reject, p_holm, _, _ = multipletests(pval, alpha=significance, method="holm")
     shape = diff.shape[:-1]
     cite = f"{CITE_WILCOXON}; {CITE_HOLM}"
