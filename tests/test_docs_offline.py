@@ -1,12 +1,14 @@
 """The documentation site works offline: no page loads a script, a stylesheet or a frame from
 another host (MathJax ships with the build), and formulas are typeset by that local copy.
 
-The site build takes about 20 CPU-seconds; it runs where the ``docs`` extra is installed (CI
-installs it), and is skipped otherwise.
+The site build takes about 20 CPU-seconds; it runs where the ``docs`` extra is installed, and
+is skipped otherwise. CI builds the site with warnings as errors before the tests and names it
+in ``TREELAB_BUILT_SITE``: the test then reads that build instead of making a second one.
 """
 
 import html.parser
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -57,7 +59,13 @@ def test_the_check_finds_a_remote_script(tmp_path):
 
 
 def build_site(out: Path) -> Path:
-    """Build the site with warnings as errors, as CI does (skipped without the docs extra)."""
+    """Build the site with warnings as errors, as CI does (skipped without the docs extra), or
+    the site CI built already (``TREELAB_BUILT_SITE``, which must hold a built site)."""
+    built = os.environ.get("TREELAB_BUILT_SITE")
+    if built:
+        site = Path(built)
+        assert (site / "index.html").is_file(), f"TREELAB_BUILT_SITE={built} holds no site"
+        return site
     needed = ("sphinx", "myst_nb", "numpydoc", "pydata_sphinx_theme", "sphinx-mathjax-offline")
     missing = [m for m in needed if importlib.util.find_spec(m) is None]
     if missing:
