@@ -19,6 +19,7 @@ constant). Node sizes for ``min_samples_leaf`` count the missing rows in their c
 """
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from treelab.engine.kernels._config import inner
 from treelab.engine.kernels._split import row_of, wt_of
@@ -201,37 +202,47 @@ def best_exact_split(f, nd_f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, pois
             sl += hs[k]
             ml += hm[k]
             prev = k
-    elif m > INSERTION_MAX_ROWS and span <= hm.shape[0] and span <= (
+    elif m > INSERTION_MAX_ROWS and span + (span >> 6) + 1 <= hm.shape[0] and span <= (
             CHAIN_SPAN_PER_ROW * m + CHAIN_SPAN_MIN):
         # a chain of rows per rank (hm[k]: the first position of rank lo + k, keys[j]: the
         # next position of j's rank, -1 at the end), built from the last position down so
         # each chain runs in increasing position: walked rank by rank, the rows are summed
         # in the order of the sort below (rank, then position), so the sums and the split
-        # are the sort's bit for bit, at O(m + span) instead of O(m log m)
-        for k in range(span):
-            hm[k] = -1
+        # are the sort's bit for bit, at O(m + span / 64) instead of O(m log m). The ranks
+        # present are bits of a bitmap behind the heads (hm[span:], one word per 64 ranks):
+        # only the heads of present ranks are written, and the walk visits the set bits in
+        # increasing order, so a node of 20 rows over 255 bin codes touches a few words
+        # instead of clearing and scanning 255 heads
+        n_words = (span + 63) >> 6
+        for b in range(n_words):
+            hm[span + b] = 0
         for j in range(m - 1, -1, -1):
             r = keys[j]
             if r == nd_f:
                 continue
             k = r - lo
-            keys[j] = hm[k]
+            bit = np.int64(1) << (k & 63)
+            word = hm[span + (k >> 6)]
+            keys[j] = hm[k] if word & bit else np.int64(-1)
+            hm[span + (k >> 6)] = word | bit
             hm[k] = j
         prev = np.int64(-1)
-        for k in range(span):
-            j = hm[k]
-            if j < 0:
-                continue
-            if prev >= 0:
-                best_r, lo_r, hi_r, best_l, lo_l, hi_l = _keep_best(
-                    sl, wl, ml, prev + lo, k + lo, best_r, lo_r, hi_r, best_l, lo_l, hi_l,
-                    W, S, M, Wn, Sn, Mn, min_leaf, poisson)
-            while j >= 0:
-                wl += nw[j]
-                sl += nw[j] * ny[j]
-                ml += nm[j]
-                j = keys[j]
-            prev = k
+        for b in range(n_words):
+            word = hm[span + b]
+            while word != 0:
+                k = (np.int64(b) << 6) + trailing_zeros(word)
+                word &= word - 1
+                j = hm[k]
+                if prev >= 0:
+                    best_r, lo_r, hi_r, best_l, lo_l, hi_l = _keep_best(
+                        sl, wl, ml, prev + lo, k + lo, best_r, lo_r, hi_r, best_l, lo_l,
+                        hi_l, W, S, M, Wn, Sn, Mn, min_leaf, poisson)
+                while j >= 0:
+                    wl += nw[j]
+                    sl += nw[j] * ny[j]
+                    ml += nm[j]
+                    j = keys[j]
+                prev = k
     else:
         for j in range(m):
             keys[j] = (keys[j] << 32) | np.int64(j)
