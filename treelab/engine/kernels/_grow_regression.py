@@ -39,7 +39,7 @@ their sample weight, as scikit-learn counts samples.
 
 (numba's cache of ``grow_regression_tree`` does not see edits of the kernels it calls: edit
 this file too when ``_regression_split.py`` changes. Last: the chains' ranks walked through
-a bitmap of the ranks present.)
+a bitmap of the ranks present; insertion sorts up to 8 rows.)
 """
 
 import numpy as np
