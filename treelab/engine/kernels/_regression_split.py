@@ -140,10 +140,11 @@ def best_exact_split(f, nd_f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, pois
     node's rows are summarised per rank in the dense histograms ``hw``, ``hs``, ``hm`` when
     their ranks span at most 2 m + 16 values (m the node's rows: bin codes, the top of the
     tree), else walked in increasing rank in per-rank chains of positions (``hm`` the chains'
-    heads, ``keys`` their links) where the span is at most ``CHAIN_SPAN_PER_ROW`` m +
-    ``CHAIN_SPAN_MIN`` and the node holds more than ``INSERTION_MAX_ROWS`` rows, else sorted
-    by rank (``keys``; by insertion up to ``INSERTION_MAX_ROWS`` rows); the chains and the sort
-    sum the rows in one order (rank, then position), so they find the same split bit for bit.
+    heads followed by a bitmap of the ranks present, ``keys`` their links) where the span is
+    at most ``CHAIN_SPAN_PER_ROW`` m + ``CHAIN_SPAN_MIN`` and the node holds more than
+    ``INSERTION_MAX_ROWS`` rows, else sorted by rank (``keys``; by insertion up to
+    ``INSERTION_MAX_ROWS`` rows); the chains and the sort sum the rows in one order (rank,
+    then position), so they find the same split bit for bit.
     Returns (available, found, score, rank below, rank above, where missing rows go):
     available when f takes two distinct non-missing values at the node.
     """
