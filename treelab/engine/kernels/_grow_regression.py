@@ -38,8 +38,8 @@ sizes (``min_samples_split``, ``min_samples_leaf``) count rows with their multip
 their sample weight, as scikit-learn counts samples.
 
 (numba's cache of ``grow_regression_tree`` does not see edits of the kernels it calls: edit
-this file too when ``_regression_split.py`` changes. Last: the scans' best-threshold update
-in one helper, ``_keep_best``.)
+this file too when ``_regression_split.py`` changes. Last: the chains' ranks walked through
+a bitmap of the ranks present; insertion sorts up to 8 rows.)
 """
 
 import numpy as np
