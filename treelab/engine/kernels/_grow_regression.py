@@ -63,24 +63,18 @@ from treelab.engine.kernels._params import (
 )
 from treelab.engine.kernels._partition import partition_nominal, partition_threshold
 from treelab.engine.kernels._presort import build_lists, partition_lists
+from treelab.engine.kernels._regression_node import node_statistics, regression_select
 from treelab.engine.kernels._regression_split import (
     NAN_APART,
     NAN_LEFT,
-    best_exact_split,
-    best_list_split,
-    best_nominal_split,
     largest_code,
-    score_value_threshold,
     summarize_codes,
 )
-from treelab.engine.kernels._rng import new_state, rand_float, rand_int
+from treelab.engine.kernels._rng import new_state, rand_float
 from treelab.engine.kernels._select import random_select
-from treelab.engine.kernels._split import row_of, wt_of
+from treelab.engine.kernels._split import row_of
 from treelab.engine.kernels._thresholds import (
-    min_max,
     rank_threshold,
-    split_threshold,
-    uniform_threshold,
 )
 
 # as grow_tree: presorted lists only for features with more distinct values (the others'
@@ -206,7 +200,6 @@ def grow_regression_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, s
     random_thr = iparams[P_DET_THRESHOLD] == 1
     binned = iparams[P_BINNED] != 0
     rule = iparams[P_RANDOM_SPLIT]
-    sample = n_target < nv
     # presorted lists, on grow_tree's conditions (measured there: they pay off with at least
     # half of the features candidates and mostly deterministic nodes)
     slot_of = np.full(d, -1, dtype=np.int64)
@@ -264,24 +257,7 @@ def grow_regression_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, s
         nbuf = nbuf_of[node]
         rows = buf[nbuf]
         # the node's statistics, and each position's weight, target and multiplicity
-        W = 0.0
-        S = 0.0
-        M = np.int64(0)
-        constant = True
-        y0 = y[row_of(rows[s])] if e > s else 0.0
-        for j in range(e - s):
-            p = rows[s + j]
-            r = row_of(p)
-            mj = wt_of(p)
-            wj = mj * sw[r]
-            nw[j] = wj
-            ny[j] = y[r]
-            nm[j] = mj
-            W += wj
-            S += wj * y[r]
-            M += mj
-            if y[r] != y0:
-                constant = False
+        W, S, M, constant = node_statistics(rows, s, e, y, sw, nw, ny, nm)
         weight[node] = W
         size[node] = M
         value[node] = S / W if W > 0.0 else np.nan
@@ -299,75 +275,13 @@ def grow_regression_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, s
         n_kids = 2
         for _ in range(attempts):
             if det:
-                if sample:
-                    for i in range(nv):
-                        perm[i] = vis[i]
-                best = -np.inf
-                found = False
-                n_avail = 0
-                for i in range(nv):
-                    if n_avail >= n_target:
-                        break
-                    if sample:
-                        jj = i + rand_int(state, nv - i)
-                        fc = perm[jj]
-                        perm[jj] = perm[i]
-                        perm[i] = fc
-                    else:
-                        fc = vis[i]
-                    if multiway is not None and nominal[fc]:
-                        arity = n_distinct[fc]
-                        Wn, Sn, Mn, present = summarize_codes(fc, arity, rows, s, e, Xc, sw, y,
-                                                              hw, hs, hm)
-                        if present < 2:
-                            continue
-                        n_avail += 1
-                        ok, score, nb = best_nominal_split(arity, hw, hs, hm, Wn, Sn, Mn,
-                                                           min_leaf, poisson)
-                        if ok and score > best:
-                            best = score
-                            found = True
-                            f = fc
-                            sk = KIND_NOMINAL
-                            t = np.nan
-                            nanc = nb
-                    elif random_thr:
-                        lo, hi = min_max(fc, rows, s, e, Xc)
-                        if not lo < hi:
-                            continue
-                        n_avail += 1
-                        tc = uniform_threshold(lo, hi, state)
-                        ok, score, nan_left = score_value_threshold(
-                            fc, tc, rows, s, e, Xc, nw, ny, nm, W, S, M, min_leaf, poisson)
-                        if ok and score > best:
-                            best = score
-                            found = True
-                            f = fc
-                            sk = KIND_THRESHOLD
-                            t = tc
-                            nan_mode = NAN_LEFT if nan_left else 0
-                    else:
-                        if use_sorted and slot_of[fc] >= 0:
-                            avail, ok, score, r_lo, r_hi, mode = best_list_split(
-                                lists, slot_of[fc], n_distinct[fc], s, e, wrow, y, mult, W, S,
-                                M, min_leaf, poisson)
-                        else:
-                            avail, ok, score, r_lo, r_hi, mode = best_exact_split(
-                                fc, n_distinct[fc], rows, s, e, R, nw, ny, nm, W, S, M,
-                                min_leaf, poisson, keys, hw, hs, hm)
-                        if not avail:
-                            continue
-                        n_avail += 1
-                        if ok and score > best:
-                            best = score
-                            found = True
-                            f = fc
-                            sk = KIND_THRESHOLD
-                            nan_mode = mode
-                            if mode == NAN_APART:
-                                t = np.inf
-                            else:
-                                t = split_threshold(uniq, uniq_off[fc], r_lo, r_hi, binned)
+                found, f, sk, t, nanc = regression_select(
+                    nominal, n_distinct, uniq, uniq_off, vis, nv, perm, n_target, random_thr,
+                    binned, rows, s, e, Xc, R, sw, y, nw, ny, nm, W, S, M, min_leaf, poisson,
+                    keys, hw, hs, hm, use_sorted, lists, slot_of, wrow, mult, state, multiway)
+                nan_mode = NAN_LEFT if nanc == 0 else 0
+                if sk == KIND_THRESHOLD and t == np.inf:
+                    nan_mode = NAN_APART
                 if not found:
                     break
             else:
