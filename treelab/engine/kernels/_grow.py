@@ -16,11 +16,10 @@ from numba import njit
 from treelab.engine.kernels._binned import GATHER_ROWS
 from treelab.engine.kernels._config import NUMBA_FLAGS
 from treelab.engine.kernels._construction import draw_construction
-from treelab.engine.kernels._local import (
-    LOCAL_BYTES,
+from treelab.engine.kernels._local import (  # noqa: F401 (callers read the limits as _grow.*)
     LOCAL_MAX_FEATURES,
     LOCAL_MAX_FEATURES_RANDOM,
-    LOCAL_MIN_ROWS,
+    local_blocks,
     localize,
 )
 from treelab.engine.kernels._nodes import (  # noqa: F401 (callers read them as _grow.*)
@@ -84,7 +83,11 @@ from treelab.engine.kernels._params import (  # noqa: F401 (callers read the lay
     RS_UNIFORM,
 )
 from treelab.engine.kernels._partition import partition_nominal, partition_threshold
-from treelab.engine.kernels._presort import build_lists, partition_lists
+from treelab.engine.kernels._presort import (  # noqa: F401 (callers read it as _grow.*)
+    LIST_MIN_DISTINCT,
+    partition_lists,
+    presort_plan,
+)
 from treelab.engine.kernels._regression_node import (
     node_statistics,
     regression_buffers,
@@ -98,7 +101,8 @@ from treelab.engine.kernels._stochastic_modes import MODE_BINNED, beta_from_bits
 from treelab.engine.kernels._thresholds import rank_threshold
 
 RANDOM_ATTEMPTS = 10
-LIST_MIN_DISTINCT = 256
+
+
 @njit(**NUMBA_FLAGS)
 def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
               alpha, table, seed, row_mode, part, tree_id, n_sub, ref_i, ref_t, stochastic,
@@ -311,58 +315,12 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     bucket = np.zeros(max_arity + 1, dtype=np.int64)
     used = np.zeros(d, dtype=np.uint8)
     # presorted lists for trees whose every node is deterministic with exact thresholds
-    n_cont = 0
-    for q in range(nv):
-        if not nominal[vis[q]]:
-            n_cont += 1
-    # (measured: with few candidates per node, e.g. random forests' sqrt(d), sorting the
-    # candidates at each node is cheaper than partitioning every list; with alpha below about
-    # 0.5 the random nodes, which would partition every list too, make it slower)
-    presort = (iparams[P_PRESORT] >= 1 and alpha >= 0.5 and iparams[P_DET_THRESHOLD] == 0
-               and n_cont > 0
-               and iparams[P_STOCHASTIC] == 0
-               and (2 * iparams[P_MAX_FEATURES] >= n_cont or iparams[P_PRESORT] == 2))
-    slot_of = np.empty(d, dtype=np.int64)
-    slot_of[:] = -1
-    # lists only for features with many distinct values: a node counts the others in a dense
-    # histogram over their few ranks, cheaper than partitioning a list at every split
-    list_min = 0 if iparams[P_PRESORT] == 2 else LIST_MIN_DISTINCT
-    n_list = 0
-    for q in range(nv):
-        if not nominal[vis[q]] and n_distinct[vis[q]] > list_min:
-            n_list += 1
-    # the global sort orders may be left out (engine.forest.prepare_features(order=False))
-    presort = presort and n_list > 0 and order.shape[1] == n
-    if regression is not None:
-        # the regression trees' rule: every visible feature counts against max_features
-        list_min = LIST_MIN_DISTINCT
-        n_list = 0
-        for q in range(nv):
-            if not nominal[vis[q]] and n_distinct[vis[q]] > list_min:
-                n_list += 1
-        presort = (iparams[P_PRESORT] >= 1 and alpha >= 0.5 and iparams[P_DET_THRESHOLD] == 0
-                   and n_list > 0 and 2 * iparams[P_MAX_FEATURES] >= nv
-                   and order.shape[1] == n)
-    if presort:
-        slots = np.empty(n_list, dtype=np.int64)
-        q2 = 0
-        for q in range(nv):
-            if not nominal[vis[q]] and n_distinct[vis[q]] > list_min:
-                slots[q2] = vis[q]
-                slot_of[vis[q]] = q2
-                q2 += 1
-        if general is None:
+    presort, lists, slot_of, sorted_min = presort_plan(iparams, alpha, nominal, n_distinct, vis,
+                                                       nv, order, R, w, n_in, general,
+                                                       regression)
+    if general is None:
+        if presort:
             raise ValueError(LEAN_REFUSES)
-        lists = build_lists(order, R, w, slots, n_in)
-        # partitioning every list beats sorting the candidates once K log2(m) > n_cont
-        sorted_min = max(2.0 ** (n_cont / max(iparams[P_MAX_FEATURES], 1)), 16.0)
-        if iparams[P_PRESORT] == 2:
-            sorted_min = 0.0
-        if regression is not None:
-            sorted_min = 16.0
-    else:
-        lists = np.empty((0, 1), dtype=np.int64)
-        sorted_min = np.inf
     yw = np.zeros(n if presort else 1, dtype=np.int64)
     child_of = np.zeros(n if presort else 1, dtype=np.int32)
     if presort:
@@ -374,26 +332,15 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
         perm[q] = vis[q]
         if nominal[vis[q]]:
             has_nominal = True
-    # localized blocks hold values only for trees that read them (Xc is not empty) and ranks
-    # only for trees with deterministic nodes
-    local_cap = 0
-    max_local = LOCAL_MAX_FEATURES if alpha > 0.0 else LOCAL_MAX_FEATURES_RANDOM
-    local_values = Xc.shape[1] == n
-    local_ranks = alpha > 0.0
-    entry_bytes = (8 if local_values else 0) + (4 if local_ranks else 0)
-    if iparams[P_LOCAL] != 0 and d <= max_local and entry_bytes > 0:
-        local_cap = min(n_in, max(LOCAL_MIN_ROWS, LOCAL_BYTES // (entry_bytes * d)))
+    # localized blocks (none for regression trees, whose search reads the global arrays)
+    local_cap, Xl, glob, Rl = local_blocks(iparams[P_LOCAL] != 0, alpha, n_in, Xc, R,
+                                           regression)
     if regression is not None:
-        # the regression search reads the global arrays: no localized blocks
-        local_cap = 0
-        # its per-node statistics and search buffers, and each row's weight (multiplicity
-        # times sample weight; 0 for rows left out)
+        # the regression search's per-node statistics and buffers, and each row's weight
+        # (multiplicity times sample weight; 0 for rows left out)
         rkeys, nw, ny, nm, hw, hs, hm, wrow = regression_buffers(n, n_in, max_arity, w, rsw)
         random_thr = iparams[P_DET_THRESHOLD] == 1
         binned_search = iparams[P_BINNED] != 0
-    Xl = np.empty((d, local_cap if local_values else 0))
-    glob = np.empty(local_cap, dtype=np.int64)
-    Rl = np.empty((d, local_cap if local_ranks else 0), dtype=R.dtype)
     # the binned search's buffers for codes gathered from the row-major copy (trees without
     # localized blocks, whose nodes read the blocks instead)
     n_gather = 0
@@ -566,7 +513,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     # the per-node kernels take the row buffer and its index, not views; the
                     # summaries and scans called, not inlined; the node tables' layout and
                     # enlarge in _nodes.py; the regression trees grown here, their node
-                    # statistics and selection in _regression_node.py)
+                    # statistics and selection in _regression_node.py; the presort plan and
+                    # the localized blocks' allocation in _presort.py and _local.py)
                     if stochastic is None:
                         raise ValueError(
                             "stochastic selection needs grow_tree(..., stochastic=True)")
