@@ -51,13 +51,16 @@ def grow_regression_forest(feats: FeatureArrays, y: np.ndarray, sample_weight: n
     # regression search's own binned scan (binned=None)
     codes = np.zeros(n, dtype=np.int32)
     regression = (y, sw, bool(poisson))
+    # the version with nominal splits only where some feature is nominal: numba drops them,
+    # and the growth of the node tables, from the other (less to compile)
+    multiway = True if np.any(feats.nominal) else None
 
     def one(t: int) -> tuple:
         return grow_tree(
             feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq, feats.uniq_off,
             feats.nominal, codes, 1, iparams, float(alphas[t]), None, np.uint64(seeds[t]),
             row_mode, part, t, n_sub, *NO_REFERENCE, None, True, None, None, None,
-            regression)
+            regression, multiway)
 
     trees = run_threads(one, range(len(seeds)), n_threads)
     sizes = np.array([tr[0].shape[0] for tr in trees], dtype=np.int64)

@@ -106,7 +106,7 @@ RANDOM_ATTEMPTS = 10
 @njit(**NUMBA_FLAGS)
 def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
               alpha, table, seed, row_mode, part, tree_id, n_sub, ref_i, ref_t, stochastic,
-              general, sw=None, binned=True, Rt=None, regression=None):
+              general, sw=None, binned=True, Rt=None, regression=None, multiway=True):
     """Grow one tree into flat node arrays.
 
     Parameters are plain arrays: ``Xc`` (feature, row) float64 values (nominal features hold
@@ -180,6 +180,12 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
       ``max_features``; nodes of at least 16 rows scan them);
     - no localized blocks and no reference tree (both stay classifier-only).
 
+    ``multiway``: True, or None for a version without nominal tests, whose node tables never
+    grow (binary splits: at most 2 n - 1 nodes), as the lean version's: numba drops both
+    (what a first regression fit on numeric features compiles: no nominal split, no
+    ``enlarge``); the classifiers' lean version drops them already, their other versions take
+    the default.
+
     Random nodes, the constructions, the partitions and the node tables are the
     classifiers'. The regression version returns the classifiers' first 13 outputs (node
     arrays, class counts, ties, deterministic decision nodes, rows seen) and then each node's
@@ -203,6 +209,10 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     if regression is not None:
         # (numba drops every ``regression is not None`` branch from the classifiers' versions)
         ry, rsw, poisson = regression
+        if multiway is None:
+            for f in range(d):
+                if nominal[f]:
+                    raise ValueError("nominal features need grow_tree(..., multiway=True)")
         for i in range(n):
             if w[i] > 0xFFFF:
                 raise ValueError("a row's multiplicity exceeds 65535")
@@ -359,6 +369,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
         # most n_in leaves, 2 n_in - 1 nodes, so its tables never grow and numba compiles no
         # enlarge for it (four versions, about 0.5 CPU-s of a first fit)
         cap = 2 * n_in + 16
+    if multiway is None:
+        cap = 2 * n_in + 16  # (as the lean version's: binary splits alone)
     # fill value of enlarged node tables, typed (a literal would compile enlarge once more);
     # what the new rows hold does not matter: every node's fields are set when it is created
     zero = np.int64(0)
@@ -425,6 +437,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
         if n_nodes + max_need > cap:
             if general is None:
                 raise AssertionError("the lean routine's node tables are full")
+            if multiway is None:
+                raise AssertionError("the binary routine's node tables are full")
             cap = max(2 * cap, n_nodes + max_need)
             n8 = enlarge(n8, cap, zero)
             n32 = enlarge(n32, cap, zero)
@@ -449,15 +463,16 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
             if regression is not None:
                 # a regression tree's node: one "class" (counts[node, 0] is its rows with
                 # multiplicity), its statistics taken here; a constant target stops it
-                W, S, M, constant = node_statistics(buf[n8[node, N8_NBUF]], s, e, ry, rsw,
+                W, S, M, constant = node_statistics(buf, n8[node, N8_NBUF], s, e, ry, rsw,
                                                     nw, ny, nm)
                 value[node] = S / W if W > 0.0 else np.nan
                 weight[node] = W
                 if (M < min_split or n32[node, N32_DEPTH] >= max_depth or constant
                         or M < 2 * min_leaf):
                     continue
-            elif n_node < min_split or n32[node, N32_DEPTH] >= max_depth or n_nonzero <= 1:
-                continue
+            if table is not None:
+                if n_node < min_split or n32[node, N32_DEPTH] >= max_depth or n_nonzero <= 1:
+                    continue
             # no views of the row buffers or choices between the global arrays and the blocks
             # here: each would raise and lower a reference count at every split node, so the
             # kernels below take the arrays themselves, the buffer's index and ``loc``
@@ -474,9 +489,10 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     if path[n_path] >= 0:
                         used[path[n_path]] = 0
             use_sorted = presort and (e - s) >= sorted_min
-            if not n8[node, N8_LOCAL] and e - s <= local_cap:
-                localize(buf, nbuf, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob)
-                n8[node, N8_LOCAL] = 1
+            if table is not None:  # (regression trees have no localized blocks)
+                if not n8[node, N8_LOCAL] and e - s <= local_cap:
+                    localize(buf, nbuf, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob)
+                    n8[node, N8_LOCAL] = 1
             loc = n8[node, N8_LOCAL] != 0
             det = alpha >= 1.0 or (alpha > 0.0 and rand_float(state) < alpha)
             attempts = 1 if det else RANDOM_ATTEMPTS
@@ -529,9 +545,9 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     if regression is not None:
                         found, f, sk, t, nanc = regression_select(
                             nominal, n_distinct, uniq, uniq_off, vis, nv, perm,
-                            iparams[P_MAX_FEATURES], random_thr, binned_search, buf[nbuf], s, e,
+                            iparams[P_MAX_FEATURES], random_thr, binned_search, buf, nbuf, s, e,
                             Xc, R, rsw, ry, nw, ny, nm, W, S, M, min_leaf, poisson, rkeys, hw, hs,
-                            hm, use_sorted, lists, slot_of, wrow, w, state, general)
+                            hm, use_sorted, lists, slot_of, wrow, w, state, multiway)
                     if table is not None:
                         found, f, sk, t, nanc, tf, tt = deterministic_select(
                             iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm,
@@ -563,7 +579,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                             split_at = partition_threshold(
                                 f, t, np.nan, np.int64(1 if det and nanc == 0 else 0), buf,
                                 nbuf, s, e, Xc, Xl, loc, left_counts, nan_part)
-                    else:
+                    if table is not None:
                         rt = rank_threshold(f, t, uniq, uniq_off) if det else 0
                         if det:
                             split_at = partition_threshold(f, rt, nd_f, 1 if nanc == 0 else 0,
@@ -610,6 +626,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 else:
                     if general is None:
                         raise ValueError(LEAN_REFUSES)
+                    if multiway is None:
+                        raise ValueError("nominal tests need grow_tree(..., multiway=True)")
                     arity = n_distinct[f]
                     # (views here cost their counts at nominal splits alone)
                     summarize_nominal(f, arity, buf[nbuf], s, e, Xl if loc else Xc, dist_counts,

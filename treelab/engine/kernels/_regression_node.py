@@ -27,7 +27,7 @@ from treelab.engine.kernels._thresholds import min_max, split_threshold, uniform
 
 @inner
 def regression_select(nominal, n_distinct, uniq, uniq_off, vis, nv, perm, n_target,
-                      random_thr, binned, rows, s, e, Xc, R, sw, y, nw, ny, nm, W, S, M,
+                      random_thr, binned, buf, nbuf, s, e, Xc, R, sw, y, nw, ny, nm, W, S, M,
                       min_leaf, poisson, keys, hw, hs, hm, use_sorted, lists, slot_of, wrow,
                       mult, state, multiway):
     """Deterministic selection at a regression node: among up to ``n_target`` candidate
@@ -43,12 +43,13 @@ def regression_select(nominal, n_distinct, uniq, uniq_off, vis, nv, perm, n_targ
     whose node values are all equal (or all missing) is not counted among the ``n_target``.
     The first best split is kept.
 
-    The node's rows are ``rows[s:e]`` and its statistics ``W``, ``S``, ``M`` and per-position
-    ``nw``, ``ny``, ``nm`` (``node_statistics``). Returns (found, feature, kind, threshold,
-    child of the missing rows) as ``deterministic_select``: a threshold split sends the
+    The node's rows are ``buf[nbuf][s:e]``, its statistics ``W``, ``S``, ``M`` and
+    per-position ``nw``, ``ny``, ``nm`` (``node_statistics``). Returns (found, feature, kind,
+    threshold, child of the missing rows) as ``deterministic_select``: a threshold split sends the
     missing rows left (child 0) or right (1); the threshold +inf splits the non-missing rows
     (left) from the missing ones (right).
     """
+    rows = buf[nbuf]
     sample = n_target < nv
     if sample:
         for i in range(nv):
@@ -128,11 +129,15 @@ def regression_select(nominal, n_distinct, uniq, uniq_off, vis, nv, perm, n_targ
     return found, f, sk, t, nanc
 
 
-@inner
-def node_statistics(rows, s, e, y, sw, nw, ny, nm):
+@inner(_nrt=False)
+def node_statistics(buf, nbuf, s, e, y, sw, nw, ny, nm):
     """A regression node's summed weight W, summed weighted target S (w y), rows with
     multiplicity M, and whether its targets are all equal; fills each position's weight
-    (multiplicity times sample weight), target and multiplicity into ``nw``, ``ny``, ``nm``."""
+    (multiplicity times sample weight), target and multiplicity into ``nw``, ``ny``, ``nm``.
+    The node's rows are ``buf[nbuf][s:e]``: the growth routine passes the buffer, not a view
+    whose reference count it would raise and lower at every node (compiled without numba's
+    runtime, this kernel's own view costs nothing)."""
+    rows = buf[nbuf]
     W = 0.0
     S = 0.0
     M = np.int64(0)
