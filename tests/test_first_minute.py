@@ -221,6 +221,26 @@ def test_only_the_stochastic_family_gets_the_stochastic_growth_routine():
         G.grow_tree(*args, None, True)
 
 
+REGRESSION_ONLY = """
+import treelab
+from sklearn.datasets import make_friedman1
+from treelab.engine.kernels import _regression_node, _select, _stochastic
+X, y = make_friedman1(200, random_state=0)
+treelab.VRTreesRegressor(n_estimators=2, alpha=0.5, random_state=0).fit(X, y)
+print(len(_select.deterministic_select.signatures),
+      len(_stochastic.stochastic_select.signatures),
+      len(_regression_node.regression_select.signatures))
+"""
+
+
+def test_a_regression_fit_compiles_none_of_the_classifiers_selections(tmp_path):
+    """grow_tree's regression version (``table`` None) drops the classifiers' deterministic
+    and stochastic selections before type inference: a first regression fit compiles only the
+    regression selection."""
+    got = _python(REGRESSION_ONLY, {"NUMBA_CACHE_DIR": str(tmp_path)}).splitlines()[-1]
+    assert got.split() == ["0", "0", "1"]
+
+
 def test_warmup_covers_every_estimator_and_diagnose():
     labels = [label for label, _ in _warmup.warmup_steps()]
     estimators = [n for n in treelab.__all__ if isinstance(getattr(treelab, n), type)]

@@ -361,3 +361,35 @@ def test_a_code_absent_at_a_node_predicts_the_nodes_mean():
     np.testing.assert_array_equal(tree.predict(frame), y)
     query = pd.DataFrame({"x0": [0.0, 1.0], "lv": ["c", "c"]})
     np.testing.assert_allclose(tree.predict(query), [8 / 5, 120.0])
+
+
+def _most_tests_of_one_nominal_feature_on_a_path(forest) -> int:
+    """The largest number of nodes testing one nominal feature on a root-to-leaf path."""
+    most = 0
+    for t in range(forest.node_offsets.shape[0] - 1):
+        o = forest.node_offsets[t]
+        stack = [(0, ())]
+        while stack:
+            k, above = stack.pop()
+            if forest.kind[o + k] == KIND_NOMINAL:
+                above = above + (int(forest.feature[o + k]),)
+                most = max(most, above.count(above[-1]))
+            for b in range(forest.n_children[o + k]):
+                stack.append((int(forest.child_start[o + k]) + b, above))
+    return most
+
+
+@pytest.mark.parametrize("est", [
+    treelab.VRTreesRegressor(n_estimators=8, alpha=0.3, random_state=0),
+    treelab.VRTreesRegressor(n_estimators=8, alpha=0.5, sampling="bootstrap", random_state=1),
+    treelab.MaxDiverseRegressor(n_estimators=8, random_state=2),
+    treelab.RandomDecisionTreesRegressor(n_estimators=8, random_state=3),
+], ids=lambda e: type(e).__name__)
+def test_a_nominal_feature_is_split_once_on_a_path(est):
+    """Random nodes, as deterministic ones and the classifiers' nodes, never test a nominal
+    feature tested above them: its codes are split already (one code a child, with the missing
+    rows in one), so the test would send every row to one child and only spend depth."""
+    X, y = _mixed_data(31, n=400, nan_rate=0.1)
+    forest = est.fit(_as_frame(X), y).forest_
+    assert np.any(forest.kind == KIND_NOMINAL)
+    assert _most_tests_of_one_nominal_feature_on_a_path(forest) == 1

@@ -1,5 +1,5 @@
-"""Regression trees of the engine (``engine.kernels._grow_regression``) against independent
-computations: a slow NumPy split search, hand-worked leaf values, scikit-learn's
+"""Regression trees of the engine (``engine.kernels._grow.grow_tree``'s regression version)
+against independent computations: a slow NumPy split search, hand-worked leaf values, scikit-learn's
 ``DecisionTreeRegressor`` (squared error and Poisson) on ten data sets, and the constructions
 replayed from the trees' own generators."""
 

@@ -60,8 +60,8 @@ def _fit_step(name: str) -> Callable[[], None]:
         if "n_estimators" in inspect.signature(cls).parameters:
             params["n_estimators"] = 4
         if issubclass(cls, RegressorMixin):
-            # a real target; the regression routine's version with nominal splits, then its
-            # version for numeric features alone
+            # a real target (the growth routine's regression version), on nominal and
+            # missing data, then on numeric features alone
             cls(**params).fit(X, y + 0.5).predict(X)
             Xc, yc = _complete(X, y)
             cls(**params).fit(Xc, yc + 0.5).predict(Xc)

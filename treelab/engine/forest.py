@@ -12,6 +12,7 @@ nodes may copy their deterministic top from that one tree (``grow_tree``'s refer
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -371,9 +372,13 @@ def compiled_or_cached(kernel, args: list) -> bool:
     failure of numba's internals answers False (the caller then only compiles more than it
     needed)."""
     try:
+        from numba.core import types
         from numba.core.compiler_lock import global_compiler_lock
 
-        sig = tuple(kernel.typeof_pyval(a) for a in args)
+        # the parameters ``args`` leave out are in numba's key as their defaults, omitted
+        params = list(inspect.signature(kernel.py_func).parameters.values())
+        sig = (tuple(kernel.typeof_pyval(a) for a in args)
+               + tuple(types.Omitted(p.default) for p in params[len(args):]))
         if sig in kernel.overloads:
             return True
         with global_compiler_lock:

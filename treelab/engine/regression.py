@@ -1,6 +1,8 @@
-"""The driver of regression forests: per-tree seeds, trees grown on the fit's threads by
-``kernels._grow_regression.grow_regression_tree``, joined into one flat ``Forest``, and the
-members' predictions (each tree's leaf value per row) from the classifiers' walk."""
+"""The driver of regression forests: per-tree seeds, trees grown on the fit's threads by the
+classifiers' growth routine, ``kernels._grow.grow_tree``, in its regression version (argument
+``regression``: float64 targets and sample weights, the Poisson criterion), joined into one
+flat ``Forest``, and the members' predictions (each tree's leaf value per row) from the
+classifiers' walk."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ from treelab.engine._resources import run_threads
 from treelab.engine.features import FeatureArrays
 from treelab.engine.forest import THREADS_MIN_ROW_TREES, Forest
 from treelab.engine.kernels import _predict as P
-from treelab.engine.kernels._grow_regression import grow_regression_tree
+from treelab.engine.kernels._grow import grow_tree
+from treelab.engine.kernels._nodes import NO_REFERENCE
 
 
 def grow_regression_forest(feats: FeatureArrays, y: np.ndarray, sample_weight: np.ndarray,
@@ -42,14 +45,22 @@ def grow_regression_forest(feats: FeatureArrays, y: np.ndarray, sample_weight: n
     if n * len(seeds) < THREADS_MIN_ROW_TREES:
         n_threads = 1
 
-    # the version with nominal splits only where some feature is nominal (less to compile)
+    # one "class": every row's code is 0, so a node's class count is its rows with
+    # multiplicity; no x log2 x table (the classifiers' criteria: numba drops their
+    # selection from this version), no reference tree, no stochastic selection, and the
+    # regression search's own binned scan (binned=None)
+    codes = np.zeros(n, dtype=np.int32)
+    regression = (y, sw, bool(poisson))
+    # the version with nominal splits only where some feature is nominal: numba drops them,
+    # and the growth of the node tables, from the other (less to compile)
     multiway = True if np.any(feats.nominal) else None
 
     def one(t: int) -> tuple:
-        return grow_regression_tree(
+        return grow_tree(
             feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq, feats.uniq_off,
-            feats.nominal, y, sw, iparams, float(alphas[t]), np.uint64(seeds[t]), row_mode,
-            part, t, n_sub, bool(poisson), multiway)
+            feats.nominal, codes, 1, iparams, float(alphas[t]), None, np.uint64(seeds[t]),
+            row_mode, part, t, n_sub, *NO_REFERENCE, None, True, None, None, None,
+            regression, multiway)
 
     trees = run_threads(one, range(len(seeds)), n_threads)
     sizes = np.array([tr[0].shape[0] for tr in trees], dtype=np.int64)
@@ -59,17 +70,16 @@ def grow_regression_forest(feats: FeatureArrays, y: np.ndarray, sample_weight: n
     def joined(i: int) -> np.ndarray:
         return np.concatenate([tr[i] for tr in trees]) if trees else np.zeros(0)
 
-    size = joined(10)
     return Forest(
         node_offsets=offsets, kind=joined(0), feature=joined(1), threshold=joined(2),
         child_start=joined(3), n_children=joined(4), nan_child=joined(5), random=joined(6),
-        depth=joined(7), counts=size.astype(np.int32).reshape(-1, 1), alpha=alphas,
+        depth=joined(7), counts=joined(8), alpha=alphas,
         ties_feature=np.zeros(len(seeds), dtype=np.int64),
         ties_test=np.zeros(len(seeds), dtype=np.int64),
         n_decision=np.array([tr[11] for tr in trees], dtype=np.int64),
         rows_seen=np.array([tr[12] for tr in trees], dtype=np.int64),
-        seed=np.asarray(seeds, dtype=np.uint64), value=joined(8),
-        weight=np.ldexp(joined(9), -shift),
+        seed=np.asarray(seeds, dtype=np.uint64), value=joined(13),
+        weight=np.ldexp(joined(14), -shift),
     )
 
 

@@ -14,8 +14,8 @@ regressors, ``score`` = R^2).
 | DisjointSampleTreesRegressor | deterministic tree | disjoint samples |
 
 Every member predicts the weighted mean target of the leaf a row reaches; the ensemble
-predicts the members' mean. The trees are grown by ``engine.kernels._grow_regression``, the
-regression counterpart of the classifiers' growth routine.
+predicts the members' mean. The trees are grown by the classifiers' growth routine,
+``engine.kernels._grow.grow_tree``, in its regression version.
 """
 
 from __future__ import annotations

@@ -1,11 +1,13 @@
-"""One growth routine for every axis-aligned tree.
+"""One growth routine for every axis-aligned tree, classification and regression.
 
 The per-node test-selection is a parameter, not a copy: with probability ``alpha`` a node uses
 the deterministic selection (C4.5/ID3/CART criteria over ``max_features`` candidate features,
 exact or Extra-Trees random thresholds), otherwise the random selection (``pair_midpoint``,
 ``uniform`` or ``pert``); both live in ``_select``, the parameter layout in ``_params``.
 Presets (VR-Trees, RD, random forest, Extra-Trees, ...) only change ``iparams``, ``alpha`` and
-the construction (which rows and features a tree sees).
+the construction (which rows and features a tree sees). Regression trees grow in the same node
+loop, parametrised by ``grow_tree``'s argument ``regression`` (their node statistics and
+deterministic selection: ``_regression_node``).
 """
 
 import numpy as np
@@ -14,11 +16,10 @@ from numba import njit
 from treelab.engine.kernels._binned import GATHER_ROWS
 from treelab.engine.kernels._config import NUMBA_FLAGS
 from treelab.engine.kernels._construction import draw_construction
-from treelab.engine.kernels._local import (
-    LOCAL_BYTES,
+from treelab.engine.kernels._local import (  # noqa: F401 (callers read the limits as _grow.*)
     LOCAL_MAX_FEATURES,
     LOCAL_MAX_FEATURES_RANDOM,
-    LOCAL_MIN_ROWS,
+    local_blocks,
     localize,
 )
 from treelab.engine.kernels._nodes import (  # noqa: F401 (callers read them as _grow.*)
@@ -82,7 +83,16 @@ from treelab.engine.kernels._params import (  # noqa: F401 (callers read the lay
     RS_UNIFORM,
 )
 from treelab.engine.kernels._partition import partition_nominal, partition_threshold
-from treelab.engine.kernels._presort import build_lists, partition_lists
+from treelab.engine.kernels._presort import (  # noqa: F401 (callers read it as _grow.*)
+    LIST_MIN_DISTINCT,
+    partition_lists,
+    presort_plan,
+)
+from treelab.engine.kernels._regression_node import (
+    node_statistics,
+    regression_buffers,
+    regression_select,
+)
 from treelab.engine.kernels._rng import new_state, rand_float
 from treelab.engine.kernels._select import LEAN_REFUSES, deterministic_select, random_select
 from treelab.engine.kernels._split import cls_of, row_of
@@ -91,11 +101,12 @@ from treelab.engine.kernels._stochastic_modes import MODE_BINNED, beta_from_bits
 from treelab.engine.kernels._thresholds import rank_threshold
 
 RANDOM_ATTEMPTS = 10
-LIST_MIN_DISTINCT = 256
+
+
 @njit(**NUMBA_FLAGS)
 def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
               alpha, table, seed, row_mode, part, tree_id, n_sub, ref_i, ref_t, stochastic,
-              general, sw=None, binned=True, Rt=None):
+              general, sw=None, binned=True, Rt=None, regression=None, multiway=True):
     """Grow one tree into flat node arrays.
 
     Parameters are plain arrays: ``Xc`` (feature, row) float64 values (nominal features hold
@@ -143,6 +154,43 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     cache (one line per value, rows scattered over the column); in the block the node's values
     lie in a few lines. The copy sweeps each column forward once (``localize``). Nothing else
     changes: the same positions, values and ranks give the same tree, bit for bit.
+
+    ``regression``: None for classification trees; for a regression tree the tuple (float64
+    targets, float64 non-negative sample weights, ``poisson``). numba drops every
+    ``regression is not None`` branch from the classifiers' versions, which compile what they
+    compiled before; the regression version is called with ``table`` None (no class
+    criterion), which drops the classifiers' deterministic selection from it, and with
+    ``stochastic``, ``sw``, ``binned`` and ``Rt`` None. A regression tree is a one-class tree:
+    ``y`` holds int32 zeros and ``n_classes`` is 1, so ``counts[node, 0]`` is a node's rows
+    with multiplicity, the partitions' class counts are the children's, and the
+    ``min_samples_split`` / ``min_samples_leaf`` checks are the classifiers' comparisons.
+    What differs:
+
+    - a node's summed weight W and weighted target S (w y, w its multiplicity times its
+      sample weight) are taken when it is popped (``_regression_node.node_statistics``); a
+      constant target (not a single class) or fewer than 2 ``min_samples_leaf`` rows stop it;
+    - sample weights stay float64, outside the 16-bit multiplicity; rows of weight 0 are
+      left out of the tree;
+    - the deterministic selection is ``_regression_node.regression_select`` (largest squared
+      error or half Poisson deviance reduction, CART); its Extra-Trees thresholds partition by
+      value, and its threshold +inf splits the non-missing rows (left) from the missing ones;
+    - a threshold split of a node without missing rows of its feature sends missing values at
+      prediction to its larger child (scikit-learn's rule);
+    - presorted lists on the regression rule (every visible feature counts against
+      ``max_features``; nodes of at least 16 rows scan them);
+    - no localized blocks and no reference tree (both stay classifier-only).
+
+    ``multiway``: True, or None for a version without nominal tests, whose node tables never
+    grow (binary splits: at most 2 n - 1 nodes), as the lean version's: numba drops both
+    (what a first regression fit on numeric features compiles: no nominal split, no
+    ``enlarge``); the classifiers' lean version drops them already, their other versions take
+    the default.
+
+    Random nodes, the constructions, the partitions and the node tables are the
+    classifiers'. The regression version returns the classifiers' first 13 outputs (node
+    arrays, class counts, ties, deterministic decision nodes, rows seen) and then each node's
+    weighted mean target ``value`` (S / W; a child no row reaches keeps its parent's) and
+    summed weight ``weight`` (W).
     """
     d = Xc.shape[0]
     n = y.shape[0]
@@ -158,6 +206,20 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
             raise ValueError("this tree reads feature values, but Xc holds none")
     state = new_state(seed)
     w, mask = draw_construction(n, d, row_mode, part, tree_id, n_sub, state)
+    if regression is not None:
+        # (numba drops every ``regression is not None`` branch from the classifiers' versions)
+        ry, rsw, poisson = regression
+        if multiway is None:
+            for f in range(d):
+                if nominal[f]:
+                    raise ValueError("nominal features need grow_tree(..., multiway=True)")
+        for i in range(n):
+            if w[i] > 0xFFFF:
+                raise ValueError("a row's multiplicity exceeds 65535")
+            # sample weights stay float64 (rsw), outside the 16-bit multiplicity; rows of
+            # weight 0 are left out of the tree, as scikit-learn's trees leave them out
+            if not rsw[i] > 0.0:
+                w[i] = 0
     if sw is not None:
         for i in range(n):
             wi = np.int64(w[i]) * np.int64(sw[i])
@@ -176,8 +238,9 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
             rows_seen += w[i]
     # every class count, node size and branch size indexes the x log2 x table: it must reach
     # the weighted row count, not only the distinct rows (a stray read is a wrong gain)
-    if table.shape[0] <= rows_seen:
-        raise ValueError("the x log2 x table is smaller than the weighted row count")
+    if table is not None:
+        if table.shape[0] <= rows_seen:
+            raise ValueError("the x log2 x table is smaller than the weighted row count")
     # the rows of a node are buf[n8[node, N8_NBUF], s:e]; a split writes its children's rows
     # into the other buffer, so no partition copies back
     buf = np.empty((2, n_in), dtype=np.int64)
@@ -220,8 +283,10 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     # the binned search's class-major integer histogram and its occupied bins (_binned)
     n_bins = max_nd + 1 if iparams[P_BINNED] != 0 and alpha > 0.0 else 0
     if binned is None:
-        if iparams[P_BINNED] != 0:
-            raise ValueError("binned features need grow_tree(..., binned=True)")
+        # (regression trees search bins in their own search, _regression_split)
+        if regression is None:
+            if iparams[P_BINNED] != 0:
+                raise ValueError("binned features need grow_tree(..., binned=True)")
         # typed None: deterministic_select then drops the binned search before type inference
         bhist = None
     else:
@@ -260,46 +325,12 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     bucket = np.zeros(max_arity + 1, dtype=np.int64)
     used = np.zeros(d, dtype=np.uint8)
     # presorted lists for trees whose every node is deterministic with exact thresholds
-    n_cont = 0
-    for q in range(nv):
-        if not nominal[vis[q]]:
-            n_cont += 1
-    # (measured: with few candidates per node, e.g. random forests' sqrt(d), sorting the
-    # candidates at each node is cheaper than partitioning every list; with alpha below about
-    # 0.5 the random nodes, which would partition every list too, make it slower)
-    presort = (iparams[P_PRESORT] >= 1 and alpha >= 0.5 and iparams[P_DET_THRESHOLD] == 0
-               and n_cont > 0
-               and iparams[P_STOCHASTIC] == 0
-               and (2 * iparams[P_MAX_FEATURES] >= n_cont or iparams[P_PRESORT] == 2))
-    slot_of = np.empty(d, dtype=np.int64)
-    slot_of[:] = -1
-    # lists only for features with many distinct values: a node counts the others in a dense
-    # histogram over their few ranks, cheaper than partitioning a list at every split
-    list_min = 0 if iparams[P_PRESORT] == 2 else LIST_MIN_DISTINCT
-    n_list = 0
-    for q in range(nv):
-        if not nominal[vis[q]] and n_distinct[vis[q]] > list_min:
-            n_list += 1
-    # the global sort orders may be left out (engine.forest.prepare_features(order=False))
-    presort = presort and n_list > 0 and order.shape[1] == n
-    if presort:
-        slots = np.empty(n_list, dtype=np.int64)
-        q2 = 0
-        for q in range(nv):
-            if not nominal[vis[q]] and n_distinct[vis[q]] > list_min:
-                slots[q2] = vis[q]
-                slot_of[vis[q]] = q2
-                q2 += 1
-        if general is None:
+    presort, lists, slot_of, sorted_min = presort_plan(iparams, alpha, nominal, n_distinct, vis,
+                                                       nv, order, R, w, n_in, general,
+                                                       regression)
+    if general is None:
+        if presort:
             raise ValueError(LEAN_REFUSES)
-        lists = build_lists(order, R, w, slots, n_in)
-        # partitioning every list beats sorting the candidates once K log2(m) > n_cont
-        sorted_min = max(2.0 ** (n_cont / max(iparams[P_MAX_FEATURES], 1)), 16.0)
-        if iparams[P_PRESORT] == 2:
-            sorted_min = 0.0
-    else:
-        lists = np.empty((0, 1), dtype=np.int64)
-        sorted_min = np.inf
     yw = np.zeros(n if presort else 1, dtype=np.int64)
     child_of = np.zeros(n if presort else 1, dtype=np.int32)
     if presort:
@@ -311,18 +342,15 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
         perm[q] = vis[q]
         if nominal[vis[q]]:
             has_nominal = True
-    # localized blocks hold values only for trees that read them (Xc is not empty) and ranks
-    # only for trees with deterministic nodes
-    local_cap = 0
-    max_local = LOCAL_MAX_FEATURES if alpha > 0.0 else LOCAL_MAX_FEATURES_RANDOM
-    local_values = Xc.shape[1] == n
-    local_ranks = alpha > 0.0
-    entry_bytes = (8 if local_values else 0) + (4 if local_ranks else 0)
-    if iparams[P_LOCAL] != 0 and d <= max_local and entry_bytes > 0:
-        local_cap = min(n_in, max(LOCAL_MIN_ROWS, LOCAL_BYTES // (entry_bytes * d)))
-    Xl = np.empty((d, local_cap if local_values else 0))
-    glob = np.empty(local_cap, dtype=np.int64)
-    Rl = np.empty((d, local_cap if local_ranks else 0), dtype=R.dtype)
+    # localized blocks (none for regression trees, whose search reads the global arrays)
+    local_cap, Xl, glob, Rl = local_blocks(iparams[P_LOCAL] != 0, alpha, n_in, Xc, R,
+                                           regression)
+    if regression is not None:
+        # the regression search's per-node statistics and buffers, and each row's weight
+        # (multiplicity times sample weight; 0 for rows left out)
+        rkeys, nw, ny, nm, hw, hs, hm, wrow = regression_buffers(n, n_in, max_arity, w, rsw)
+        random_thr = iparams[P_DET_THRESHOLD] == 1
+        binned_search = iparams[P_BINNED] != 0
     # the binned search's buffers for codes gathered from the row-major copy (trees without
     # localized blocks, whose nodes read the blocks instead)
     n_gather = 0
@@ -341,6 +369,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
         # most n_in leaves, 2 n_in - 1 nodes, so its tables never grow and numba compiles no
         # enlarge for it (four versions, about 0.5 CPU-s of a first fit)
         cap = 2 * n_in + 16
+    if multiway is None:
+        cap = 2 * n_in + 16  # (as the lean version's: binary splits alone)
     # fill value of enlarged node tables, typed (a literal would compile enlarge once more);
     # what the new rows hold does not matter: every node's fields are set when it is created
     zero = np.int64(0)
@@ -352,6 +382,12 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     n64 = np.empty((cap, N64_COLS), dtype=np.int64)
     threshold = np.empty(cap)
     counts = np.empty((cap, C), dtype=np.int32)
+    if regression is not None:
+        # each regression node's weighted mean target (S / W) and summed weight W
+        value = np.empty(cap)
+        weight = np.empty(cap)
+        value[0] = np.nan
+        weight[0] = 0.0
     # node of the reference tree (-1: none, N64_REF); each node's ties (N32_TF, N32_TT) are
     # returned by all-deterministic trees only, the ones that can serve as a reference, and
     # only when asked for
@@ -401,12 +437,17 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
         if n_nodes + max_need > cap:
             if general is None:
                 raise AssertionError("the lean routine's node tables are full")
+            if multiway is None:
+                raise AssertionError("the binary routine's node tables are full")
             cap = max(2 * cap, n_nodes + max_need)
             n8 = enlarge(n8, cap, zero)
             n32 = enlarge(n32, cap, zero)
             n64 = enlarge(n64, cap, zero)
             threshold = enlarge(threshold, cap, np.nan)
             counts = enlarge(counts, cap, zero)
+            if regression is not None:
+                value = enlarge(value, cap, np.nan)
+                weight = enlarge(weight, cap, np.nan)
         while sp > 0 and n_nodes + max_need <= cap:
             sp -= 1
             node = n64[sp, N64_STACK]
@@ -419,8 +460,19 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 n_node += node_counts[c]
                 if node_counts[c] > 0:
                     n_nonzero += 1
-            if n_node < min_split or n32[node, N32_DEPTH] >= max_depth or n_nonzero <= 1:
-                continue
+            if regression is not None:
+                # a regression tree's node: one "class" (counts[node, 0] is its rows with
+                # multiplicity), its statistics taken here; a constant target stops it
+                W, S, M, constant = node_statistics(buf, n8[node, N8_NBUF], s, e, ry, rsw,
+                                                    nw, ny, nm)
+                value[node] = S / W if W > 0.0 else np.nan
+                weight[node] = W
+                if (M < min_split or n32[node, N32_DEPTH] >= max_depth or constant
+                        or M < 2 * min_leaf):
+                    continue
+            if table is not None:
+                if n_node < min_split or n32[node, N32_DEPTH] >= max_depth or n_nonzero <= 1:
+                    continue
             # no views of the row buffers or choices between the global arrays and the blocks
             # here: each would raise and lower a reference count at every split node, so the
             # kernels below take the arrays themselves, the buffer's index and ``loc``
@@ -437,9 +489,10 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     if path[n_path] >= 0:
                         used[path[n_path]] = 0
             use_sorted = presort and (e - s) >= sorted_min
-            if not n8[node, N8_LOCAL] and e - s <= local_cap:
-                localize(buf, nbuf, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob)
-                n8[node, N8_LOCAL] = 1
+            if table is not None:  # (regression trees have no localized blocks)
+                if not n8[node, N8_LOCAL] and e - s <= local_cap:
+                    localize(buf, nbuf, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob)
+                    n8[node, N8_LOCAL] = 1
             loc = n8[node, N8_LOCAL] != 0
             det = alpha >= 1.0 or (alpha > 0.0 and rand_float(state) < alpha)
             attempts = 1 if det else RANDOM_ATTEMPTS
@@ -467,14 +520,18 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     # (numba's cache of this function does not see edits of the kernels it
                     # calls, e.g. _stochastic.py, _select.py, _split.py, _nominal.py,
                     # _thresholds.py, _partition.py, _presort.py, _binned.py, _local.py,
-                    # _construction.py, _scan.py, _nodes.py: edit this file too when they
-                    # change, so that a stale cache is not reused; last: one register summary for
-                    # presorted lists and sorted keys; the nominal partition's cursors, localize's
-                    # one sweep, build_lists branch-free; the register loops' shared entry
-                    # helpers; localize without nominal features' ranks; the scans' shared split
-                    # info; the per-node kernels take the row buffer and its index, not views;
-                    # the summaries and scans called, not inlined; the node tables' layout and
-                    # enlarge in _nodes.py)
+                    # _construction.py, _scan.py, _nodes.py, _regression_node.py,
+                    # _regression_split.py: edit this file too when they change, so that a
+                    # stale cache is not reused; last: one register summary for presorted lists
+                    # and sorted keys; the nominal partition's cursors, localize's one sweep,
+                    # build_lists branch-free; the register loops' shared entry helpers;
+                    # localize without nominal features' ranks; the scans' shared split info;
+                    # the per-node kernels take the row buffer and its index, not views; the
+                    # summaries and scans called, not inlined; the node tables' layout and
+                    # enlarge in _nodes.py; the regression trees grown here, their node
+                    # statistics and selection in _regression_node.py; the presort plan and
+                    # the localized blocks' allocation in _presort.py and _local.py; the
+                    # binned regression chains' bitmap in _regression_split.py)
                     if stochastic is None:
                         raise ValueError(
                             "stochastic selection needs grow_tree(..., stochastic=True)")
@@ -486,12 +543,20 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                         keys, keys2, hist, occ, dist_rank, dist_counts, nan_counts, table,
                         all_classes)
                 elif det:
-                    found, f, sk, t, nanc, tf, tt = deterministic_select(
-                        iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm, buf,
-                        nbuf, s, e, Xc, R, Xl, Rl, loc, node_counts, n_node, table, state, keys,
-                        keys2, hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f,
-                        cand_g, cand_si, cand_t, cand_nan, cand_kind, cand_nt, use_sorted, lists,
-                        slot_of, yw, cmap, present, bhist, bocc, blst, general, Rtv, bg, brows)
+                    if regression is not None:
+                        found, f, sk, t, nanc = regression_select(
+                            nominal, n_distinct, uniq, uniq_off, vis, nv, perm,
+                            iparams[P_MAX_FEATURES], random_thr, binned_search, buf, nbuf, s, e,
+                            Xc, R, rsw, ry, nw, ny, nm, W, S, M, min_leaf, poisson, rkeys, hw, hs,
+                            hm, use_sorted, lists, slot_of, wrow, w, state, multiway)
+                    if table is not None:
+                        found, f, sk, t, nanc, tf, tt = deterministic_select(
+                            iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm,
+                            buf, nbuf, s, e, Xc, R, Xl, Rl, loc, node_counts, n_node, table,
+                            state, keys, keys2, hist, occ, dist_rank, dist_counts, nan_counts,
+                            bufs, cand_f, cand_g, cand_si, cand_t, cand_nan, cand_kind, cand_nt,
+                            use_sorted, lists, slot_of, yw, cmap, present, bhist, bocc, blst,
+                            general, Rtv, bg, brows)
                 else:
                     found, f, sk, t = random_select(rule, nominal, used, nv, perm, buf, nbuf, s,
                                                      e, Xc, Xl, loc, state, general)
@@ -500,15 +565,31 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 if sk == KIND_THRESHOLD:
                     # deterministic splits know where missing rows go; random splits send them to
                     # the larger child, decided after counting
-                    rt = rank_threshold(f, t, uniq, uniq_off) if det else 0
                     nd_f = n_distinct[f]
-                    if det:
-                        split_at = partition_threshold(f, rt, nd_f, 1 if nanc == 0 else 0, buf,
-                                                       nbuf, s, e, R, Rl, loc, left_counts,
-                                                       nan_part)
-                    else:
-                        split_at = partition_threshold(f, t, np.nan, np.int64(0), buf, nbuf, s,
-                                                       e, Xc, Xl, loc, left_counts, nan_part)
+                    if regression is not None:
+                        # a regression node's Extra-Trees threshold is a value (with bins, it
+                        # may fall inside one), and the threshold +inf splits the non-missing
+                        # rows (every rank, left) from the missing ones
+                        if det and not random_thr:
+                            rt = nd_f - 1 if t == np.inf else rank_threshold(f, t, uniq,
+                                                                             uniq_off)
+                            split_at = partition_threshold(f, rt, nd_f, 1 if nanc == 0 else 0,
+                                                           buf, nbuf, s, e, R, Rl, loc,
+                                                           left_counts, nan_part)
+                        else:
+                            split_at = partition_threshold(
+                                f, t, np.nan, np.int64(1 if det and nanc == 0 else 0), buf,
+                                nbuf, s, e, Xc, Xl, loc, left_counts, nan_part)
+                    if table is not None:
+                        rt = rank_threshold(f, t, uniq, uniq_off) if det else 0
+                        if det:
+                            split_at = partition_threshold(f, rt, nd_f, 1 if nanc == 0 else 0,
+                                                           buf, nbuf, s, e, R, Rl, loc,
+                                                           left_counts, nan_part)
+                        else:
+                            split_at = partition_threshold(f, t, np.nan, np.int64(0), buf, nbuf,
+                                                           s, e, Xc, Xl, loc, left_counts,
+                                                           nan_part)
                     nl = 0.0
                     nn = 0.0
                     for c in range(C):
@@ -528,6 +609,11 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     nr_rows_start = split_at
                     if nl < min_leaf or nr < min_leaf:
                         continue
+                    if regression is not None:
+                        if nn == 0:
+                            # missing values at prediction go to the child with more rows, as
+                            # in scikit-learn for features without missing values in training
+                            nanc = 0 if 2 * nl >= n_node else 1
                     a = n_nodes
                     for c in range(C):
                         lc = left_counts[c] + (nan_part[c] if nanc == 0 else 0)
@@ -541,6 +627,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 else:
                     if general is None:
                         raise ValueError(LEAN_REFUSES)
+                    if multiway is None:
+                        raise ValueError("nominal tests need grow_tree(..., multiway=True)")
                     arity = n_distinct[f]
                     # (views here cost their counts at nominal splits alone)
                     summarize_nominal(f, arity, buf[nbuf], s, e, Xl if loc else Xc, dist_counts,
@@ -624,12 +712,28 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                 n32[ch, N32_DEPTH] = n32[node, N32_DEPTH] + 1
                 threshold[ch] = np.nan
                 n64[ch, N64_PARENT] = node
+                if regression is not None:
+                    # a child no row reaches (a nominal code absent here) keeps its parent's mean
+                    value[ch] = value[node]
+                    weight[ch] = 0.0
                 n64[ch, N64_REF] = ref_i[r, REF_CHILD] + b if r >= 0 else -1
                 if n64[ch, N64_END] > n64[ch, N64_START]:
                     n64[sp, N64_STACK] = ch
                     sp += 1
             n_nodes += n_kids
     n_ties = n_nodes if keep_ties else 0
+    # one return layout per version: numba drops the regression's return from the classifiers'
+    # versions (regression None) and the classifiers' from the regression's (table None)
+    if regression is not None:
+        if table is None:
+            return (n8[:n_nodes, N8_KIND].copy(), n32[:n_nodes, N32_FEATURE].copy(),
+                    threshold[:n_nodes].copy(), n32[:n_nodes, N32_CHILD].copy(),
+                    n32[:n_nodes, N32_NCHILD].copy(), n32[:n_nodes, N32_NAN].copy(),
+                    n8[:n_nodes, N8_RND].copy(), n32[:n_nodes, N32_DEPTH].copy(),
+                    counts[:n_nodes].copy(), ties_feature, ties_test, n_decision, rows_seen,
+                    value[:n_nodes].copy(), weight[:n_nodes].copy())
+    if table is None:
+        raise ValueError("the classifiers' trees need the x log2 x table")
     return (n8[:n_nodes, N8_KIND].copy(), n32[:n_nodes, N32_FEATURE].copy(),
             threshold[:n_nodes].copy(), n32[:n_nodes, N32_CHILD].copy(),
             n32[:n_nodes, N32_NCHILD].copy(), n32[:n_nodes, N32_NAN].copy(),

@@ -59,3 +59,27 @@ def localize(buf, nbuf, s, e, vis, nv, nominal, Xc, R, Xl, Rl, glob):
         elif ranks and not nominal[f]:
             for j in range(m):
                 Rl[f, j] = R[f, glob[j]]
+
+
+@inner
+def local_blocks(asked, alpha, n_in, Xc, R, regression):
+    """The localized blocks of a tree of ``_grow.grow_tree``: (local_cap, Xl, glob, Rl), the
+    most rows a localized subtree holds (0: none), its values' and ranks' blocks and each
+    block row's global row. Values only for trees that read them (``Xc`` not empty), ranks
+    only for trees with deterministic nodes (``alpha`` > 0); none where not ``asked``
+    (``P_LOCAL``), with too many features, or for regression trees (``regression`` not None),
+    whose split search reads the global arrays."""
+    d = Xc.shape[0]
+    local_cap = 0
+    max_local = LOCAL_MAX_FEATURES if alpha > 0.0 else LOCAL_MAX_FEATURES_RANDOM
+    local_values = Xc.shape[1] > 0
+    local_ranks = alpha > 0.0
+    entry_bytes = (8 if local_values else 0) + (4 if local_ranks else 0)
+    if asked and d <= max_local and entry_bytes > 0:
+        local_cap = min(n_in, max(LOCAL_MIN_ROWS, LOCAL_BYTES // (entry_bytes * d)))
+    if regression is not None:
+        local_cap = 0
+    Xl = np.empty((d, local_cap if local_values else 0))
+    glob = np.empty(local_cap, dtype=np.int64)
+    Rl = np.empty((d, local_cap if local_ranks else 0), dtype=R.dtype)
+    return local_cap, Xl, glob, Rl

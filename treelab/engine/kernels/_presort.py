@@ -12,6 +12,12 @@ import numpy as np
 from numba import njit
 
 from treelab.engine.kernels._config import NUMBA_FLAGS, inner
+from treelab.engine.kernels._params import (
+    P_DET_THRESHOLD,
+    P_MAX_FEATURES,
+    P_PRESORT,
+    P_STOCHASTIC,
+)
 
 _LOW32 = np.int64(0xFFFFFFFF)
 _LOW16 = np.int64(0xFFFF)
@@ -209,3 +215,73 @@ def store_counts(dist_counts, i, C, a0, a1, a2):
     dist_counts[i, 1] = a1
     if C == 3:
         dist_counts[i, 2] = a2
+
+
+# lists only for features with more distinct values than this: a node counts the others in a
+# dense histogram over their few ranks, cheaper than partitioning a list at every split
+LIST_MIN_DISTINCT = 256
+
+
+@inner
+def presort_plan(iparams, alpha, nominal, n_distinct, vis, nv, order, R, w, n_in, general,
+                 regression):
+    """Whether a tree of ``_grow.grow_tree`` keeps presorted lists, and its lists: returns
+    (presort, lists, slot_of, sorted_min), ``slot_of[f]`` the list of feature f (-1: none) and
+    ``sorted_min`` the fewest rows of a node that scans the lists rather than sorting.
+
+    Lists pay off for trees whose nodes are mostly deterministic with exact thresholds
+    (measured: with few candidates per node, e.g. random forests' sqrt(d), sorting the
+    candidates at each node is cheaper than partitioning every list; with alpha below about
+    0.5 the random nodes, which would partition every list too, make it slower), with at least
+    half of the continuous features candidates (``P_PRESORT == 2`` forces them, on every
+    feature), and where the global sort orders were made (``engine.forest.
+    prepare_features(order=False)`` leaves them out). Regression trees (``regression`` not
+    None) count every visible feature against ``max_features`` and scan the lists at nodes of
+    at least 16 rows.
+
+    ``general`` None (the lean routine): a tree that would keep lists gets none and
+    ``presort`` True, which the caller refuses; numba then compiles no ``build_lists``.
+    """
+    d = nominal.shape[0]
+    n = w.shape[0]
+    n_cont = 0
+    for q in range(nv):
+        if not nominal[vis[q]]:
+            n_cont += 1
+    presort = (iparams[P_PRESORT] >= 1 and alpha >= 0.5 and iparams[P_DET_THRESHOLD] == 0
+               and n_cont > 0
+               and iparams[P_STOCHASTIC] == 0
+               and (2 * iparams[P_MAX_FEATURES] >= n_cont or iparams[P_PRESORT] == 2))
+    slot_of = np.empty(d, dtype=np.int64)
+    slot_of[:] = -1
+    list_min = 0 if iparams[P_PRESORT] == 2 else LIST_MIN_DISTINCT
+    if regression is not None:
+        list_min = LIST_MIN_DISTINCT
+    n_list = 0
+    for q in range(nv):
+        if not nominal[vis[q]] and n_distinct[vis[q]] > list_min:
+            n_list += 1
+    presort = presort and n_list > 0 and order.shape[1] == n
+    if regression is not None:
+        presort = (iparams[P_PRESORT] >= 1 and alpha >= 0.5 and iparams[P_DET_THRESHOLD] == 0
+                   and n_list > 0 and 2 * iparams[P_MAX_FEATURES] >= nv
+                   and order.shape[1] == n)
+    if not presort:
+        return False, np.empty((0, 1), dtype=np.int64), slot_of, np.inf
+    if general is None:
+        return True, np.empty((0, 1), dtype=np.int64), slot_of, np.inf
+    slots = np.empty(n_list, dtype=np.int64)
+    q2 = 0
+    for q in range(nv):
+        if not nominal[vis[q]] and n_distinct[vis[q]] > list_min:
+            slots[q2] = vis[q]
+            slot_of[vis[q]] = q2
+            q2 += 1
+    lists = build_lists(order, R, w, slots, n_in)
+    # partitioning every list beats sorting the candidates once K log2(m) > n_cont
+    sorted_min = max(2.0 ** (n_cont / max(iparams[P_MAX_FEATURES], 1)), 16.0)
+    if iparams[P_PRESORT] == 2:
+        sorted_min = 0.0
+    if regression is not None:
+        sorted_min = 16.0
+    return True, lists, slot_of, sorted_min

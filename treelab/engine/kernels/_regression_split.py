@@ -1,7 +1,7 @@
-"""The split search of a regression node over its weighted target sums (the regression
-statistics of ``_grow_regression.grow_regression_tree``): thresholds on continuous features,
-with the node's missing rows sent to the side the criterion prefers, and the multiway split of
-a nominal feature, one child per code.
+"""The split search of a regression node over its weighted target sums (the node statistics
+of ``_regression_node``, for ``_grow.grow_tree``'s regression version): thresholds on
+continuous features, with the node's missing rows sent to the side the criterion prefers, and
+the multiway split of a nominal feature, one child per code.
 
 Every split is scored by the proxy ``split_score`` sums over the children: the sum over the
 children of S^2 / W (squared error) or of S log(S / W) (half Poisson deviance), S the summed
