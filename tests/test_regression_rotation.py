@@ -176,7 +176,11 @@ def test_rotation_options_and_parameter_refusals(friedman):
     with pytest.raises(ValueError, match="group_size"):
         treelab.RotationForestRegressor(group_size=0).fit(X, y)
     with pytest.raises(ValueError, match="random_split"):
-        treelab.RotationForestRegressor(random_split="pert").fit(X, y)
+        treelab.RotationForestRegressor(random_split="perfect").fit(X, y)
+    # PERT's pairs of rows with different targets, on the rotated features
+    pert = treelab.RotationForestRegressor(n_estimators=3, alpha=0.0, random_split="pert",
+                                           random_state=0).fit(X, y)
+    assert pert.score(Xt, friedman[3]) > 0.3
 
 
 def test_regression_measures_take_it(friedman):

@@ -5,6 +5,7 @@ replayed from the trees' own generators."""
 
 import numpy as np
 import pytest
+from numba import njit
 from sklearn.datasets import (
     load_diabetes,
     make_friedman1,
@@ -18,6 +19,7 @@ from sklearn.utils import check_random_state
 import treelab
 from treelab.engine.kernels import _grow as G
 from treelab.engine.kernels._rng import new_state
+from treelab.engine.kernels._select import random_select
 
 
 def _slow_best_split(X, y, w):
@@ -303,9 +305,54 @@ def test_refusals_name_the_argument(est):
     est.set_params(criterion="squared_error")
 
 
-def test_pert_is_refused_naming_random_split():
-    with pytest.raises(ValueError, match="random_split='pert'"):
-        treelab.VRTreesRegressor(random_split="pert").fit(np.zeros((4, 1)), np.arange(4.0))
+@njit
+def _pert_thresholds(Xc, y, buf, draws):
+    """PERT's random selection at a node of every row of ``buf[0]``, once per seed 0..draws-1:
+    the threshold, NaN where no threshold test on feature 0 was drawn."""
+    n = buf.shape[1]
+    nominal = np.zeros(1, dtype=np.uint8)
+    used = np.zeros(1, dtype=np.uint8)
+    perm = np.zeros(1, dtype=np.int64)
+    out = np.full(draws, np.nan)
+    for k in range(draws):
+        found, f, kind, t = random_select(G.RS_PERT, nominal, used, 1, perm, buf, 0, 0, n, Xc,
+                                          Xc, False, new_state(np.uint64(k)), True, y)
+        if found and f == 0 and kind == G.KIND_THRESHOLD:
+            out[k] = t
+    return out
+
+
+def test_pert_pairs_two_rows_of_different_targets():
+    """PERT's random node for regression (``_select.random_select`` given the targets): rows
+    x = 0..9 with y = 0 except y[9] = 1. Only the pairs (i, 9), i < 9, differ in target, so
+    the threshold is uniform on (i, 9) with i uniform on 0..8 and P(t > 8) = H_9 / 9 = 0.314
+    (H_9 the 9th harmonic number), given a pair was found; a pair of any two rows would give
+    about 0.11, and a rule reading the rows' class codes (all 0 here) would find no pair."""
+    n = 10
+    Xc = np.arange(n, dtype=np.float64).reshape(1, n)
+    y = np.zeros(n)
+    y[9] = 1.0
+    buf = np.zeros((2, n), dtype=np.int64)
+    buf[0] = (np.arange(n, dtype=np.int64) << 32) | (1 << 16)
+    t = _pert_thresholds(Xc, y, buf, 3000)
+    # a draw of two rows differs in target with probability 2 (1/10)(9/10) = 0.18; after
+    # PERT's 10 attempts no pair is found with probability 0.82^10 (the node is a leaf)
+    found = t[~np.isnan(t)]
+    assert abs(found.size / t.size - (1 - 0.82**10)) < 0.03  # 4.7 standard deviations
+    assert np.all((found >= 0.0) & (found <= 9.0))
+    harmonic = sum(1 / k for k in range(1, 10))
+    assert abs(np.mean(found > 8.0) - harmonic / 9) < 0.035  # 4 standard deviations
+
+
+def test_pert_regression_forest_fits_and_is_the_same_on_two_threads():
+    X, y = make_friedman1(2000, random_state=0)
+    Xt, yt = make_friedman1(1000, random_state=1)
+    one = treelab.VRTreesRegressor(n_estimators=30, alpha=0.0, random_split="pert",
+                                   sampling="bootstrap", random_state=2).fit(X, y)
+    two = treelab.VRTreesRegressor(n_estimators=30, alpha=0.0, random_split="pert",
+                                   sampling="bootstrap", random_state=2, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(one.forest_.threshold, two.forest_.threshold)
+    assert one.score(Xt, yt) > 0.5
 
 
 def test_same_forest_on_one_and_two_threads():

@@ -34,8 +34,9 @@ from treelab.estimators._validation import (
 from treelab.estimators._weights import check_sample_weight
 
 REGRESSION_CRITERIA = ("squared_error", "poisson")
-# PERT's rule draws two rows of different classes: it has no regression reading here
-REGRESSION_RANDOM_SPLITS = tuple(k for k in RANDOM_SPLITS if k != "pert")
+# every random split law, PERT's read with two rows of different targets for two of different
+# classes (engine.kernels._select.random_select)
+REGRESSION_RANDOM_SPLITS = tuple(RANDOM_SPLITS)
 
 SHARED_DOC = """
     criterion : {"squared_error", "poisson"}
@@ -108,10 +109,6 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
 
     def _check_params(self) -> None:
         p = self.get_params(deep=False)
-        if p.get("random_split") == "pert":
-            raise ValueError("random_split='pert' draws two rows of different classes and "
-                             "has no regression form; use one of "
-                             f"{list(REGRESSION_RANDOM_SPLITS)}")
         check_tree_params(p, REGRESSION_CRITERIA, REGRESSION_RANDOM_SPLITS)
         if "bootstrap" in p:
             check_bool("bootstrap", p["bootstrap"])

@@ -79,7 +79,7 @@ class VRTreesRegressor(_RegressionEnsemble):
         features, or both.
     subspace_fraction : float in (0, 1]
         gamma of the random subspace method.
-    random_split : {"pair_midpoint", "pair_distinct", "uniform"}
+    random_split : {"pair_midpoint", "pair_distinct", "uniform", "pert"}
         Threshold rule of random nodes (as ``VRTrees``).
     %(max_bins)s
     %(shared)s
@@ -108,7 +108,7 @@ class CoalescenceRegressor(_RegressionEnsemble):
         Number of trees N.
     alpha_max : float in [0, 1]
         Alphas are spread evenly over [0, alpha_max).
-    random_split : {"pair_midpoint", "pair_distinct", "uniform"}
+    random_split : {"pair_midpoint", "pair_distinct", "uniform", "pert"}
         Threshold rule of random nodes.
     %(max_bins)s
     %(shared)s
@@ -133,7 +133,7 @@ class MaxDiverseRegressor(_RegressionEnsemble):
     ----------
     n_estimators : int
         Number of trees.
-    random_split : {"pair_midpoint", "pair_distinct", "uniform"}
+    random_split : {"pair_midpoint", "pair_distinct", "uniform", "pert"}
         Threshold rule of random nodes.
     %(shared)s
     """
@@ -156,7 +156,7 @@ class RandomDecisionTreesRegressor(_RegressionEnsemble):
     ----------
     n_estimators : int
         Number of trees.
-    random_split : {"uniform", "pair_midpoint", "pair_distinct"}
+    random_split : {"uniform", "pair_midpoint", "pair_distinct", "pert"}
         Threshold rule of random nodes.
     %(shared)s
     """

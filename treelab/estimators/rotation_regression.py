@@ -67,7 +67,7 @@ class RotationForestRegressor(TreeEnsembleRegressor):
         Candidate axes per deterministic node, drawn at random (None: all of them).
     alpha : float in [0, 1], default 1.0
         Probability that a node uses the deterministic test-selection (1: CART).
-    random_split : {"pair_midpoint", "pair_distinct", "uniform"}, default "pair_midpoint"
+    random_split : {"pair_midpoint", "pair_distinct", "uniform", "pert"}, default "pair_midpoint"
         Threshold rule of random nodes (alpha < 1).
     bootstrap : bool, default False
         Every tree on all rows (Rodriguez et al.) or on a bootstrap sample, drawn as the other

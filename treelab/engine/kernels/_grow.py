@@ -531,7 +531,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     # enlarge in _nodes.py; the regression trees grown here, their node
                     # statistics and selection in _regression_node.py; the presort plan and
                     # the localized blocks' allocation in _presort.py and _local.py; the
-                    # binned regression chains' bitmap in _regression_split.py)
+                    # binned regression chains' bitmap in _regression_split.py; PERT's target
+                    # pairs for regression in _select.random_select)
                     if stochastic is None:
                         raise ValueError(
                             "stochastic selection needs grow_tree(..., stochastic=True)")
@@ -558,8 +559,14 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                             use_sorted, lists, slot_of, yw, cmap, present, bhist, bocc, blst,
                             general, Rtv, bg, brows)
                 else:
-                    found, f, sk, t = random_select(rule, nominal, used, nv, perm, buf, nbuf, s,
-                                                     e, Xc, Xl, loc, state, general)
+                    if regression is not None:
+                        # (PERT pairs two rows of different targets: random_select's target)
+                        found, f, sk, t = random_select(rule, nominal, used, nv, perm, buf,
+                                                         nbuf, s, e, Xc, Xl, loc, state, general,
+                                                         ry)
+                    if table is not None:
+                        found, f, sk, t = random_select(rule, nominal, used, nv, perm, buf,
+                                                         nbuf, s, e, Xc, Xl, loc, state, general)
                 if not found:
                     break
                 if sk == KIND_THRESHOLD:

@@ -370,7 +370,8 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
 
 
 @inner(_nrt=False)
-def random_select(rule, nominal, used, nv, perm, buf, nbuf, s, e, Xg, Xl, loc, state, general):
+def random_select(rule, nominal, used, nv, perm, buf, nbuf, s, e, Xg, Xl, loc, state, general,
+                  target=None):
     """Random test-selection: (found, feature, kind, threshold). The node's rows are
     ``buf[nbuf][s:e]``, its values ``Xl`` when ``loc``, else ``Xg`` (as in
     ``deterministic_select``).
@@ -380,6 +381,12 @@ def random_select(rule, nominal, used, nv, perm, buf, nbuf, s, e, Xg, Xl, loc, s
 
     ``perm`` holds the visible features in some order; drawing without replacement from it
     (a partial Fisher-Yates shuffle) picks uniformly among them whatever that order is.
+
+    ``target``: ``None`` for classification trees, whose PERT pairs are two rows of different
+    classes (the class code in each row entry); a regression tree's float64 targets, indexed
+    by global row (regression trees have no localized blocks), whose PERT pairs are two rows
+    of different targets (Cutler & Zhao 2001's rule with "class" read as "target value").
+    numba drops the branch not taken from each version.
     """
     if general is None and rule != RS_PAIR:
         raise ValueError(LEAN_REFUSES)
@@ -392,7 +399,10 @@ def random_select(rule, nominal, used, nv, perm, buf, nbuf, s, e, Xg, Xl, loc, s
         for _ in range(PERT_ATTEMPTS):
             pa = rows[s + rand_int(state, m)]
             pb = rows[s + rand_int(state, m)]
-            if cls_of(pa) == cls_of(pb):
+            if target is None:
+                if cls_of(pa) == cls_of(pb):
+                    continue
+            elif target[row_of(pa)] == target[row_of(pb)]:
                 continue
             a = row_of(pa)
             b = row_of(pb)
