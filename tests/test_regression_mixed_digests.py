@@ -8,7 +8,7 @@ three continuous ones."""
 import numpy as np
 import pandas as pd
 import pytest
-from test_regression_digests import _digest, _grid, _weights
+from test_regression_digests import _grid, fit_digests
 
 # recorded from the regression trees' own growth routine (commit 4d41937)
 DIGESTS = {
@@ -53,18 +53,9 @@ def _mixed(n=700, seed=0):
     return frame, y
 
 
-def fit_digests() -> dict:
-    X, y = _mixed()
-    out = {}
-    for name, est, weighted in _grid():
-        sw = _weights(X.shape[0]) if weighted else None
-        out[name] = _digest(est.fit(X, y, sample_weight=sw).forest_)
-    return out
-
-
 @pytest.fixture(scope="module")
 def digests():
-    return fit_digests()
+    return fit_digests(_mixed)
 
 
 @pytest.mark.parametrize("name", [g[0] for g in _grid()])
@@ -73,5 +64,5 @@ def test_mixed_fit_is_bit_identical_to_the_recorded_routine(name, digests):
 
 
 if __name__ == "__main__":  # prints the digests (recorded once, from the routine named above)
-    for k, v in fit_digests().items():
+    for k, v in fit_digests(_mixed).items():
         print(f'    "{k}": "{v}",')
