@@ -77,6 +77,7 @@ def test_schema_and_probabilities_are_consistent(name):
         (lambda: D.krk(10, class_noise=-0.1), ValueError, "class_noise"),
         (lambda: D.led(10, random_state="x"), TypeError, "random_state"),
         (lambda: D.tictactoe(shuffle=1), TypeError, "shuffle"),
+        (lambda: D.balance_scale(shuffle=1), TypeError, "shuffle"),
         (lambda: D.image_interpolation(image=np.zeros(3, dtype=int)), ValueError, "image"),
         (lambda: D.generate("nope"), ValueError, "name"),
     ],
@@ -272,6 +273,33 @@ def test_tictactoe_has_958_boards_and_626_wins():
     assert (o_wins, draws) == (316, 16)
     shuffled = D.tictactoe(shuffle=True, random_state=1)
     assert sorted(map(tuple, shuffled.X)) == sorted(map(tuple, data.X))
+
+
+def test_balance_scale_is_the_uci_enumeration_with_its_class_counts():
+    # the UCI description: 625 rows, 4 attributes of values 1-5, class distribution
+    # 46.08% L, 7.84% B, 46.08% R; the file's first rows are B,1,1,1,1 then R,1,1,1,2
+    data = D.balance_scale()
+    assert data.X.shape == (625, 4) and data.classes.tolist() == [0, 1, 2]
+    assert data.meta["class_names"] == ("B", "L", "R")
+    names = np.array(data.meta["class_names"])[data.y]
+    assert {c: int((names == c).sum()) for c in "LBR"} == {"L": 288, "B": 49, "R": 288}
+    assert names[:3].tolist() == ["B", "R", "R"]
+    assert data.X[:2].tolist() == [[1, 1, 1, 1], [1, 1, 1, 2]]
+    assert len({tuple(r) for r in data.X}) == 625 and set(np.unique(data.X)) == {1, 2, 3, 4, 5}
+    hand = {(2, 3, 3, 2): "B", (5, 5, 4, 5): "L", (1, 4, 2, 3): "R", (4, 1, 1, 5): "R",
+            (4, 2, 1, 5): "L"}  # torques 6 = 6, 25 > 20, 4 < 6, 4 < 5, 8 > 5
+    for (lw, ld, rw, rd), want in hand.items():
+        row = np.flatnonzero((data.X == [lw, ld, rw, rd]).all(axis=1))
+        assert names[row].tolist() == [want], (lw, ld, rw, rd)
+    # B rows: pairs of products equal (49 = sum over products t of (ways to make t)^2)
+    ways = np.bincount([a * b for a in range(1, 6) for b in range(1, 6)])
+    assert int((ways**2).sum()) == 49
+    np.testing.assert_array_equal(data.true_proba.argmax(axis=1), data.y)
+    shuffled = D.balance_scale(shuffle=True, random_state=2)
+    def rows(d):
+        return sorted((*r, c) for r, c in zip(d.X.tolist(), d.y.tolist(), strict=True))
+
+    assert rows(shuffled) == rows(data)
 
 
 # ----------------------------------------------------------------------------------- KRK

@@ -19,7 +19,15 @@ from treelab.datasets._geometric import (
     noisy_function_label,
 )
 from treelab.datasets._importance import forest_importance, keep_important
-from treelab.datasets._logic import krk, krk_illegal, m_of_n, monks, parity, tictactoe
+from treelab.datasets._logic import (
+    balance_scale,
+    krk,
+    krk_illegal,
+    m_of_n,
+    monks,
+    parity,
+    tictactoe,
+)
 from treelab.datasets._regression import (
     friedman1,
     friedman1_function,
@@ -71,6 +79,7 @@ __all__ = [
     "add_attribute_noise",
     "add_class_noise",
     "add_irrelevant",
+    "balance_scale",
     "concepts",
     "concepts_lattice",
     "fan_synthetic",

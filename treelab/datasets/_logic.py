@@ -1,5 +1,5 @@
-"""Generators of logical concepts over nominal attributes: tic-tac-toe endgames, KRK illegal
-positions, the MONK's problems, m-of-n concepts and parity.
+"""Generators of logical concepts: tic-tac-toe endgames, KRK illegal positions, the MONK's
+problems, m-of-n concepts, parity and the balance scale.
 
 References
 ----------
@@ -11,6 +11,8 @@ Thrun, S. B. et al. (1991). The MONK's problems: a performance comparison of dif
 algorithms. Technical report CMU-CS-91-197.
 Ali, K. M. & Pazzani, M. J. (1995). On the link between error correlation and error reduction
 in decision tree ensembles. UCI ICS TR 95-38 (m-of-n, parity and gain ties).
+Siegler, R. S. (1976). Three aspects of cognitive development. *Cognitive Psychology* 8,
+481-520 (the balance scale task; the UCI "Balance Scale Weight & Distance" data enumerate it).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from treelab.datasets._validation import (
     check_rate,
 )
 
-__all__ = ["krk", "krk_illegal", "m_of_n", "monks", "parity", "tictactoe"]
+__all__ = ["balance_scale", "krk", "krk_illegal", "m_of_n", "monks", "parity", "tictactoe"]
 
 _LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 #: Codes of the tic-tac-toe square values.
@@ -396,4 +398,58 @@ def parity(
         feature_names=tuple(f"b{j + 1}" for j in range(r)) + tuple(f"r{j + 1}" for j in range(k)),
         classes=np.arange(2),
         meta={"n_relevant": r, "n_irrelevant": k, "noise": noise},
+    )
+
+
+#: The balance scale's class labels, in code order (B = 0, L = 1, R = 2: sorted).
+BALANCE_CLASSES = ("B", "L", "R")
+
+
+def balance_scale(*, shuffle: bool = False, random_state: RandomState = None) -> LabeledData:
+    """Every balance-scale problem of Siegler's task: which way does the scale tip?
+
+    The attributes are the left weight, left distance, right weight and right distance, each
+    1-5; the rows are all 5^4 = 625 of their combinations, in the order of the UCI file
+    (left weight slowest, right distance fastest). The class compares the torques:
+    L when ``left_weight * left_distance > right_weight * right_distance``, R when it is less,
+    B (balanced) when equal: 288 L, 49 B and 288 R rows. These are the UCI "Balance Scale
+    Weight & Distance" data (Liu et al. 2008, Table 6: 625 rows, 4 attributes, 3 classes),
+    which are this enumeration.
+
+    Parameters
+    ----------
+    shuffle : bool, default False
+        Shuffle the rows (otherwise the enumeration order).
+    random_state : int, numpy Generator or None, default None
+        Seed of the shuffle (unused otherwise).
+
+    Returns
+    -------
+    LabeledData
+        Four continuous attributes (the integers 1-5), labels 0, 1, 2 for B, L, R
+        (``meta["class_names"]``) and one-hot ``true_proba``.
+
+    Examples
+    --------
+    >>> from treelab.datasets import balance_scale
+    >>> data = balance_scale()
+    >>> data.X.shape, [int((data.y == c).sum()) for c in range(3)]
+    ((625, 4), [49, 288, 288])
+    """
+    shuffle = _check_bool("shuffle", shuffle)
+    rng = check_random_state(random_state)
+    X = np.array(list(itertools.product(range(1, 6), repeat=4)), dtype=np.float64)
+    torque = np.sign(X[:, 0] * X[:, 1] - X[:, 2] * X[:, 3]).astype(np.int64)
+    # sign -1 (R), 0 (B), +1 (L) -> the sorted labels' codes B = 0, L = 1, R = 2
+    y = np.select([torque > 0, torque < 0], [1, 2], default=0)
+    order = rng.permutation(len(y)) if shuffle else np.arange(len(y))
+    return LabeledData(
+        X=X[order],
+        y=y[order],
+        feature_types=(CONTINUOUS,) * 4,
+        true_proba=np.eye(3)[y[order]],
+        name="balance",
+        feature_names=("left_weight", "left_distance", "right_weight", "right_distance"),
+        classes=np.arange(3),
+        meta={"class_names": BALANCE_CLASSES},
     )

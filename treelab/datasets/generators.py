@@ -3,9 +3,10 @@
 The generators themselves live in :mod:`treelab.datasets._breiman` (LED, waveform),
 :mod:`treelab.datasets._geometric` (concepts A/B, Fan's synthetic problem, Gaussian mixture,
 noisy 2-D function, image interpolation) and :mod:`treelab.datasets._logic` (tic-tac-toe, KRK,
-MONK's problems, m-of-n, parity) and :mod:`treelab.datasets._regression` (Friedman #1, #2, #3
-and Poisson counts: regression data with the noiseless target in ``true_target``). Every one
-takes ``random_state`` and returns a :class:`~treelab.datasets.LabeledData`.
+MONK's problems, m-of-n, parity, balance scale) and :mod:`treelab.datasets._regression`
+(Friedman #1, #2, #3 and Poisson counts: regression data with the noiseless target in
+``true_target``). Every one takes ``random_state`` and returns a
+:class:`~treelab.datasets.LabeledData`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from treelab.datasets._geometric import (
     image_interpolation,
     noisy_function_2d,
 )
-from treelab.datasets._logic import krk, m_of_n, monks, parity, tictactoe
+from treelab.datasets._logic import balance_scale, krk, m_of_n, monks, parity, tictactoe
 from treelab.datasets._regression import friedman1, friedman2, friedman3, poisson_counts
 
 __all__ = ["GENERATORS", "SIZED_GENERATORS", "generate"]
@@ -36,6 +37,7 @@ GENERATORS: dict[str, Callable[..., LabeledData]] = {
     "concepts_lattice": concepts_lattice,
     "fan_synthetic": fan_synthetic,
     "tictactoe": tictactoe,
+    "balance_scale": balance_scale,
     "krk": krk,
     "monks": monks,
     "m_of_n": m_of_n,

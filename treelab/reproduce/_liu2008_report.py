@@ -58,7 +58,9 @@ def _table3(measured: dict[str, pd.DataFrame]) -> tuple[list[Section], dict]:
     text = [
         f"Data sets: the paper's {len(paper)} (Table 6); treelab provides {len(BUNDLE)} "
         f"({where}"
-        "; threeOf9 from treelab's m-of-n generator, all 512 bit vectors). The paper's rows "
+        "; threeOf9 from treelab's m-of-n generator, all 512 bit vectors; balance from its "
+        "balance-scale generator, all 625 weight-distance combinations, which are the UCI "
+        "data). The paper's rows "
         f"treelab cannot reproduce ({len(lacking)}): "
         + "; ".join(f"{k} ({v})" for k, v in lacking.items())
         + ". The paper's C5.0 boosting column has no treelab counterpart and is left out. "

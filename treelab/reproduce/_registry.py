@@ -27,10 +27,12 @@ _add(Study(
     name="liu2008", title="Spectrum of variable-random trees (Liu, Ting, Yu & Zhou 2008)",
     paper="liu2008", grids=liu2008.grids, measure=liu2008.measure,
     report=_liu2008_report.report, figures=_figures.liu2008, notebook="01_spectrum_of_randomness",
-    modes={"full": "Table 3 on the 29 data sets of the paper the bundle and generators provide, "
+    modes={"full": f"Table 3 on the {len(liu2008.BUNDLE)} data sets of the paper the bundle and "
+                   "generators provide, "
                    "Table 4 with 10 draws, Table 5 on its 10 provided sets, the alpha spectrum "
                    "and notebook 01's full mode; 100 trees, 10-fold CV",
-           "quick": "Table 3 on the 20 provided sets of at most 1,000 rows and Table 4 with 3 "
+           "quick": f"Table 3 on the {len(liu2008.SMALL)} provided sets of at most 1,000 rows "
+                    "and Table 4 with 3 "
                     "draws (100 trees, 10-fold CV); the alpha spectrum (Figures 1, 2, Table 2) "
                     "and Coalescence beside it (section 5.3, Figure 5) on glass, iris, sonar, "
                     "wine, zoo and liver with 30 trees and 5-fold CV; "

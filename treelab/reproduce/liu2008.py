@@ -40,6 +40,8 @@ BUNDLE: dict[str, Any] = {
     "waveform40": "waveform-40", "wine": "wine", "zoo": "zoo",
     # all 2^9 bit vectors, positive when at least 3 of the 9 bits are 1 (512 rows, Table 6)
     "threeOf9": {"generator": "m_of_n", "params": {"m": 3, "n": 9}, "n_samples": None},
+    # the UCI balance-scale data are the 625 weight-distance combinations, enumerated
+    "balance": {"generator": "balance_scale"},
 }
 #: Table 3's printed row names that differ from Table 6's.
 PRINTED = {"autos": "auto", "breastw": "breast-w", "breasty": "breast-y", "Z00": "zoo"}
@@ -94,9 +96,9 @@ ENCODING = {
     "row in the data is not counted",
 }
 #: Sets of at most 1,000 rows: quick mode's Table 3.
-SMALL = ["audiology", "breast-w", "breast-y", "cleveland", "credit-a", "credit-g", "glass",
-         "hepatitis", "horse", "ionosphere", "iris", "liver", "primary", "sonar", "soybean",
-         "threeOf9", "tic-tac-toe", "vote", "wine", "zoo"]
+SMALL = ["audiology", "balance", "breast-w", "breast-y", "cleveland", "credit-a", "credit-g",
+         "glass", "hepatitis", "horse", "ionosphere", "iris", "liver", "primary", "sonar",
+         "soybean", "threeOf9", "tic-tac-toe", "vote", "wine", "zoo"]
 #: Table 3's columns treelab has (C5.0 boosting has no treelab counterpart).
 TABLE3 = {"coalescence": "Coalescence", "agg_vrtrees_alpha0": "Max-Diverse",
           "bag_vrtrees_alpha1": "Bagging", "subspace_vrtrees_alpha1": "Random Subspace",
