@@ -77,40 +77,84 @@ def _table2(t: pd.DataFrame) -> tuple[Section, dict]:
         "cmp": cmp, "reduced": reduced, "t": t}
 
 
+#: the study's meta-trial fits are over the points with a significant error reduction (section
+#: 5.1: "significant error reduction occurred on [n_significant_reduction] occasions when
+#: using Uniform Voting ... of the variance", with n - 1 degrees of freedom); treelab's test
+#: of a point is Table 2's (Wilcoxon signed-rank of single minus ensemble error over the
+#: trials, p < 0.05, the ensemble's mean error below the single tree's), uncorrected like the
+#: study's selection
+SIGNIFICANT_POINTS = ("the points with a significant error reduction, as the study's fit "
+                      "(section 5.1): Wilcoxon signed-rank of single minus ensemble error over "
+                      "the trials, p < 0.05 (a selection, uncorrected as the study's), ensemble "
+                      "error below the single tree's")
+MIN_POINTS = 3
+
+
+def _fit(frame: pd.DataFrame) -> tuple | None:
+    """(r^2, interval low, high, slope, points, slope p) of E_r on phi_e, None below
+    MIN_POINTS points."""
+    ok = frame[["E_r", "phi_e"]].dropna()
+    if len(ok) < MIN_POINTS:
+        return None
+    fit = fit_error_ratio(ok["phi_e"].to_numpy(), ok["E_r"].to_numpy())
+    lo, hi = _r2_interval(fit)
+    return (float(fit.r_squared), lo, hi, float(fit.slope), int(fit.n), float(fit.p_value))
+
+
+def _reduced(grp: pd.DataFrame) -> pd.Series:
+    """The points of ``grp`` with a significant error reduction (SIGNIFICANT_POINTS); all
+    False where the table has no p-values (an older run's)."""
+    if "p_wilcoxon" not in grp:
+        return pd.Series(False, index=grp.index)
+    pair = snap_ties(grp[["ensemble_error", "single_error"]])
+    return (grp["p_wilcoxon"] < LEVEL) & (pair["ensemble_error"] < pair["single_error"])
+
+
 def _figure1(points: pd.DataFrame, t2: pd.DataFrame | None) -> tuple[Section, dict]:
     paper = paper_table("alipazzani1995_figure1")
-    rows, fits = [], {}
+    rows, fits, every, counts = [], {}, {}, {}
     for comb, grp in points.groupby(level="ensemble", sort=False):
-        ok = grp[["E_r", "phi_e"]].dropna()
-        fit = fit_error_ratio(ok["phi_e"].to_numpy(), ok["E_r"].to_numpy())
-        lo, hi = _r2_interval(fit)
-        fits[comb] = (float(fit.r_squared), lo, hi, float(fit.slope), int(fit.n),
-                      float(fit.p_value))
+        reduced = _reduced(grp)
+        counts[comb] = (int(reduced.sum()), int(grp[["E_r", "phi_e"]].notna().all(axis=1).sum()))
+        fits[comb] = _fit(grp[reduced])
+        every[comb] = _fit(grp)
     names = {"uniform voting": "Uniform Voting", "Bayesian": "Bayesian Combination",
              "distribution summation": "Distribution Summation",
              "likelihood": "Likelihood Combination"}
     is_meta = paper["data_sets"].str.startswith("meta")
     meta = paper[is_meta].set_index("combination_function")
-    for comb, (r2, lo, hi, slope, n, _) in fits.items():
+
+    def cells(fit: tuple | None) -> tuple[str, str]:
+        if fit is None:
+            return "", ""
+        return f"{fit[0]:.2f}", f"{100 * fit[1]:.0f}-{100 * fit[2]:.0f}"
+
+    for comb, fit in fits.items():
         label = names.get(comb, comb)
         pr = meta.loc[label] if label in meta.index else None
+        r2, interval = cells(fit)
+        r2_all, interval_all = cells(every[comb])
         rows.append({"combination": comb,
                      "paper r^2": fmt(pr["r_squared"], 2) if pr is not None else "",
                      "paper 95% interval (%)": (f"{pr['r_squared_ci95_low_pct']:g}-"
                                                 f"{pr['r_squared_ci95_high_pct']:g}"
                                                 if pr is not None else ""),
-                     "treelab r^2": f"{r2:.2f}",
-                     "treelab 95% interval (%)": f"{100 * lo:.0f}-{100 * hi:.0f}",
-                     "treelab slope": f"{slope:.2f}", "points": n})
+                     "treelab r^2": r2, "treelab 95% interval (%)": interval,
+                     "treelab slope": f"{fit[3]:.2f}" if fit else "",
+                     "points (significant / all)": f"{counts[comb][0]} / {counts[comb][1]}",
+                     "treelab r^2, all points": r2_all,
+                     "95% interval (%), all points": interval_all})
     frame = pd.DataFrame(rows).set_index("combination")
     fractions = sorted(points.index.get_level_values("train_size").unique())
     n_meta = int(meta["n_data_sets"].iloc[0])
     text = [f"OLS of E_r on phi_e over the points data set x training fraction "
-            f"({', '.join(f'{f:g}' for f in fractions)} of the 2/3 split); the study's "
-            f"points are its {n_meta} meta-trials (ten training fractions per data set). The "
+            f"({', '.join(f'{f:g}' for f in fractions)} of the 2/3 split), fitted over "
+            f"{SIGNIFICANT_POINTS}; the fit over all points is beside it. The study's points "
+            f"are its {n_meta} meta-trials (ten training fractions per data set). The "
             "interval of r^2 squares the Fisher-z 95% interval of r.", "", to_markdown(frame)]
     first = paper[~paper["data_sets"].str.startswith("meta")].iloc[0]
-    facts = {"fits": fits, "paper_first": first, "meta": meta, "names": names}
+    facts = {"fits": fits, "paper_first": first, "meta": meta, "names": names,
+             "counts": counts}
     if t2 is not None:
         sig = t2[(t2["p_wilcoxon"] < 0.05) & (t2["ensemble"] < t2["single"])].dropna(
             subset=["E_r", "phi_e"])
@@ -208,35 +252,51 @@ def report(measured: dict[str, pd.DataFrame], mode: str
         sections.append(s)
         uv = f1["fits"].get("uniform voting")
         meta = f1["meta"]
+        counts = f1["counts"]
         where = ("quick mode (a subset of the study's meta-trials)" if mode != "full"
                  else "full mode")
-        if uv:
+        chosen = f"; fitted over {SIGNIFICANT_POINTS}"
+        if "uniform voting" in f1["fits"]:
             p = meta.loc["Uniform Voting"]
+            k, n_all = counts["uniform voting"]
+            paper_text = (f"paper r^2 {p['r_squared']:.2f} (95% {p['r_squared_ci95_low_pct']:g}-"
+                          f"{p['r_squared_ci95_high_pct']:g}%, {int(p['n_significant_reduction'])}"
+                          f" of {int(p['n_data_sets'])} points)")
+            if uv is None:
+                outcome, evidence = "inconclusive", (
+                    f"{paper_text}; treelab: {k} of {n_all} points with a significant "
+                    f"reduction, fewer than {MIN_POINTS} to fit; rests on {where}")
+            else:
+                outcome = _fit_verdict(uv[0], uv[1], uv[2], uv[3], uv[5], p["r_squared"],
+                                       p["r_squared_ci95_low_pct"] / 100,
+                                       p["r_squared_ci95_high_pct"] / 100)
+                evidence = (f"{paper_text}; treelab {uv[0]:.2f} ({100 * uv[1]:.0f}-"
+                            f"{100 * uv[2]:.0f}%, {k} of {n_all} points, slope {uv[3]:.2f}, "
+                            f"p {uv[5]:.3g}); rests on {where}")
             verdicts.append(Verdict(
-                "E_r is linear in phi_e over the meta-trials (uniform voting)",
-                _fit_verdict(uv[0], uv[1], uv[2], uv[3], uv[5], p["r_squared"],
-                             p["r_squared_ci95_low_pct"] / 100,
-                             p["r_squared_ci95_high_pct"] / 100),
-                f"paper r^2 {p['r_squared']:.2f} (95% {p['r_squared_ci95_low_pct']:g}-"
-                f"{p['r_squared_ci95_high_pct']:g}%); treelab {uv[0]:.2f} "
-                f"({100 * uv[1]:.0f}-{100 * uv[2]:.0f}%, {uv[4]} points, slope {uv[3]:.2f}, "
-                f"p {uv[5]:.3g}); rests on {where}",
-                rule=FIT_RULE))
-        pvals = [v[5] for v in f1["fits"].values()]
-        adjusted = holm(pvals) if pvals else []
-        parts = {c: "holds" if v[3] > 0 and a < LEVEL else
-                 "does not hold" if v[3] < 0 and a < LEVEL else "inconclusive"
-                 for (c, v), a in zip(f1["fits"].items(), adjusted, strict=True)}
+                "E_r is linear in phi_e over the meta-trials (uniform voting)", outcome,
+                evidence, rule=FIT_RULE + chosen))
+        fitted = {c: v for c, v in f1["fits"].items() if v is not None}
+        adjusted = dict(zip(fitted, holm([v[5] for v in fitted.values()]), strict=True)
+                        ) if fitted else {}
+        parts = {c: "inconclusive" if c not in fitted else
+                 "holds" if fitted[c][3] > 0 and adjusted[c] < LEVEL else
+                 "does not hold" if fitted[c][3] < 0 and adjusted[c] < LEVEL else
+                 "inconclusive" for c in f1["fits"]}
         verdicts.append(Verdict(
             "All four combination functions show E_r rising with phi_e",
             part_verdict(parts),
             "treelab slopes: " + ", ".join(
-                f"{c} {v[3]:.2f} (r^2 {v[0]:.2f}, p {v[5]:.3g}, Holm {a:.3g})"
-                for (c, v), a in zip(f1["fits"].items(), adjusted, strict=True))
+                f"{c} {fitted[c][3]:.2f} (r^2 {fitted[c][0]:.2f}, {counts[c][0]} of "
+                f"{counts[c][1]} points, p {fitted[c][5]:.3g}, Holm {adjusted[c]:.3g})"
+                if c in fitted else
+                f"{c}: {counts[c][0]} of {counts[c][1]} points with a significant "
+                f"reduction, too few to fit" for c in f1["fits"])
             + f"; rests on {where}",
             rule="four p-values read at once, so Holm-corrected: per combination function, "
                  "holds when the OLS slope of E_r on phi_e is positive with adjusted p < 0.05, "
-                 "does not hold when negative with adjusted p < 0.05, inconclusive otherwise"))
+                 "does not hold when negative with adjusted p < 0.05, inconclusive otherwise "
+                 f"(and with fewer than {MIN_POINTS} points to fit){chosen}"))
         if "table2_fit" in f1:
             r2, lo, hi, slope, p_fit, n, n_sig = f1["table2_fit"]
             pf = f1["paper_first"]
