@@ -92,14 +92,17 @@ def test_the_fit_reads_only_the_points_with_a_significant_reduction():
     assert four.verdict == "holds"
 
 
-def test_fewer_than_three_significant_points_is_inconclusive_not_an_error():
-    points = _points(2, 10, np.random.default_rng(2))
-    verdicts, _ = _verdicts(points)
+@pytest.mark.parametrize("n_sig", [2, 3])
+def test_fewer_than_four_significant_points_is_inconclusive_not_an_error(n_sig):
+    # three points have no Fisher-z interval of r (its standard error is 1 / sqrt(n - 3))
+    points = _points(n_sig, 10, np.random.default_rng(2))
+    verdicts, text = _verdicts(points)
     uv = verdicts["E_r is linear in phi_e over the meta-trials (uniform voting)"]
     assert uv.verdict == "inconclusive"
-    assert "2 of 12 points" in uv.numbers and "fewer than 3" in uv.numbers
+    assert f"{n_sig} of {n_sig + 10} points" in uv.numbers and "fewer than 4" in uv.numbers
     four = verdicts["All four combination functions show E_r rising with phi_e"]
     assert four.verdict == "inconclusive"
+    assert "nan" not in text
 
 
 def test_a_table_without_p_values_fits_no_point():

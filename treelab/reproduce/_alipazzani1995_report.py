@@ -87,7 +87,8 @@ SIGNIFICANT_POINTS = ("the points with a significant error reduction, as the stu
                       "(section 5.1): Wilcoxon signed-rank of single minus ensemble error over "
                       "the trials, p < 0.05 (a selection, uncorrected as the study's), ensemble "
                       "error below the single tree's")
-MIN_POINTS = 3
+#: the fewest points a fit is read over: the Fisher-z interval of r needs n > 3
+MIN_POINTS = 4
 
 
 def _fit(frame: pd.DataFrame) -> tuple | None:
@@ -159,7 +160,7 @@ def _figure1(points: pd.DataFrame, t2: pd.DataFrame | None) -> tuple[Section, di
         sig = t2[(t2["p_wilcoxon"] < 0.05) & (t2["ensemble"] < t2["single"])].dropna(
             subset=["E_r", "phi_e"])
         like = sig.loc[[r for r in sig.index if r not in DISPUTED]]
-        if len(like) >= 3:
+        if len(like) >= MIN_POINTS:
             fit = fit_error_ratio(like["phi_e"].to_numpy(), like["E_r"].to_numpy())
             lo, hi = _r2_interval(fit)
             facts["table2_fit"] = (float(fit.r_squared), lo, hi, float(fit.slope),

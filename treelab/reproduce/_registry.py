@@ -55,7 +55,7 @@ _add(Study(
                    "trials on 18 data sets and four combination functions, and notebook 02's "
                    "full mode",
            "quick": "Table 2's 27 provided rows with 10 trials (DNA promoters by "
-                    "leave-one-out), Figure 1 at training fractions 0.3 and 1.0 with 2 trials "
+                    "leave-one-out), Figure 1 at training fractions 0.3 and 1.0 with 10 trials "
                     "on seven small sets of notebook 02 (monks-2, breast-cancer, vote, "
                     "promoters, hepatitis, primary-tumor, zoo)",
            "ci": "Table 2's KRK 100 row, 3 trials",
