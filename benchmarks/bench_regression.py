@@ -85,6 +85,14 @@ def peers(n_trees: int) -> dict:
     return out
 
 
+def workload(rows: int) -> tuple:
+    """Friedman #1 with 20 features (15 irrelevant) and noise 1: the first three quarters of
+    ``rows`` to fit, the rest to predict (Xtr, ytr, Xte, yte)."""
+    X, y = make_friedman1(rows, 20, noise=1.0, random_state=0)
+    cut = 3 * rows // 4
+    return X[:cut], y[:cut], X[cut:], y[cut:]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000)
@@ -93,9 +101,7 @@ def main() -> None:
     parser.add_argument("--bins", action="store_true", help="also treelab's max_bins=255")
     args = parser.parse_args()
 
-    X, y = make_friedman1(args.rows, 20, noise=1.0, random_state=0)
-    cut = 3 * args.rows // 4
-    Xtr, ytr, Xte, yte = X[:cut], y[:cut], X[cut:], y[cut:]
+    Xtr, ytr, Xte, yte = workload(args.rows)
     learners = {
         "treelab": lambda: treelab.RandomForestRegressor(
             n_estimators=args.trees, random_state=0, n_jobs=THREADS),
@@ -129,7 +135,7 @@ def main() -> None:
             del model
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"Friedman #1, {args.rows:,} rows x 20 ({cut:,} to fit), {args.trees} trees, "
+    print(f"Friedman #1, {args.rows:,} rows x 20 ({len(ytr):,} to fit), {args.trees} trees, "
           f"{THREADS} threads, {args.repeats} repeats, load average {load:.1f}")
     sk = {k: statistics.median(v) for k, v in times["sklearn"].items()}
     print(f"{'learner':24s} {'fit s':>8s} {'predict s':>10s} {'fit ratio':>10s} "

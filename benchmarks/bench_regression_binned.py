@@ -19,7 +19,7 @@ import argparse
 import os
 import time
 
-from sklearn.datasets import make_friedman1
+from bench_regression import workload
 from sklearn.metrics import r2_score
 
 import treelab
@@ -35,9 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     from sklearnex.ensemble import RandomForestRegressor as IntelForest
 
-    X, y = make_friedman1(args.rows, 20, noise=1.0, random_state=0)
-    cut = 3 * args.rows // 4
-    Xtr, ytr, Xte, yte = X[:cut], y[:cut], X[cut:], y[cut:]
+    Xtr, ytr, Xte, yte = workload(args.rows)
     learners = {
         "treelab max_bins=255": lambda: treelab.RandomForestRegressor(
             n_estimators=args.trees, max_bins=255, random_state=0, n_jobs=THREADS),
@@ -64,7 +62,7 @@ def main() -> None:
                   flush=True)
             del model
     a, b = "treelab max_bins=255", "sklearnex"
-    print(f"Friedman #1, {args.rows:,} rows x 20 ({cut:,} to fit), {args.trees} trees, "
+    print(f"Friedman #1, {args.rows:,} rows x 20 ({len(ytr):,} to fit), {args.trees} trees, "
           f"{THREADS} threads, {args.repeats} repeats, load average {min(loads):.1f} to "
           f"{max(loads):.1f}")
     for what, t in (("wall", wall), ("CPU", cpu)):

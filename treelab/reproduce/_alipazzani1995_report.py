@@ -160,16 +160,15 @@ def _figure1(points: pd.DataFrame, t2: pd.DataFrame | None) -> tuple[Section, di
         sig = t2[(t2["p_wilcoxon"] < 0.05) & (t2["ensemble"] < t2["single"])].dropna(
             subset=["E_r", "phi_e"])
         like = sig.loc[[r for r in sig.index if r not in DISPUTED]]
-        if len(like) >= MIN_POINTS:
-            fit = fit_error_ratio(like["phi_e"].to_numpy(), like["E_r"].to_numpy())
-            lo, hi = _r2_interval(fit)
-            facts["table2_fit"] = (float(fit.r_squared), lo, hi, float(fit.slope),
-                                   float(fit.p_value), len(like), len(sig))
+        fit = _fit(like)
+        if fit is not None:
+            r2, lo, hi, slope, _, p_fit = fit
+            facts["table2_fit"] = (r2, lo, hi, slope, p_fit, len(like), len(sig))
             text += ["", f"Over the Table 2 rows with a significant reduction, less the rows "
                          f"whose setup the page disputes ({', '.join(DISPUTED)}), "
-                         f"{len(like)} of {len(sig)}: r^2 = {float(fit.r_squared):.2f} "
+                         f"{len(like)} of {len(sig)}: r^2 = {r2:.2f} "
                          f"(95% {100 * lo:.0f}-{100 * hi:.0f}%, slope p "
-                         f"{float(fit.p_value):.3g}; paper: {first['r_squared']:.2f} over its "
+                         f"{p_fit:.3g}; paper: {first['r_squared']:.2f} over its "
                          f"{int(first['n_data_sets'])}, which it does not name)."]
     return Section("Figure 1: error ratio against error correlation", "\n".join(text)), facts
 
