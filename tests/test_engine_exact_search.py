@@ -1,8 +1,9 @@
 """The exact deterministic search's fast paths against slow NumPy references.
 
 The threshold scan, the per-node summaries and the small-node sort each have a fast path for
-the common case (two classes, small nodes); their answers must equal, bit for bit, what the
-general formulas give, or trees would change.
+the common case (two classes, small nodes; the one-pass scans of two and three classes and of
+four or more); their answers must equal, bit for bit, what the general formulas give, or trees
+would change.
 """
 
 import numpy as np
@@ -31,6 +32,26 @@ continuous_pass = _from_python(_split.continuous_pass)
 summarize_sorted = _from_python(_presort.summarize_sorted)
 scan_sorted_few = _from_python(_scan.scan_sorted_few)
 scan_histogram_few = _from_python(_scan.scan_histogram_few)
+scan_sorted_many = _from_python(_scan.scan_sorted_many)
+scan_histogram_many = _from_python(_scan.scan_histogram_many)
+
+
+def fused_sorted(src, s, e, yw, lookup, rmin, C, cmap, node, n, pmass, table, min_side):
+    """The fused scan of a sorted stream the search runs for C classes: the register scan of
+    two or three, the kept terms of four or more (junk in their work arrays beforehand)."""
+    if C <= 3:
+        return scan_sorted_few(src, s, e, yw, lookup, rmin, C, cmap, node, n, pmass, table,
+                               min_side)
+    return scan_sorted_many(src, s, e, yw, lookup, rmin, C, cmap, node, n, pmass, table,
+                            min_side, np.full(C + 2, 7.5), np.full(C + 2, -3.25))
+
+
+def fused_histogram(hist, occ, span, rmin, C, node, n, pmass, table, min_side):
+    """``fused_sorted`` for the dense histogram."""
+    if C <= 3:
+        return scan_histogram_few(hist, occ, span, rmin, C, node, n, pmass, table, min_side)
+    return scan_histogram_many(hist, occ, span, rmin, C, node, n, pmass, table, min_side,
+                               np.full(C + 2, 7.5), np.full(C + 2, -3.25))
 
 
 def reference_scan(dist_counts, min_side, table):
@@ -249,11 +270,12 @@ def _node_ranks(rng, trial, m, nd):
     return rng.integers(0, nd, m)
 
 
-@pytest.mark.parametrize("C", [2, 3])
+@pytest.mark.parametrize("C", [2, 3, 4, 7])
 @pytest.mark.parametrize("min_side", [1, 2, 7])
 def test_fused_presorted_scan_matches_the_reference(C, min_side):
     # a presorted list's segment summarised and scanned in one pass (_scan.scan_sorted_few,
-    # lookup of each row's weight and class) against the summary and scan in NumPy
+    # scan_sorted_many from four classes; lookup of each row's weight and class) against the
+    # summary and scan in NumPy
     rng = np.random.default_rng(10 * C + min_side)
     table = xlogx_table(5000)
     n, nd = 400, 60
@@ -271,19 +293,19 @@ def test_fused_presorted_scan_matches_the_reference(C, min_side):
         cmap = np.arange(C, dtype=np.int64)[::-1].copy()  # classes numbered in reverse
         ref = _reference_candidate(R[rows_idx], cmap[y[rows_idx]], w[rows_idx], C, min_side,
                                    table)
-        got = scan_sorted_few(src, 2, 2 + m, yw, True, np.int64(0), C, cmap, ref[8],
-                              float(ref[8].sum()), ref[9], table, min_side)
+        got = fused_sorted(src, 2, 2 + m, yw, True, np.int64(0), C, cmap, ref[8],
+                           float(ref[8].sum()), ref[9], table, min_side)
         _check_fused(got, ref)
 
 
-@pytest.mark.parametrize("C", [2, 3])
+@pytest.mark.parametrize("C", [2, 3, 4, 7])
 @pytest.mark.parametrize("min_side", [1, 2, 7])
 @pytest.mark.parametrize("nd", [40, 300_000])
 def test_fused_node_scan_matches_the_reference(C, min_side, nd):
     # a node's rows counted in the dense histogram (40 ranks) or as sorted keys (a wide rank
     # range), then summarised and scanned in one pass (_scan.scan_histogram_few,
-    # scan_sorted_few on the keys) against the summary and scan in NumPy; the histogram and
-    # its occupancy are left zeroed
+    # scan_sorted_few on the keys; the *_many scans from four classes) against the summary
+    # and scan in NumPy; the histogram and its occupancy are left zeroed
     rng = np.random.default_rng(1000 * C + min_side + nd)
     table = xlogx_table(5000)
     n = 1500
@@ -309,9 +331,9 @@ def test_fused_node_scan_matches_the_reference(C, min_side, nd):
         seen.append(how)
         args = (C, ref[8], float(ref[8].sum()), ref[9], table, min_side)
         if how == 1:
-            got = scan_histogram_few(hist, occ, cnt, rmin, *args)
+            got = fused_histogram(hist, occ, cnt, rmin, *args)
         else:
-            got = scan_sorted_few(keys, 0, cnt, keys, False, rmin, C, cmap, *args[1:])
+            got = fused_sorted(keys, 0, cnt, keys, False, rmin, C, cmap, *args[1:])
         _check_fused(got, ref)
         assert not hist.any() and not occ.any() and not nan_counts.any()
     # mostly the path the rank range asks for (small nodes of the narrow range sort keys,

@@ -1,6 +1,5 @@
-"""The deterministic search's summary and threshold scan in one pass (two or three classes,
-entropy criteria, no missing rows at the node): the most common candidate of the exact
-search.
+"""The deterministic search's summary and threshold scan in one pass (entropy criteria, no
+missing rows at the node): the most common candidate of the exact search.
 
 ``_split.summarize_continuous`` (or ``_presort.summarize_sorted``) writes every distinct rank's
 class counts into ``dist_counts`` and ``_split.scan_thresholds`` reads them back; here each
@@ -8,13 +7,32 @@ rank's counts stay in integer registers and the threshold after a rank is scored
 the next rank begins (``_split.scan_step``: the same operations in the same order, so the same
 gains, ties and split information bit for bit). What is saved is the store and reload of
 every rank's counts, their conversions from float, and a second loop over the ranks.
+
+Four or more classes (``scan_sorted_many``, ``scan_histogram_many``): the loop of
+``_split._scan_complete`` looks up both sides' ``x log2 x`` of every class at every
+threshold, though between two thresholds only the classes of one rank's rows change (mostly
+one class). Here each class keeps its term ``table[l_c] + table[n_c - l_c]``, recomputed when
+a row of that class moves left, and a threshold sums the kept terms in class order: each term
+is the expression the loop evaluates for the same counts, and the sum has the same order, so
+the gains, ties and split information are the same bits. A sorted stream looks up two terms a
+row instead of 2C a threshold (segmentation's seven classes: a fold batch of the spectrum
+study 0.87 of the time before; benchmarks/README.md, "the kept terms"); the dense histogram
+renews every class's term at each occupied bin, saving only the store and reload of its
+counts (a branch on the classes a bin holds cost more than it saved on letter's 26).
 """
 
 import numpy as np
+from numba import njit
 
-from treelab.engine.kernels._config import inner
+from treelab.engine.kernels._config import NUMBA_FLAGS, inner
 from treelab.engine.kernels._presort import add_few, stream_entry
-from treelab.engine.kernels._split import few_split_info, node_few, scan_step
+from treelab.engine.kernels._split import (
+    binary_split_info,
+    few_split_info,
+    is_tie,
+    node_few,
+    scan_step,
+)
 
 
 @inner(_nrt=False)
@@ -104,3 +122,112 @@ def scan_histogram_few(hist, occ, span, rmin, C, node_counts, n_node, pmass, tab
             prev = r
     best_si = few_split_info(best_i, best_nl, n_node, table)
     return k, best, best_i, n_ties + 1, best_si, best_nl, best_lo, best_hi
+
+
+@inner(_nrt=False)
+def many_step(C, nl, n_node, min_side, pmass, table, term, i, lo, hi, best, best_i, n_ties,
+              best_nl, best_lo, best_hi):
+    """One threshold of the scan of four or more classes: the left side holds ``nl`` rows
+    (an integer in float64) and ``term[c]`` is class c's ``table[l_c] + table[n_c - l_c]``;
+    returns the running best (gain, index, ties, left rows, ranks either side) updated with
+    it, as ``_split._scan_complete`` decides: ``ml`` summed from 0.0 in class order and
+    ``nl``, a sum of integers, exact in any order."""
+    nr = n_node - nl
+    if nl < min_side or nr < min_side:
+        return best, best_i, n_ties, best_nl, best_lo, best_hi
+    ml = 0.0
+    for c in range(C):
+        ml += term[c]
+    g = (pmass - table[np.int64(nl)] - table[np.int64(nr)] + ml) / n_node
+    if best_i >= 0 and is_tie(g, best):
+        return best, best_i, n_ties + 1, best_nl, best_lo, best_hi
+    if g > best:
+        return g, i, np.int64(0), nl, lo, hi
+    return best, best_i, n_ties, best_nl, best_lo, best_hi
+
+
+@inner(_nrt=False)
+def many_start(C, node_counts, table, left, term):
+    """Empty left counts and each class's term with none of its rows on the left."""
+    for c in range(C):
+        left[c] = 0.0
+        term[c] = table[np.int64(0.0)] + table[np.int64(node_counts[c] - 0.0)]
+
+
+@inner(_nrt=False)
+def scan_sorted_many(src, s, e, yw, lookup, rmin, C, cmap, node_counts, n_node, pmass, table,
+                     min_side, left, term):
+    """``scan_sorted_few`` for four or more classes: ``left`` and ``term`` are work arrays of
+    at least C (the left counts and the classes' kept terms). Returns what it returns."""
+    many_start(C, node_counts, table, left, term)
+    k = 0
+    prev = np.int64(-1)
+    nl = 0.0
+    best = -np.inf
+    best_i = np.int64(-1)
+    n_ties = np.int64(0)
+    best_nl = 0.0
+    best_lo = np.int64(0)
+    best_hi = np.int64(0)
+    for j in range(s, e):
+        r, c, wt = stream_entry(src[j], yw, lookup, cmap)
+        if r != prev:
+            if k > 0:
+                # the threshold between the previous rank and this one: every row before
+                # this one is on the left
+                best, best_i, n_ties, best_nl, best_lo, best_hi = many_step(
+                    C, nl, n_node, min_side, pmass, table, term, np.int64(k - 1), prev + rmin,
+                    r + rmin, best, best_i, n_ties, best_nl, best_lo, best_hi)
+            k += 1
+            prev = r
+        lc = left[c] + wt
+        left[c] = lc
+        term[c] = table[np.int64(lc)] + table[np.int64(node_counts[c] - lc)]
+        nl += wt
+    return many_result(k, best, best_i, n_ties, best_nl, best_lo, best_hi, n_node, table)
+
+
+@inner(_nrt=False)
+def scan_histogram_many(hist, occ, span, rmin, C, node_counts, n_node, pmass, table, min_side,
+                        left, term):
+    """``scan_histogram_few`` for four or more classes (``left``, ``term``: as
+    ``scan_sorted_many``), zeroing the histogram on the way."""
+    many_start(C, node_counts, table, left, term)
+    k = 0
+    prev = np.int64(-1)
+    nl = 0.0
+    best = -np.inf
+    best_i = np.int64(-1)
+    n_ties = np.int64(0)
+    best_nl = 0.0
+    best_lo = np.int64(0)
+    best_hi = np.int64(0)
+    for b in range(span):
+        if occ[b]:
+            occ[b] = 0
+            r = rmin + b
+            if k > 0:
+                best, best_i, n_ties, best_nl, best_lo, best_hi = many_step(
+                    C, nl, n_node, min_side, pmass, table, term, np.int64(k - 1), prev, r,
+                    best, best_i, n_ties, best_nl, best_lo, best_hi)
+            # every class, without a branch on its count (which class a bin holds is
+            # unpredictable): a class with no rows here gets its term again, the same bits
+            for c in range(C):
+                h = hist[b * C + c]
+                hist[b * C + c] = 0.0
+                lc = left[c] + h
+                left[c] = lc
+                term[c] = table[np.int64(lc)] + table[np.int64(node_counts[c] - lc)]
+                nl += h
+            k += 1
+            prev = r
+    return many_result(k, best, best_i, n_ties, best_nl, best_lo, best_hi, n_node, table)
+
+
+@njit(inline="always", **NUMBA_FLAGS)
+def many_result(k, best, best_i, n_ties, best_nl, best_lo, best_hi, n_node, table):
+    """The fused scans' result tuple (``scan_sorted_few``'s layout) from a many-class scan."""
+    best_si = 0.0
+    if best_i >= 0:
+        best_si = binary_split_info(best_nl, n_node - best_nl, n_node, table)
+    return k, best, best_i, n_ties + 1, best_si, np.int64(best_nl), best_lo, best_hi

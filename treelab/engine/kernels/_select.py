@@ -26,7 +26,12 @@ from treelab.engine.kernels._params import (
 )
 from treelab.engine.kernels._presort import summarize_sorted
 from treelab.engine.kernels._rng import rand_int
-from treelab.engine.kernels._scan import scan_histogram_few, scan_sorted_few
+from treelab.engine.kernels._scan import (
+    scan_histogram_few,
+    scan_histogram_many,
+    scan_sorted_few,
+    scan_sorted_many,
+)
 from treelab.engine.kernels._split import (
     class_map,
     cls_of,
@@ -136,6 +141,8 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
     # two or three classes under an entropy criterion: continuous candidates without missing
     # rows are summarised and scanned in one pass (_scan)
     few = 2 <= C <= 3 and criterion != GINI
+    # four or more: fused too, each class's entropy term kept between thresholds (_scan)
+    fuse = C >= 2 and criterion != GINI
     left = bufs[0, :C]
     left_n = bufs[1, :C]
     right_n = bufs[2, :C]
@@ -274,7 +281,7 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
                     ee = e
                     rmin = np.int64(0)
                     # missing rows (rank nd_f) come last in a list
-                    stream = few and (src[e - 1] >> 32) != nd_f
+                    stream = fuse and (src[e - 1] >> 32) != nd_f
                     if not stream:
                         k = summarize_sorted(lists, slot_of[f], s, e, yw, nd_f, dist_rank,
                                              dist_counts, nan_counts, cmap)
@@ -292,16 +299,26 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
                         k, g, bi, nt, si, f_nl, r_lo, r_hi = scan_histogram_few(
                             hist, occ, n_sum, rmin, C, node_counts, n_node, pmass, table,
                             min_side)
-                    elif few and n_nan == 0 and how == 2:
+                    elif fuse and n_nan == 0 and how == 1:
+                        fused = True
+                        k, g, bi, nt, si, f_nl, r_lo, r_hi = scan_histogram_many(
+                            hist, occ, n_sum, rmin, C, node_counts, n_node, pmass, table,
+                            min_side, left, left_n)
+                    elif fuse and n_nan == 0 and how == 2:
                         stream = True
                     else:
                         k = continuous_counts(how, n_sum, rmin, hist, occ, keys, dist_rank,
                                               dist_counts, nan_counts, cmap)
-                if stream:
+                if stream and few:
                     fused = True
                     k, g, bi, nt, si, f_nl, r_lo, r_hi = scan_sorted_few(
                         src, ss, ee, yw, listed, rmin, C, cmap, node_counts, n_node, pmass,
                         table, min_side)
+                elif stream:
+                    fused = True
+                    k, g, bi, nt, si, f_nl, r_lo, r_hi = scan_sorted_many(
+                        src, ss, ee, yw, listed, rmin, C, cmap, node_counts, n_node, pmass,
+                        table, min_side, left, left_n)
             if k < 2:
                 continue
             n_avail += 1
