@@ -148,10 +148,14 @@ def many_step(C, nl, n_node, min_side, pmass, table, term, i, lo, hi, best, best
 
 @inner(_nrt=False)
 def many_start(C, node_counts, table, left, term):
-    """Empty left counts and each class's term with none of its rows on the left."""
+    """Empty left counts and each class's term with none of its rows on the left; returns a
+    many-class scan's starting state (ranks seen, previous rank, rows left, and the running
+    best as ``many_step`` keeps it: gain, index, ties, left rows, ranks either side)."""
     for c in range(C):
         left[c] = 0.0
         term[c] = table[np.int64(0.0)] + table[np.int64(node_counts[c] - 0.0)]
+    return (np.int64(0), np.int64(-1), 0.0, -np.inf, np.int64(-1), np.int64(0), 0.0,
+            np.int64(0), np.int64(0))
 
 
 @inner(_nrt=False)
@@ -159,16 +163,8 @@ def scan_sorted_many(src, s, e, yw, lookup, rmin, C, cmap, node_counts, n_node, 
                      min_side, left, term):
     """``scan_sorted_few`` for four or more classes: ``left`` and ``term`` are work arrays of
     at least C (the left counts and the classes' kept terms). Returns what it returns."""
-    many_start(C, node_counts, table, left, term)
-    k = 0
-    prev = np.int64(-1)
-    nl = 0.0
-    best = -np.inf
-    best_i = np.int64(-1)
-    n_ties = np.int64(0)
-    best_nl = 0.0
-    best_lo = np.int64(0)
-    best_hi = np.int64(0)
+    k, prev, nl, best, best_i, n_ties, best_nl, best_lo, best_hi = many_start(
+        C, node_counts, table, left, term)
     for j in range(s, e):
         r, c, wt = stream_entry(src[j], yw, lookup, cmap)
         if r != prev:
@@ -192,16 +188,8 @@ def scan_histogram_many(hist, occ, span, rmin, C, node_counts, n_node, pmass, ta
                         left, term):
     """``scan_histogram_few`` for four or more classes (``left``, ``term``: as
     ``scan_sorted_many``), zeroing the histogram on the way."""
-    many_start(C, node_counts, table, left, term)
-    k = 0
-    prev = np.int64(-1)
-    nl = 0.0
-    best = -np.inf
-    best_i = np.int64(-1)
-    n_ties = np.int64(0)
-    best_nl = 0.0
-    best_lo = np.int64(0)
-    best_hi = np.int64(0)
+    k, prev, nl, best, best_i, n_ties, best_nl, best_lo, best_hi = many_start(
+        C, node_counts, table, left, term)
     for b in range(span):
         if occ[b]:
             occ[b] = 0
