@@ -28,8 +28,12 @@ def _results(rng: np.random.Generator) -> xr.Dataset:
                        "phi_e": (dims, rng.uniform(0, 1, shape))}, coords=coords)
 
 
-def test_each_point_carries_scipys_wilcoxon_p_of_single_minus_ensemble():
+@pytest.mark.parametrize("dataset_first", [False, True])
+def test_each_point_carries_scipys_wilcoxon_p_of_single_minus_ensemble(dataset_first):
+    # a stored run's dims come in its own order (dataset before ensemble, say)
     ds = _results(np.random.default_rng(0))
+    if dataset_first:
+        ds = ds.transpose("dataset", "repeat", "ensemble", "fold", "train_size", "alpha")
     points = measure({"figure1": ds}, "full")["figure1_points"]
     assert list(points.columns) == ["single_error", "ensemble_error", "E_r", "phi_e",
                                     "p_wilcoxon"]

@@ -227,6 +227,13 @@ def _row(ds: xr.Dataset, name: str, where: dict) -> dict[str, float]:
             "trials": int(d.size), "p_wilcoxon": p}
 
 
+def _point_p(d: np.ndarray) -> float:
+    """The Wilcoxon signed-rank p of one Figure 1 point's trial differences (missing trials
+    left out), NaN where no difference is nonzero."""
+    d = d[~np.isnan(d)]
+    return signed_rank(d)[1] if d.size and np.any(d != 0) else np.nan
+
+
 def measure(results: dict[str, xr.Dataset], mode: str) -> dict[str, pd.DataFrame]:
     """``table2`` (one row per Table 2 row run: errors %, E_r, phi_e, gain ties, trials, the
     Wilcoxon p of single vs ensemble over the trials) and ``figure1_points`` (per combination
@@ -247,19 +254,11 @@ def measure(results: dict[str, xr.Dataset], mode: str) -> dict[str, pd.DataFrame
             frame["single_error"] > 0)
         diff = (ds["single_error"] - ds["ensemble_error"])
         diff = diff.isel(alpha=0, drop=True) if "alpha" in diff.dims else diff
-        diff = diff.stack(trial=["repeat", "fold"]).transpose("ensemble", "dataset",
-                                                                "train_size", "trial")
-        p = np.full(diff.shape[:3], np.nan)
-        values = diff.values
-        for idx in np.ndindex(*p.shape):
-            d = values[idx]
-            d = d[~np.isnan(d)]
-            if d.size and np.any(d != 0):
-                p[idx] = signed_rank(d)[1]
+        p = xr.apply_ufunc(_point_p, diff.stack(trial=["repeat", "fold"]),
+                           input_core_dims=[["trial"]], vectorize=True, output_dtypes=[float])
         frame = frame.set_index(["ensemble", "dataset", "train_size"])
-        frame["p_wilcoxon"] = xr.DataArray(
-            p, coords={k: diff.coords[k] for k in ("ensemble", "dataset", "train_size")},
-            dims=("ensemble", "dataset", "train_size")).to_series().reindex(frame.index)
+        # the frame's level order, whatever order the run's dims came in
+        frame["p_wilcoxon"] = p.transpose(*frame.index.names).to_series().reindex(frame.index)
         out["figure1_points"] = frame[["single_error", "ensemble_error", "E_r", "phi_e",
                                        "p_wilcoxon"]]
     return out

@@ -27,7 +27,6 @@ from numba import njit
 from treelab.engine.kernels._config import NUMBA_FLAGS, inner
 from treelab.engine.kernels._presort import add_few, stream_entry
 from treelab.engine.kernels._split import (
-    binary_split_info,
     few_split_info,
     is_tie,
     node_few,
@@ -215,7 +214,5 @@ def scan_histogram_many(hist, occ, span, rmin, C, node_counts, n_node, pmass, ta
 @njit(inline="always", **NUMBA_FLAGS)
 def many_result(k, best, best_i, n_ties, best_nl, best_lo, best_hi, n_node, table):
     """The fused scans' result tuple (``scan_sorted_few``'s layout) from a many-class scan."""
-    best_si = 0.0
-    if best_i >= 0:
-        best_si = binary_split_info(best_nl, n_node - best_nl, n_node, table)
-    return k, best, best_i, n_ties + 1, best_si, np.int64(best_nl), best_lo, best_hi
+    return (k, best, best_i, n_ties + 1, few_split_info(best_i, best_nl, n_node, table),
+            np.int64(best_nl), best_lo, best_hi)

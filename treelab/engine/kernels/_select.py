@@ -294,31 +294,31 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
                     n_nan = 0.0
                     for c in range(C):
                         n_nan += nan_counts[c]
-                    if few and n_nan == 0 and how == 1:
+                    if fuse and n_nan == 0 and how == 1:
                         fused = True
-                        k, g, bi, nt, si, f_nl, r_lo, r_hi = scan_histogram_few(
-                            hist, occ, n_sum, rmin, C, node_counts, n_node, pmass, table,
-                            min_side)
-                    elif fuse and n_nan == 0 and how == 1:
-                        fused = True
-                        k, g, bi, nt, si, f_nl, r_lo, r_hi = scan_histogram_many(
-                            hist, occ, n_sum, rmin, C, node_counts, n_node, pmass, table,
-                            min_side, left, left_n)
+                        if few:
+                            k, g, bi, nt, si, f_nl, r_lo, r_hi = scan_histogram_few(
+                                hist, occ, n_sum, rmin, C, node_counts, n_node, pmass, table,
+                                min_side)
+                        else:
+                            k, g, bi, nt, si, f_nl, r_lo, r_hi = scan_histogram_many(
+                                hist, occ, n_sum, rmin, C, node_counts, n_node, pmass, table,
+                                min_side, left, left_n)
                     elif fuse and n_nan == 0 and how == 2:
                         stream = True
                     else:
                         k = continuous_counts(how, n_sum, rmin, hist, occ, keys, dist_rank,
                                               dist_counts, nan_counts, cmap)
-                if stream and few:
+                if stream:
                     fused = True
-                    k, g, bi, nt, si, f_nl, r_lo, r_hi = scan_sorted_few(
-                        src, ss, ee, yw, listed, rmin, C, cmap, node_counts, n_node, pmass,
-                        table, min_side)
-                elif stream:
-                    fused = True
-                    k, g, bi, nt, si, f_nl, r_lo, r_hi = scan_sorted_many(
-                        src, ss, ee, yw, listed, rmin, C, cmap, node_counts, n_node, pmass,
-                        table, min_side, left, left_n)
+                    if few:
+                        k, g, bi, nt, si, f_nl, r_lo, r_hi = scan_sorted_few(
+                            src, ss, ee, yw, listed, rmin, C, cmap, node_counts, n_node, pmass,
+                            table, min_side)
+                    else:
+                        k, g, bi, nt, si, f_nl, r_lo, r_hi = scan_sorted_many(
+                            src, ss, ee, yw, listed, rmin, C, cmap, node_counts, n_node, pmass,
+                            table, min_side, left, left_n)
             if k < 2:
                 continue
             n_avail += 1
