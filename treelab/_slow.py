@@ -51,3 +51,6 @@ def slow_notice(what: str, after: float | None = None) -> Iterator[None]:
         yield
     finally:
         timer.cancel()
+        # gone before the block's caller goes on: a run forks its worker server only from a
+        # process with no other thread (treelab.experiment._fork_server)
+        timer.join()

@@ -134,12 +134,12 @@ def warmup(estimators: Sequence[str] | None = None, *, analysis: bool = True,
     dict
         Seconds each step took, by label.
     """
-    from tqdm.auto import tqdm
+    from treelab._bars import progress_bar
 
     steps = warmup_steps(estimators, analysis=analysis)
     times: dict[str, float] = {}
-    with tqdm(total=len(steps), desc="treelab warmup", unit="step", disable=not progress,
-              dynamic_ncols=True) as bar:
+    with progress_bar(progress, total=len(steps), desc="treelab warmup", unit="step",
+                      dynamic_ncols=True) as bar:
         for label, step in steps:
             bar.set_postfix_str(label, refresh=True)
             started = time.perf_counter()

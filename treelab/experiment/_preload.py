@@ -4,7 +4,9 @@ forked from (multiprocessing's fork server), so each worker starts with it in me
 
 Without it each worker imported treelab, scikit-learn, SciPy, xarray and pandas and loaded
 the kernels itself, after the main process had loaded them for its warm-up: three times
-the start-up, the last two while no cell could run. The fork server reads this module's
+the start-up, the last two while no cell could run. Where the server is a fork of the run's
+process (``treelab.experiment._fork_server``) the imports are there already and only
+:func:`preload` runs. The fork server reads this module's
 settings from the ``TREELAB_WORKER_PRELOAD`` environment variable (JSON: the estimators to
 warm up and the folder of shared compile notices), which
 :func:`treelab.experiment.backends.start_worker_server` sets while it starts the server. Nothing

@@ -48,6 +48,7 @@ import numpy as np
 from treelab import _dims
 from treelab.engine import _notice
 from treelab.experiment._files import ExperimentError
+from treelab.experiment._fork_server import fork_server
 from treelab.experiment.cells import run_cell
 from treelab.experiment.expand import Cell
 
@@ -287,12 +288,14 @@ def local_context() -> Any:
 
 def start_worker_server(estimators: Sequence[str] = ()) -> bool:
     """Start the fork server that local workers are forked from, preloaded: before it forks
-    any worker it imports what a worker needs and warms up ``estimators``
+    any worker it has what a worker needs imported and warms up ``estimators``
     (``treelab.experiment._preload``), so every worker starts with treelab, its dependencies
     and those kernels in memory instead of importing and loading them itself (and while this
-    process goes on with its own work). Returns False, doing nothing, where there is no fork
-    server or one is already running (started earlier in this process: its workers load
-    what it lacks themselves)."""
+    process goes on with its own work). Where it is safe the server is a fork of this process
+    (``treelab.experiment._fork_server``: nothing to import again), else a fresh interpreter
+    that imports them. Returns False, doing nothing, where there is no fork server or one is
+    already running (started earlier in this process: its workers load what it lacks
+    themselves)."""
     import multiprocessing
     from multiprocessing import forkserver
 
@@ -301,11 +304,13 @@ def start_worker_server(estimators: Sequence[str] = ()) -> bool:
     server = forkserver._forkserver
     if getattr(server, "_forkserver_pid", 0) is not None:  # running, or internals moved
         return False
+    preload_settings = json.dumps({"estimators": list(estimators), "notices": _notice._shared})
+    if fork_server(preload_settings):
+        return True  # a fork of this process, which has imported everything already
     preload = list(getattr(server, "_preload_modules", ["__main__"]))
     if _PRELOAD not in preload:
         forkserver.set_forkserver_preload([*preload, _PRELOAD])
-    settings = {PRELOAD_ENV: json.dumps({"estimators": list(estimators),
-                                         "notices": _notice._shared}),
+    settings = {PRELOAD_ENV: preload_settings,
                 # the server's own import is no step of the user's: its "still importing"
                 # line would print into the run's progress bar
                 SLOW_AFTER_ENV: "1e9"}

@@ -110,11 +110,11 @@ _BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
 
 
 def _progress(total: int, initial: int, name: str, enabled: bool) -> Any:
-    from tqdm.auto import tqdm
+    from treelab._bars import progress_bar
 
-    return tqdm(total=total, initial=initial, desc=name, unit="cell", disable=not enabled,
-                dynamic_ncols=True, bar_format=_BAR_FORMAT,
-                postfix=f"skipped={initial}, failed=0")
+    return progress_bar(enabled, total=total, initial=initial, desc=name, unit="cell",
+                        dynamic_ncols=True, bar_format=_BAR_FORMAT,
+                        postfix=f"skipped={initial}, failed=0")
 
 
 def _warm_up(cells: list[Any], progress: bool = False) -> None:

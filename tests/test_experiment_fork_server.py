@@ -1,0 +1,113 @@
+"""The local backend's fork server as a fork of the run's process (``_fork_server``): taken
+only where it is safe, holding nothing of the run's, giving the same Dataset."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from treelab.experiment._fork_server import can_fork
+
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+
+# run in a fresh interpreter: pytest's own worker threads make can_fork refuse here
+PROBE = textwrap.dedent("""
+    import json, os, sys, threading
+    sys.path.insert(0, {tests!r})
+    from multiprocessing import forkserver
+
+    from test_experiment_backends import config, strip
+    from treelab.experiment import run
+    from treelab.experiment._fork_server import _threads_beyond_blas, can_fork
+
+    if __name__ == "__main__":  # a fresh server (were the fork refused) imports this file
+        out = {out!r}
+        report = {{"before": can_fork(), "threads_before": _threads_beyond_blas()}}
+        local = run(config(os.path.join(out, "local")), backend="local", n_workers=2,
+                    progress=False)
+        pid = forkserver._forkserver._forkserver_pid
+        with open(f"/proc/{{pid}}/cmdline", "rb") as a, open("/proc/self/cmdline", "rb") as b:
+            report["forked"] = a.read() == b.read()
+        held = []
+        for fd in os.listdir(f"/proc/{{pid}}/fd"):
+            try:
+                held.append(os.readlink(f"/proc/{{pid}}/fd/{{fd}}"))
+            except OSError:
+                pass
+        report["held"] = [path for path in held if out in path]
+        report["after"] = threading.active_count()  # the run's own threads joined
+        report["server_threads"] = len(os.listdir(f"/proc/{{pid}}/task"))
+        serial = run(config(os.path.join(out, "serial")), backend="serial", progress=False)
+        report["identical"] = strip(local).identical(strip(serial))
+        stop = threading.Event()
+        thread = threading.Thread(target=stop.wait)
+        thread.start()
+        report["thread"] = can_fork()
+        stop.set()
+        thread.join()
+        import numpy as np
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        rng = np.random.default_rng(0)  # an OpenMP parallel region: its pool's threads stay
+        HistGradientBoostingClassifier(max_iter=3).fit(rng.random((4000, 5)), rng.random(4000) > .5)
+        report["openmp"] = _threads_beyond_blas()
+        print(json.dumps(report))
+""")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the forked server: Linux only")
+def test_a_single_threaded_run_forks_its_server_holding_nothing_of_the_run(tmp_path):
+    script = tmp_path / "probe.py"
+    script.write_text(PROBE.format(tests=str(TESTS), out=str(tmp_path / "runs")))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO),
+                                                       os.environ.get("PYTHONPATH", "")]),
+               OMP_NUM_THREADS="2")  # an OpenMP pool of one thread more (another test's
+    # threads backend leaves 1 in this process's environment)
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                          text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["before"] is None
+    assert report["forked"], "the server was a fresh interpreter, not a fork of the run"
+    # the store's lock and cell file (and any other descriptor of the run's) not held
+    assert report["held"] == [], report["held"]
+    assert report["identical"], "the forked server's workers gave another Dataset"
+    assert report["thread"] == "another Python thread runs in this process"
+    assert report["after"] == 1, "a run left a thread behind: a second run cannot fork"
+    # nor did its warm-up leave one in the server, which forks every worker
+    assert report["server_threads"] == 1
+    # an OpenMP pool's threads (started by its first parallel region) refuse the fork
+    assert report["threads_before"] == 0 and report["openmp"] > 0
+
+
+def test_a_running_thread_refuses_the_fork():
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        reason = can_fork()
+    finally:
+        stop.set()
+        thread.join()
+    if sys.platform.startswith("linux"):
+        assert reason == "another Python thread runs in this process"
+    else:  # pragma: no cover
+        assert reason == "not Linux"
+
+
+def test_a_fork_server_other_than_the_known_one_is_refused(monkeypatch):
+    from multiprocessing import forkserver
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the forked server: Linux only")
+    # Python 3.14's server takes an authentication key: its runs use a fresh interpreter
+    monkeypatch.setattr(forkserver, "main", lambda listener_fd, alive_r, preload,
+                        main_path=None, sys_path=None, *, authkey_r=None: None)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    assert can_fork() == "multiprocessing's fork server is not the one this was written for"
