@@ -13,7 +13,8 @@ value of every cell (all but the timings) is the same in both trees' stores. A r
 timed ones (10 trees, 2 folds) warms each tree's numba cache. Run one after the other (not
 ``--together``), each run's CPU seconds (user + system) of its whole process tree (the run,
 its fork server and workers, which the script adopts as their reaper on Linux) and their
-ratios are reported too: on a shared machine the figure that the load moves least.
+ratios are reported too: on a shared machine the figure that the load moves least; and the
+seconds from each run's start to its first stored cell (its start-up).
 
 Usage::
 
@@ -94,21 +95,31 @@ def reap_descendants() -> None:
 
 #: CPU seconds (user + system) of each timed run's whole process tree, in run order
 CPU: list[float] = []
+#: seconds from each timed run's start to its first stored cell, in run order
+FIRST: list[float] = []
 
 
 def run_tree(tree: Path, out: Path, args: argparse.Namespace, backend: str = "local",
              prefix: list[str] | None = None, warm: bool = False) -> float:
     """Wall seconds of the grid in a fresh interpreter importing ``tree``'s treelab; the CPU
     seconds of its process, fork server and workers go to ``CPU`` (after
-    ``adopt_descendants``: every process of the run reaped first)."""
+    ``adopt_descendants``: every process of the run reaped first), the seconds until its
+    first cell was stored (polled every 20 ms) to ``FIRST``."""
     import resource
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = start_tree(tree, out, args, backend, prefix, warm)
-    if proc.wait() != 0:
+    first = None
+    cells = out / "cells.jsonl"
+    while proc.poll() is None:  # the start-up: until the first cell's line is stored
+        if first is None and cells.exists() and cells.stat().st_size:
+            first = time.perf_counter() - started
+        time.sleep(0.02)
+    if proc.returncode != 0:
         raise RuntimeError(f"the grid failed with {tree}")
     wall = time.perf_counter() - started
+    FIRST.append(wall if first is None else first)
     reap_descendants()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
@@ -230,6 +241,7 @@ def main() -> None:
             run_tree(tree, args.out / f"warm-{name}", args, warm=True)
     walls: dict[str, list[float]] = {name: [] for name in trees}
     cpus: dict[str, list[float]] = {name: [] for name in trees}
+    firsts: dict[str, list[float]] = {name: [] for name in trees}
     ratios, cpu_ratios = [], []
     adopted = adopt_descendants()
     for i in range(args.pairs):
@@ -241,6 +253,7 @@ def main() -> None:
             for name in order:
                 walls[name].append(run_tree(trees[name], args.out / name, args))
                 cpus[name].append(CPU[-1])
+                firsts[name].append(FIRST[-1])
         if "old" in trees:
             ratios.append(walls["new"][-1] / walls["old"][-1])
             if not args.together:
@@ -248,6 +261,8 @@ def main() -> None:
         print(json.dumps({k: round(v[-1], 2) for k, v in walls.items()}), flush=True)
     report: dict = {"cells": len(stored(args.out / "new")), "workers": args.workers,
                     "wall_s": {k: [round(x, 2) for x in v] for k, v in walls.items()}}
+    if not args.together:
+        report["first_cell_s"] = {k: [round(x, 2) for x in v] for k, v in firsts.items()}
     if adopted and not args.together:  # the runs' whole process trees, one after the other
         report["cpu_s"] = {k: [round(x, 2) for x in v] for k, v in cpus.items()}
     if "old" in trees:
