@@ -27,6 +27,7 @@ PROBE = textwrap.dedent("""
     from treelab.experiment._fork_server import _threads_beyond_blas, can_fork
 
     if __name__ == "__main__":  # a fresh server (were the fork refused) imports this file
+        print("pending text")  # not yet written (a pipe's stdout is block-buffered)
         out = {out!r}
         report = {{"before": can_fork(), "threads_before": _threads_beyond_blas()}}
         local = run(config(os.path.join(out, "local")), backend="local", n_workers=2,
@@ -69,10 +70,13 @@ def test_a_single_threaded_run_forks_its_server_holding_nothing_of_the_run(tmp_p
                                                        os.environ.get("PYTHONPATH", "")]),
                OMP_NUM_THREADS="2")  # an OpenMP pool of one thread more (another test's
     # threads backend leaves 1 in this process's environment)
+    env.pop("PYTHONUNBUFFERED", None)  # the probe's output block-buffered, as a pipe's is
     done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
                           text=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
+    # written once: not again by each worker forked with a copy of the unwritten buffer
+    assert done.stdout.count("pending text") == 1, done.stdout[:300]
     assert report["before"] is None
     assert report["forked"], "the server was a fresh interpreter, not a fork of the run"
     # the store's lock and cell file (and any other descriptor of the run's) not held

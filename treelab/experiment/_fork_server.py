@@ -34,11 +34,13 @@ file, the resource tracker's pipe, a user's log file) is pointed at ``/dev/null`
 holds no lock or pipe end of the run's, and a stale Python object of the run's that still
 names such a number writes nowhere. It then serves exactly as the fresh interpreter does
 (:func:`multiprocessing.forkserver.main`) and leaves with ``os._exit``: none of the run's
-``atexit`` handlers runs in it.
+``atexit`` handlers runs in it. The run's standard output and error are flushed before the
+fork, so that no worker writes their pending text again when it ends.
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import socket
@@ -119,6 +121,11 @@ def fork_server(settings: str) -> bool:
             # every client holds the writing end: the server sees end-of-file once they are gone
             alive_r, alive_w = os.pipe()
             keep = (0, 1, 2, listener.fileno(), alive_r)
+            # text this process has not written yet would be written again by every worker
+            # (a process flushes its streams when it ends)
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", DeprecationWarning)
