@@ -6,7 +6,9 @@ SciPy, xarray and pandas again (``treelab.experiment._preload``), some 3 s on tw
 during which no cell can run, and it cannot start before the run's own process has made the
 cells. A fork of the run's process already holds all of that: started this way, the server
 only warms the kernels up before it serves, and the first cell of a 660-cell grid of small
-sets started after 4.1-4.4 s instead of 7.2-7.3 s (``benchmarks/bench_grid.py``).
+sets was stored 3.6-4.4 s after the interpreter started instead of 5.5-7.3 s
+(``benchmarks/bench_grid.py``; benchmarks/README.md, "The workers' server forked from the
+run's process").
 
 Forking is what the fresh interpreter avoids where it is unsafe, so this is done only when
 every condition below holds (otherwise :func:`fork_server` returns False and the caller
