@@ -8,7 +8,8 @@ cells. A fork of the run's process already holds all of that: started this way, 
 only warms the kernels up before it serves, and the first cell of a 660-cell grid of small
 sets was stored 3.6-4.4 s after the interpreter started instead of 5.5-7.3 s
 (``benchmarks/bench_grid.py``; benchmarks/README.md, "The workers' server forked from the
-run's process").
+run's process"). Either server warms up with :func:`preload` before it serves (the fresh
+one once ``treelab.experiment._preload`` has imported what a worker needs).
 
 Forking is what the fresh interpreter avoids where it is unsafe, so this is done only when
 every condition below holds (otherwise :func:`fork_server` returns False and the caller
@@ -44,6 +45,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import json
 import os
 import socket
 import sys
@@ -51,11 +53,54 @@ import threading
 import traceback
 import warnings
 
-__all__ = ["can_fork", "fork_server"]
+__all__ = ["PRELOAD_ENV", "can_fork", "exit_at_once", "fork_server", "preload"]
+
+#: the environment variable that hands a fresh fork server its warm-up settings (JSON)
+PRELOAD_ENV = "TREELAB_WORKER_PRELOAD"
 
 #: the parameters of ``multiprocessing.forkserver.main`` this module calls it with
 SERVER_MAIN = ["listener_fd", "alive_r", "preload", "main_path", "sys_path"]
 _SERVER_STATE = ("_lock", "_forkserver_address", "_forkserver_alive_fd", "_forkserver_pid")
+
+
+def exit_at_once() -> None:
+    """The server's exit (when the run's process is gone) without tearing down what it
+    imported: finalizing some 1,900 modules and their heap took seconds on a loaded machine,
+    long enough to outlive the run. It forks the workers and holds nothing to save."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(0)
+
+
+def _watch_parent(parent: int, done: threading.Event) -> None:
+    """Exit the server when the process that started it is gone during the warm-up (which
+    may compile for minutes; the server watches its parent only once it serves)."""
+    while not done.wait(0.5):
+        if os.getppid() != parent:
+            exit_at_once()
+
+
+def preload(settings: str | None) -> None:
+    """Warm up the estimators that ``settings`` (this module's JSON settings) names."""
+    if not settings:
+        return
+    done = threading.Event()
+    watch = threading.Thread(target=_watch_parent, args=(os.getppid(), done), daemon=True,
+                             name="treelab-preload-watch")
+    watch.start()
+    try:
+        from treelab._warmup import warmup
+        from treelab.engine import _notice
+
+        chosen = json.loads(settings)
+        _notice.share_notices(chosen.get("notices"))
+        warmup(list(chosen.get("estimators", ())), progress=False)
+    except Exception:  # noqa: BLE001 - the cells compile what they need; results unchanged
+        pass
+    finally:  # no thread of the server's may outlive the preload: it forks the workers
+        done.set()
+        watch.join()
 
 
 def _threads_beyond_blas() -> int:
@@ -102,7 +147,7 @@ def can_fork() -> str | None:
 
 def fork_server(settings: str) -> bool:
     """Start multiprocessing's fork server as a fork of this process that warms up with
-    ``settings`` (``treelab.experiment._preload``'s JSON) before it serves; False, doing
+    ``settings`` (:func:`preload`'s JSON) before it serves; False, doing
     nothing, where :func:`can_fork` refuses, a server is already running, or the fork fails."""
     from multiprocessing import connection, forkserver, resource_tracker, util
 
@@ -159,8 +204,6 @@ def _serve(listener_fd: int, alive_r: int, keep: tuple[int, ...],
                     pass
         os.close(null)
         from multiprocessing import forkserver
-
-        from treelab.experiment._preload import preload
 
         preload(settings)
         forkserver.main(listener_fd, alive_r, [])

@@ -48,7 +48,7 @@ import numpy as np
 from treelab import _dims
 from treelab.engine import _notice
 from treelab.experiment._files import ExperimentError
-from treelab.experiment._fork_server import fork_server
+from treelab.experiment._fork_server import PRELOAD_ENV, fork_server
 from treelab.experiment.cells import run_cell
 from treelab.experiment.expand import Cell
 
@@ -268,8 +268,6 @@ def estimator_names(cells: Iterable[Cell]) -> list[str]:
     return sorted(names)
 
 
-#: the environment variable that hands the fork server its preload settings (JSON)
-PRELOAD_ENV = "TREELAB_WORKER_PRELOAD"
 #: the environment variable of :data:`treelab._slow.SLOW_AFTER`
 SLOW_AFTER_ENV = "TREELAB_SLOW_AFTER"
 _PRELOAD = "treelab.experiment._preload"
