@@ -17,6 +17,7 @@ import pandas as pd
 import xarray as xr
 
 from treelab import _dims
+from treelab._bars import progress_bar
 from treelab._slow import slow_notice as _slow_notice
 from treelab.engine.sharing import release as release_shared_work
 from treelab.experiment._files import ExperimentError, output_error, replace_file, replace_text
@@ -110,8 +111,6 @@ _BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
 
 
 def _progress(total: int, initial: int, name: str, enabled: bool) -> Any:
-    from treelab._bars import progress_bar
-
     return progress_bar(enabled, total=total, initial=initial, desc=name, unit="cell",
                         dynamic_ncols=True, bar_format=_BAR_FORMAT,
                         postfix=f"skipped={initial}, failed=0")
