@@ -109,6 +109,43 @@ def test_presorted_and_per_node_sorting_grow_identical_trees(criterion, alpha, m
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("n_classes", [2, 3, 7])
+@pytest.mark.parametrize("alpha", [0.5, 1.0])
+def test_lists_of_mostly_distinct_features_grow_identical_trees(alpha, n_classes):
+    """Features with fewer distinct values than ``LIST_MIN_DISTINCT`` but more than half the
+    rows (sonar's columns) get presorted lists (``_presort.list_min_distinct``); the trees are
+    those of sorting at every node, bit for bit, also with bootstrap weights."""
+    from treelab.engine.forest import prepare_features
+    from treelab.engine.kernels import _grow as G
+    from treelab.engine.kernels._criteria import xlogx_table
+
+    rng = np.random.default_rng(11)
+    n = 160
+    X = np.round(rng.normal(size=(n, 6)), 2)
+    X[rng.random(X.shape) < 0.03] = np.nan
+    y = ((np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) * 0.5 + rng.normal(size=n)) * 2
+         ).astype(np.int64) % n_classes
+    feats = prepare_features(X, np.zeros(6, bool), np.zeros(6, np.int64))
+    assert np.all(feats.n_distinct > G.list_min_distinct.py_func(n))
+    assert np.all(feats.n_distinct <= G.LIST_MIN_DISTINCT)
+    trees = []
+    for presort in (0, 1):
+        ip = np.zeros(G.N_PARAMS, dtype=np.int64)
+        ip[[G.P_CRITERION, G.P_C45, G.P_MIN_OBJS, G.P_MIN_SPLIT, G.P_MIN_LEAF]] = [1, 1, 2, 4, 1]
+        ip[G.P_MAX_DEPTH] = 2**31 - 1
+        ip[G.P_MAX_FEATURES] = 6
+        ip[G.P_PRESORT] = presort
+        trees.append([G.grow_tree(feats.Xc, feats.R, feats.order, feats.n_distinct, feats.uniq,
+                                  feats.uniq_off, feats.nominal, y.astype(np.int32), n_classes,
+                                  ip, alpha, xlogx_table(n), np.uint64(seed), G.ROWS_BOOTSTRAP,
+                                  np.zeros(n, np.int32), 0, 0, *G.NO_REFERENCE, None, True)
+                      for seed in range(4)])
+    assert trees[0][0][0].shape[0] > 15
+    for one, other in zip(trees[0], trees[1], strict=True):
+        for a, b in zip(one, other, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
 @pytest.mark.parametrize("make", [
     lambda: treelab.VRTrees(alpha=0.0, n_estimators=3, random_state=0),
     lambda: treelab.VRTrees(alpha=0.4, sampling="bootstrap+subspace", n_estimators=3,

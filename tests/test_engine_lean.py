@@ -86,7 +86,10 @@ def test_lean_routine_holds_trees_of_one_leaf_a_row(alpha, monkeypatch):
     they are the general routine's trees."""
     rng = np.random.default_rng(5)
     n = 240
-    X = np.column_stack([rng.permutation(n), rng.permutation(n)]).astype(float)
+    # every row its own pair of values, each column with at most half as many distinct
+    # values as rows (more would give alpha >= 0.5 trees presorted lists: no lean routine)
+    idx = rng.permutation(n)
+    X = np.column_stack([idx // 2, idx % 2]).astype(float)
     y = rng.permutation(n)  # a class a row: a leaf a row, 2 n - 1 nodes
 
     def make():
@@ -122,6 +125,9 @@ def test_lean_routine_is_chosen_only_where_it_suffices(monkeypatch):
                                 random_state=0).fit(X, y),
         lambda: treelab.VRTrees(n_estimators=2, random_state=0).fit(  # more than 256 values
             np.random.default_rng(0).normal(size=(400, 3)), np.arange(400) % 2),
+        # fewer than 256 values, but more than half the rows: lists from alpha 0.5
+        lambda: treelab.VRTrees(n_estimators=2, alpha=0.5, random_state=0).fit(
+            np.random.default_rng(0).normal(size=(150, 3)), np.arange(150) % 2),
         lambda: treelab.StochasticID3(n_estimators=2, random_state=0).fit(X, y),
     ]
     for fit in fitted:
@@ -147,6 +153,24 @@ def test_general_routine_is_preferred_once_numba_has_it():
     odd = list(args)
     odd[-3] = np.ones(150, np.int16)
     assert not F.compiled_or_cached(G.grow_tree, odd)
+
+
+def test_lean_routine_suffices_for_mostly_distinct_features_below_alpha_half():
+    """Features with fewer than 256 distinct values but more than half the rows get lists in
+    trees of alpha >= 0.5 alone (``_presort.presort_plan``): a forest with such a tree needs
+    the general routine, one without may take the lean one."""
+    X = np.random.default_rng(2).normal(size=(150, 3))
+    feats = prepare_features(X, np.zeros(3, bool), np.zeros(3, np.int64))
+    ip = np.zeros(G.N_PARAMS, dtype=np.int64)
+    ip[[G.P_MIN_SPLIT, G.P_MIN_LEAF, G.P_MAX_FEATURES]] = [2, 1, 3]
+    ip[G.P_MAX_DEPTH] = 2**31 - 1
+    ip[G.P_PRESORT] = 1
+    assert F.lean_suffices(feats, ip, np.full(3, 0.3))
+    assert not F.lean_suffices(feats, ip, np.array([0.3, 0.5]))
+    # a quarter of the rows' distinct values: no lists at any alpha
+    few = prepare_features(np.round(X * 8) / 8, np.zeros(3, bool), np.zeros(3, np.int64))
+    assert np.all(few.n_distinct <= 75)
+    assert F.lean_suffices(few, ip, np.ones(3))
 
 
 def test_lean_routine_refuses_what_it_was_compiled_without():

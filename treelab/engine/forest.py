@@ -353,11 +353,15 @@ def lean_suffices(feats: FeatureArrays, iparams: np.ndarray, alphas: np.ndarray)
     features only, none with more distinct values than presorted lists need (so no lists, and
     no node sorts enough keys for the radix sort), exact thresholds, no stochastic choice, and
     random nodes (if any) drawing ``pair_midpoint`` thresholds. Either version grows the same
-    trees; the lean one compiles faster."""
+    trees; the lean one compiles faster. Trees below alpha 0.5 keep no lists
+    (``_presort.presort_plan``): for them only ``LIST_MIN_DISTINCT`` bounds the features."""
     if (iparams[G.P_STOCHASTIC] != 0 or iparams[G.P_DET_THRESHOLD] != 0
             or iparams[G.P_PRESORT] == 2 or np.any(feats.nominal)):
         return False
     if np.any(feats.n_distinct > G.LIST_MIN_DISTINCT):
+        return False
+    list_min = G.list_min_distinct.py_func(feats.R.shape[1])  # R: (feature, row) ranks
+    if np.any(alphas >= 0.5) and np.any(feats.n_distinct > list_min):
         return False
     return bool(iparams[G.P_RANDOM_SPLIT] == G.RS_PAIR or np.all(alphas >= 1.0))
 

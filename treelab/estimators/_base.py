@@ -265,7 +265,8 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         ranks = bool(np.any(np.asarray(spec.alphas) > 0) or iparams[G.P_STOCHASTIC] > 0)
         feats = prepare_features(Xv, self.nominal_features_, self.arity_, ranks=ranks,
                                  n_threads=self._n_threads(), max_bins=spec.max_bins,
-                                 order=may_presort(iparams, spec, self.nominal_features_, n_sub),
+                                 order=may_presort(iparams, spec, self.nominal_features_, n_sub,
+                                                   n_rows=Xv.shape[0]),
                                  values=reads_values(iparams, spec),
                                  weights=None if ew is None else ew.units)
         forest = grow_forest(

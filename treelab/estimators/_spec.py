@@ -65,7 +65,8 @@ def spec_iparams(spec: TreeSpec, d: int) -> tuple[np.ndarray, int]:
     return iparams, n_sub
 
 
-def may_presort(iparams: np.ndarray, spec: TreeSpec, nominal: np.ndarray, n_sub: int) -> bool:
+def may_presort(iparams: np.ndarray, spec: TreeSpec, nominal: np.ndarray, n_sub: int,
+                n_rows: int | None = None) -> bool:
     """Whether any tree could keep presorted lists (``_grow.grow_tree``'s condition, loosened
     so it never says no where the kernel would say yes): only then are the global sort orders
     kept (n x d x 4 bytes). Without them the kernel sorts at each node: the same trees."""
@@ -74,7 +75,10 @@ def may_presort(iparams: np.ndarray, spec: TreeSpec, nominal: np.ndarray, n_sub:
     if (iparams[G.P_PRESORT] == 0 or iparams[G.P_DET_THRESHOLD] != 0
             or iparams[G.P_STOCHASTIC] != 0 or not np.any(np.asarray(spec.alphas) >= 0.5)):
         return False
-    if spec.max_bins is not None and spec.max_bins <= G.LIST_MIN_DISTINCT:
+    # classification trees on ``n_rows`` rows list features with more distinct values than
+    # half the rows too (``_presort.list_min_distinct``); regression trees pass no n_rows
+    list_min = G.LIST_MIN_DISTINCT if n_rows is None else G.list_min_distinct.py_func(n_rows)
+    if spec.max_bins is not None and spec.max_bins <= list_min:
         return False  # no feature has more distinct values (bins) than the lists' minimum
     d = nominal.shape[0]
     n_visible = n_sub if 0 < n_sub < d else d

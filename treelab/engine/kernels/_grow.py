@@ -85,6 +85,7 @@ from treelab.engine.kernels._params import (  # noqa: F401 (callers read the lay
 from treelab.engine.kernels._partition import partition_nominal, partition_threshold
 from treelab.engine.kernels._presort import (  # noqa: F401 (callers read it as _grow.*)
     LIST_MIN_DISTINCT,
+    list_min_distinct,
     partition_lists,
     presort_plan,
 )

@@ -222,6 +222,21 @@ def store_counts(dist_counts, i, C, a0, a1, a2):
 LIST_MIN_DISTINCT = 256
 
 
+@njit(inline="always", **NUMBA_FLAGS)
+def list_min_distinct(n_rows):
+    """The distinct values above which a classification tree on ``n_rows`` rows keeps a
+    feature's presorted list: ``LIST_MIN_DISTINCT``, or half the rows where that is fewer.
+
+    A node counts a feature in the dense histogram only while its rank span is at most about
+    twice its rows, so a feature with more distinct values than half the rows (nearly every
+    value distinct: sonar's 60 columns, about 160 of 166 training rows) is sorted at almost
+    every node below the root; a list, partitioned at each split, saves those sorts (sonar's
+    forests at alpha >= 0.5: 1.25 times faster; benchmarks/README.md, "Lists for features
+    with mostly distinct values"). Python callers use ``list_min_distinct.py_func``.
+    """
+    return min(LIST_MIN_DISTINCT, n_rows // 2)
+
+
 @inner
 def presort_plan(iparams, alpha, nominal, n_distinct, vis, nv, order, R, w, n_in, general,
                  regression):
@@ -235,9 +250,11 @@ def presort_plan(iparams, alpha, nominal, n_distinct, vis, nv, order, R, w, n_in
     0.5 the random nodes, which would partition every list too, make it slower), with at least
     half of the continuous features candidates (``P_PRESORT == 2`` forces them, on every
     feature), and where the global sort orders were made (``engine.forest.
-    prepare_features(order=False)`` leaves them out). Regression trees (``regression`` not
-    None) count every visible feature against ``max_features`` and scan the lists at nodes of
-    at least 16 rows.
+    prepare_features(order=False)`` leaves them out). A list is kept for each continuous
+    feature with more distinct values than ``list_min_distinct(n)``. Regression trees
+    (``regression`` not None) list features with more than ``LIST_MIN_DISTINCT``, count every
+    visible feature against ``max_features`` and scan the lists at nodes of at least 16
+    rows.
 
     ``general`` None (the lean routine): a tree that would keep lists gets none and
     ``presort`` True, which the caller refuses; numba then compiles no ``build_lists``.
@@ -254,7 +271,7 @@ def presort_plan(iparams, alpha, nominal, n_distinct, vis, nv, order, R, w, n_in
                and (2 * iparams[P_MAX_FEATURES] >= n_cont or iparams[P_PRESORT] == 2))
     slot_of = np.empty(d, dtype=np.int64)
     slot_of[:] = -1
-    list_min = 0 if iparams[P_PRESORT] == 2 else LIST_MIN_DISTINCT
+    list_min = 0 if iparams[P_PRESORT] == 2 else list_min_distinct(n)
     if regression is not None:
         list_min = LIST_MIN_DISTINCT
     n_list = 0
