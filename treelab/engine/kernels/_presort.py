@@ -231,7 +231,7 @@ def list_min_distinct(n_rows):
     twice its rows, so a feature with more distinct values than half the rows (nearly every
     value distinct: sonar's 60 columns, about 160 of 166 training rows) is sorted at almost
     every node below the root; a list, partitioned at each split, saves those sorts (sonar's
-    forests at alpha >= 0.5: 1.25 times faster; benchmarks/README.md, "Lists for features
+    forests at alpha >= 0.5: 0.81 of the time; benchmarks/README.md, "Lists for features
     with mostly distinct values"). Python callers use ``list_min_distinct.py_func``.
     """
     return min(LIST_MIN_DISTINCT, n_rows // 2)
