@@ -43,7 +43,7 @@ def fused_sorted(src, s, e, yw, lookup, rmin, C, cmap, node, n, pmass, table, mi
         return scan_sorted_few(src, s, e, yw, lookup, rmin, C, cmap, node, n, pmass, table,
                                min_side)
     return scan_sorted_many(src, s, e, yw, lookup, rmin, C, cmap, node, n, pmass, table,
-                            min_side, np.full(C + 2, 7.5), np.full(C + 2, -3.25))
+                            min_side, np.full(2 * C + 2, 7), np.full(C + 2, -3.25))
 
 
 def fused_histogram(hist, occ, span, rmin, C, node, n, pmass, table, min_side):
@@ -51,7 +51,7 @@ def fused_histogram(hist, occ, span, rmin, C, node, n, pmass, table, min_side):
     if C <= 3:
         return scan_histogram_few(hist, occ, span, rmin, C, node, n, pmass, table, min_side)
     return scan_histogram_many(hist, occ, span, rmin, C, node, n, pmass, table, min_side,
-                               np.full(C + 2, 7.5), np.full(C + 2, -3.25))
+                               np.full(2 * C + 2, 7), np.full(C + 2, -3.25))
 
 
 def reference_scan(dist_counts, min_side, table):

@@ -306,6 +306,7 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
     dist_counts = np.zeros((n_dist, C))
     nan_counts = np.zeros(C)
     bufs = np.zeros((3, max(C, max_arity)))
+    icounts = np.zeros(2 * C, dtype=np.int64)  # the many-class scans' counts (_scan)
     node_counts = np.zeros(C)
     cmap = np.empty(C, dtype=np.int64)  # class_map of the node being split
     present = np.empty(C)
@@ -556,9 +557,9 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                             iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm,
                             buf, nbuf, s, e, Xc, R, Xl, Rl, loc, node_counts, n_node, table,
                             state, keys, keys2, hist, occ, dist_rank, dist_counts, nan_counts,
-                            bufs, cand_f, cand_g, cand_si, cand_t, cand_nan, cand_kind, cand_nt,
-                            use_sorted, lists, slot_of, yw, cmap, present, bhist, bocc, blst,
-                            general, Rtv, bg, brows)
+                            bufs, icounts, cand_f, cand_g, cand_si, cand_t, cand_nan, cand_kind,
+                            cand_nt, use_sorted, lists, slot_of, yw, cmap, present, bhist, bocc,
+                            blst, general, Rtv, bg, brows)
                 else:
                     if regression is not None:
                         # (PERT pairs two rows of different targets: random_select's target)

@@ -18,7 +18,10 @@ the gains, ties and split information are the same bits. A sorted stream looks u
 row instead of 2C a threshold (segmentation's seven classes: a fold batch of the spectrum
 study 0.87 of the time before; benchmarks/README.md, "the kept terms"); the dense histogram
 renews every class's term at each occupied bin, saving only the store and reload of its
-counts (a branch on the classes a bin holds cost more than it saved on letter's 26).
+counts (a branch on the classes a bin holds cost more than it saved on letter's 26). Both keep
+each class's rows on either side as int64, which index the table directly: the float counts
+of ``_scan_complete`` were converted twice a row (segmentation's and vowel's forests 0.96 of
+the time; benchmarks/README.md, "Integer counts in the many-class scans").
 """
 
 import numpy as np
@@ -124,20 +127,20 @@ def scan_histogram_few(hist, occ, span, rmin, C, node_counts, n_node, pmass, tab
 
 
 @inner(_nrt=False)
-def many_step(C, nl, n_node, min_side, pmass, table, term, i, lo, hi, best, best_i, n_ties,
+def many_step(C, nl, nn, n_node, min_side, pmass, table, term, i, lo, hi, best, best_i, n_ties,
               best_nl, best_lo, best_hi):
-    """One threshold of the scan of four or more classes: the left side holds ``nl`` rows
-    (an integer in float64) and ``term[c]`` is class c's ``table[l_c] + table[n_c - l_c]``;
+    """One threshold of the scan of four or more classes: the left side holds ``nl`` of the
+    node's ``nn`` rows (int64) and ``term[c]`` is class c's ``table[l_c] + table[n_c - l_c]``;
     returns the running best (gain, index, ties, left rows, ranks either side) updated with
-    it, as ``_split._scan_complete`` decides: ``ml`` summed from 0.0 in class order and
-    ``nl``, a sum of integers, exact in any order."""
-    nr = n_node - nl
+    it, as ``_split._scan_complete`` decides: ``ml`` summed from 0.0 in class order, and the
+    row counts, integers, index the table as the float counts there do."""
+    nr = nn - nl
     if nl < min_side or nr < min_side:
         return best, best_i, n_ties, best_nl, best_lo, best_hi
     ml = 0.0
     for c in range(C):
         ml += term[c]
-    g = (pmass - table[np.int64(nl)] - table[np.int64(nr)] + ml) / n_node
+    g = (pmass - table[nl] - table[nr] + ml) / n_node
     if best_i >= 0 and is_tie(g, best):
         return best, best_i, n_ties + 1, best_nl, best_lo, best_hi
     if g > best:
@@ -146,24 +149,38 @@ def many_step(C, nl, n_node, min_side, pmass, table, term, i, lo, hi, best, best
 
 
 @inner(_nrt=False)
-def many_start(C, node_counts, table, left, term):
-    """Empty left counts and each class's term with none of its rows on the left; returns a
-    many-class scan's starting state (ranks seen, previous rank, rows left, and the running
-    best as ``many_step`` keeps it: gain, index, ties, left rows, ranks either side)."""
+def many_start(C, node_counts, table, counts, term):
+    """Each class's rows on either side with none on the left (``counts[c]`` left,
+    ``counts[C + c]`` right, int64) and its term; returns a many-class scan's starting state
+    (ranks seen, previous rank, rows left, the node's rows, and the running best as
+    ``many_step`` keeps it: gain, index, ties, left rows, ranks either side)."""
     for c in range(C):
-        left[c] = 0.0
-        term[c] = table[np.int64(0.0)] + table[np.int64(node_counts[c] - 0.0)]
-    return (np.int64(0), np.int64(-1), 0.0, -np.inf, np.int64(-1), np.int64(0), 0.0,
-            np.int64(0), np.int64(0))
+        counts[c] = 0
+        counts[C + c] = np.int64(node_counts[c])
+        term[c] = table[0] + table[counts[C + c]]
+    return (np.int64(0), np.int64(-1), np.int64(0), -np.inf, np.int64(-1), np.int64(0),
+            np.int64(0), np.int64(0), np.int64(0))
+
+
+@njit(inline="always", **NUMBA_FLAGS)
+def many_move(counts, term, table, C, c, wt):
+    """``wt`` rows of class c move to the left: both sides' counts and the class's term."""
+    lc = counts[c] + wt
+    rc = counts[C + c] - wt
+    counts[c] = lc
+    counts[C + c] = rc
+    term[c] = table[lc] + table[rc]
 
 
 @inner(_nrt=False)
 def scan_sorted_many(src, s, e, yw, lookup, rmin, C, cmap, node_counts, n_node, pmass, table,
-                     min_side, left, term):
-    """``scan_sorted_few`` for four or more classes: ``left`` and ``term`` are work arrays of
-    at least C (the left counts and the classes' kept terms). Returns what it returns."""
+                     min_side, counts, term):
+    """``scan_sorted_few`` for four or more classes: ``counts`` (int64, at least 2 C) and
+    ``term`` (at least C) are work arrays (both sides' class counts and the classes' kept
+    terms). Returns what it returns."""
     k, prev, nl, best, best_i, n_ties, best_nl, best_lo, best_hi = many_start(
-        C, node_counts, table, left, term)
+        C, node_counts, table, counts, term)
+    nn = np.int64(n_node)
     for j in range(s, e):
         r, c, wt = stream_entry(src[j], yw, lookup, cmap)
         if r != prev:
@@ -171,40 +188,37 @@ def scan_sorted_many(src, s, e, yw, lookup, rmin, C, cmap, node_counts, n_node, 
                 # the threshold between the previous rank and this one: every row before
                 # this one is on the left
                 best, best_i, n_ties, best_nl, best_lo, best_hi = many_step(
-                    C, nl, n_node, min_side, pmass, table, term, np.int64(k - 1), prev + rmin,
+                    C, nl, nn, n_node, min_side, pmass, table, term, k - 1, prev + rmin,
                     r + rmin, best, best_i, n_ties, best_nl, best_lo, best_hi)
             k += 1
             prev = r
-        lc = left[c] + wt
-        left[c] = lc
-        term[c] = table[np.int64(lc)] + table[np.int64(node_counts[c] - lc)]
+        many_move(counts, term, table, C, c, wt)
         nl += wt
     return many_result(k, best, best_i, n_ties, best_nl, best_lo, best_hi, n_node, table)
 
 
 @inner(_nrt=False)
 def scan_histogram_many(hist, occ, span, rmin, C, node_counts, n_node, pmass, table, min_side,
-                        left, term):
-    """``scan_histogram_few`` for four or more classes (``left``, ``term``: as
+                        counts, term):
+    """``scan_histogram_few`` for four or more classes (``counts``, ``term``: as
     ``scan_sorted_many``), zeroing the histogram on the way."""
     k, prev, nl, best, best_i, n_ties, best_nl, best_lo, best_hi = many_start(
-        C, node_counts, table, left, term)
+        C, node_counts, table, counts, term)
+    nn = np.int64(n_node)
     for b in range(span):
         if occ[b]:
             occ[b] = 0
             r = rmin + b
             if k > 0:
                 best, best_i, n_ties, best_nl, best_lo, best_hi = many_step(
-                    C, nl, n_node, min_side, pmass, table, term, np.int64(k - 1), prev, r,
-                    best, best_i, n_ties, best_nl, best_lo, best_hi)
+                    C, nl, nn, n_node, min_side, pmass, table, term, k - 1, prev, r, best,
+                    best_i, n_ties, best_nl, best_lo, best_hi)
             # every class, without a branch on its count (which class a bin holds is
             # unpredictable): a class with no rows here gets its term again, the same bits
             for c in range(C):
-                h = hist[b * C + c]
+                h = np.int64(hist[b * C + c])
                 hist[b * C + c] = 0.0
-                lc = left[c] + h
-                left[c] = lc
-                term[c] = table[np.int64(lc)] + table[np.int64(node_counts[c] - lc)]
+                many_move(counts, term, table, C, c, h)
                 nl += h
             k += 1
             prev = r
@@ -215,4 +229,4 @@ def scan_histogram_many(hist, occ, span, rmin, C, node_counts, n_node, pmass, ta
 def many_result(k, best, best_i, n_ties, best_nl, best_lo, best_hi, n_node, table):
     """The fused scans' result tuple (``scan_sorted_few``'s layout) from a many-class scan."""
     return (k, best, best_i, n_ties + 1, few_split_info(best_i, best_nl, n_node, table),
-            np.int64(best_nl), best_lo, best_hi)
+            best_nl, best_lo, best_hi)

@@ -74,9 +74,10 @@ def _score(criterion, gain, split_info, avg_gain):
 @inner(_nrt=False)
 def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis, nv, perm,
                          buf, nbuf, s, e, Xg, Rg, Xl, Rl, loc, node_counts, n_node, table, state,
-                         keys, keys2, hist, occ, dist_rank, dist_counts, nan_counts, bufs, cand_f,
-                         cand_g, cand_si, cand_t, cand_nan, cand_kind, cand_nt, use_sorted, lists,
-                         slot_of, yw, cmap, present, bhist, bocc, blst, general, Rt, bg, brows):
+                         keys, keys2, hist, occ, dist_rank, dist_counts, nan_counts, bufs,
+                         icounts, cand_f, cand_g, cand_si, cand_t, cand_nan, cand_kind, cand_nt,
+                         use_sorted, lists, slot_of, yw, cmap, present, bhist, bocc, blst, general,
+                         Rt, bg, brows):
     """C4.5/ID3/CART-style choice among up to ``max_features`` available features.
 
     Returns (found, feature, kind, threshold, nan_child, feature ties, test ties). Candidates
@@ -303,7 +304,7 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
                         else:
                             k, g, bi, nt, si, f_nl, r_lo, r_hi = scan_histogram_many(
                                 hist, occ, n_sum, rmin, C, node_counts, n_node, pmass, table,
-                                min_side, left, left_n)
+                                min_side, icounts, left_n)
                     elif fuse and n_nan == 0 and how == 2:
                         stream = True
                     else:
@@ -318,7 +319,7 @@ def deterministic_select(iparams, nominal, n_distinct, uniq, uniq_off, used, vis
                     else:
                         k, g, bi, nt, si, f_nl, r_lo, r_hi = scan_sorted_many(
                             src, ss, ee, yw, listed, rmin, C, cmap, node_counts, n_node, pmass,
-                            table, min_side, left, left_n)
+                            table, min_side, icounts, left_n)
             if k < 2:
                 continue
             n_avail += 1
