@@ -20,8 +20,8 @@ study 0.87 of the time before; benchmarks/README.md, "the kept terms"); the dens
 renews every class's term at each occupied bin, saving only the store and reload of its
 counts (a branch on the classes a bin holds cost more than it saved on letter's 26). Both keep
 each class's rows on either side as int64, which index the table directly: the float counts
-of ``_scan_complete`` were converted twice a row (segmentation's and vowel's forests 0.96 of
-the time; benchmarks/README.md, "Integer counts in the many-class scans").
+of ``_scan_complete`` were converted twice a row (vowel's forests 0.89 of the time,
+segmentation's 0.99; benchmarks/README.md, "Integer counts in the many-class scans").
 """
 
 import numpy as np
