@@ -63,13 +63,18 @@ SERVER_MAIN = ["listener_fd", "alive_r", "preload", "main_path", "sys_path"]
 _SERVER_STATE = ("_lock", "_forkserver_address", "_forkserver_alive_fd", "_forkserver_pid")
 
 
+def _flush_streams() -> None:
+    """Write out what this process's standard output and error still buffer."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+
+
 def exit_at_once() -> None:
     """The server's exit (when the run's process is gone) without tearing down what it
     imported: finalizing some 1,900 modules and their heap took seconds on a loaded machine,
     long enough to outlive the run. It forks the workers and holds nothing to save."""
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
+    _flush_streams()
     os._exit(0)
 
 
@@ -170,9 +175,7 @@ def fork_server(settings: str) -> bool:
             keep = (0, 1, 2, listener.fileno(), alive_r)
             # text this process has not written yet would be written again by every worker
             # (a process flushes its streams when it ends)
-            for stream in (sys.stdout, sys.stderr):
-                with contextlib.suppress(Exception):
-                    stream.flush()
+            _flush_streams()
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", DeprecationWarning)
