@@ -1,7 +1,8 @@
 """Regression tests of issue 17's estimator and engine items: each failed before its fix.
 
-CI runs this module a second time with ``NUMBA_BOUNDSCHECK=1`` (``.ci/run``), so a stray
-table read in the kernels (item 1) fails there as an IndexError instead of a wrong number.
+``.ci/bounds`` runs this module a second time with ``NUMBA_BOUNDSCHECK=1`` (and ``.ci/run``
+wherever the kernels changed since), so a stray table read in the kernels (item 1) fails there
+as an IndexError instead of a wrong number.
 """
 
 from __future__ import annotations
