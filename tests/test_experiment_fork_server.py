@@ -75,19 +75,22 @@ def test_a_single_threaded_run_forks_its_server_holding_nothing_of_the_run(tmp_p
                           text=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
+    # every message carries the whole report and the probe's last error lines: a failure seen
+    # once on a loaded machine must say which check failed and why
+    detail = f"\nreport: {report}\nstderr: {done.stderr[-2000:]}"
     # written once: not again by each worker forked with a copy of the unwritten buffer
-    assert done.stdout.count("pending text") == 1, done.stdout[:300]
-    assert report["before"] is None
-    assert report["forked"], "the server was a fresh interpreter, not a fork of the run"
+    assert done.stdout.count("pending text") == 1, done.stdout[:300] + detail
+    assert report["before"] is None, detail
+    assert report["forked"], "the server was a fresh interpreter, not a fork of the run" + detail
     # the store's lock and cell file (and any other descriptor of the run's) not held
-    assert report["held"] == [], report["held"]
-    assert report["identical"], "the forked server's workers gave another Dataset"
-    assert report["thread"] == "another Python thread runs in this process"
-    assert report["after"] == 1, "a run left a thread behind: a second run cannot fork"
+    assert report["held"] == [], detail
+    assert report["identical"], "the forked server's workers gave another Dataset" + detail
+    assert report["thread"] == "another Python thread runs in this process", detail
+    assert report["after"] == 1, "a run left a thread behind: a second run cannot fork" + detail
     # nor did its warm-up leave one in the server, which forks every worker
-    assert report["server_threads"] == 1
+    assert report["server_threads"] == 1, detail
     # an OpenMP pool's threads (started by its first parallel region) refuse the fork
-    assert report["threads_before"] == 0 and report["openmp"] > 0
+    assert report["threads_before"] == 0 and report["openmp"] > 0, detail
 
 
 def test_a_running_thread_refuses_the_fork():
