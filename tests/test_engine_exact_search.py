@@ -239,6 +239,41 @@ def test_list_partition_is_the_stable_partition(n_kids):
     np.testing.assert_array_equal(lists, expected)  # outside [s, e) untouched too
 
 
+
+@pytest.mark.parametrize(("keep_first", "keep_second"),
+                         [(True, False), (False, True), (False, False)])
+def test_list_partition_writes_only_the_children_kept(keep_first, keep_second):
+    """Of two children, a child left out (it will never scan its lists) keeps no block: the
+    kept child's block is the stable partition's, in place, and nothing outside [s, e) moves;
+    neither kept, the lists are not touched at all."""
+    from treelab.engine.kernels._presort import partition_lists
+
+    rng = np.random.default_rng(7)
+    n, s, e = 300, 40, 250
+    lists = np.empty((3, n), dtype=np.int64)
+    perm = rng.permutation(n)
+    for q in range(3):
+        rows = np.concatenate([perm[:s], rng.permutation(perm[s:e]), perm[e:]])
+        lists[q] = (rng.permutation(n).astype(np.int64) << 32) | rows
+    child_of = rng.integers(0, 2, n).astype(np.int32)
+    before = lists.copy()
+    seg_kids = child_of[lists[0, s:e] & 0xFFFFFFFF]
+    mid = s + int(np.sum(seg_kids == 0))
+    partition_lists(lists, s, e, child_of, np.array([s, mid], dtype=np.int64), 2,
+                    np.zeros(3, dtype=np.int64), np.full(n, -7, dtype=np.int64),
+                    keep_first, keep_second)
+    np.testing.assert_array_equal(lists[:, :s], before[:, :s])
+    np.testing.assert_array_equal(lists[:, e:], before[:, e:])
+    if not (keep_first or keep_second):
+        np.testing.assert_array_equal(lists, before)
+    for q in range(3):
+        seg = before[q, s:e]
+        kid = child_of[seg & 0xFFFFFFFF]
+        if keep_first:
+            np.testing.assert_array_equal(lists[q, s:mid], seg[kid == 0])
+        if keep_second:
+            np.testing.assert_array_equal(lists[q, mid:e], seg[kid == 1])
+
 def _reference_candidate(r, y, w, C, min_side, table):
     """Distinct ranks and per-rank class counts of a node in NumPy, then ``reference_scan``:
     (k, gain, threshold index, ties, split info, rows left of the best threshold, the ranks

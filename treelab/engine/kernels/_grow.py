@@ -85,6 +85,7 @@ from treelab.engine.kernels._params import (  # noqa: F401 (callers read the lay
 from treelab.engine.kernels._partition import partition_nominal, partition_threshold
 from treelab.engine.kernels._presort import (  # noqa: F401 (callers read it as _grow.*)
     LIST_MIN_DISTINCT,
+    child_scans_lists,
     list_min_distinct,
     partition_lists,
     presort_plan,
@@ -102,6 +103,7 @@ from treelab.engine.kernels._stochastic_modes import MODE_BINNED, beta_from_bits
 from treelab.engine.kernels._thresholds import rank_threshold
 
 RANDOM_ATTEMPTS = 10
+
 
 
 @njit(**NUMBA_FLAGS)
@@ -692,15 +694,31 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
             if use_sorted:
                 if general is None:
                     raise ValueError(LEAN_REFUSES)
-                for b in range(n_kids):
-                    ch = n_nodes + b
-                    fill[b] = n64[ch, N64_START]
-                    for j in range(n64[ch, N64_START], n64[ch, N64_END]):
-                        r_j = row_of(buf[1 - nbuf, j])
-                        child_of[glob[r_j] if loc else r_j] = b
-                for b in range(n_kids):
-                    bucket[b] = fill[b]
-                partition_lists(lists, s, e, child_of, bucket, n_kids, fill, scratch)
+                # a child reads its lists only if it is popped as a split candidate with at
+                # least sorted_min entries (the checks at the top of the node loop): of two
+                # children, those that will not are left out of the partition
+                keep_first = True
+                keep_second = True
+                if n_kids == 2:
+                    kid_depth = n32[node, N32_DEPTH] + 1
+                    keep_first = child_scans_lists(
+                        n64[n_nodes, N64_END] - n64[n_nodes, N64_START], kid_depth, counts,
+                        n_nodes, C, sorted_min, min_split, max_depth, table is not None)
+                    keep_second = child_scans_lists(
+                        n64[n_nodes + 1, N64_END] - n64[n_nodes + 1, N64_START], kid_depth,
+                        counts, n_nodes + 1, C, sorted_min, min_split, max_depth,
+                        table is not None)
+                if keep_first or keep_second:
+                    for b in range(n_kids):
+                        ch = n_nodes + b
+                        fill[b] = n64[ch, N64_START]
+                        for j in range(n64[ch, N64_START], n64[ch, N64_END]):
+                            r_j = row_of(buf[1 - nbuf, j])
+                            child_of[glob[r_j] if loc else r_j] = b
+                    for b in range(n_kids):
+                        bucket[b] = fill[b]
+                    partition_lists(lists, s, e, child_of, bucket, n_kids, fill, scratch,
+                                    keep_first, keep_second)
             n8[node, N8_KIND] = sk
             n32[node, N32_FEATURE] = f
             threshold[node] = t

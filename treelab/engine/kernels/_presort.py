@@ -121,13 +121,20 @@ def summarize_sorted(lists, q, s, e, yw, nd_f, dist_rank, dist_counts, nan_count
 
 
 @njit(_nrt=False, **NUMBA_FLAGS)
-def partition_lists(lists, s, e, child_of, child_begin, n_kids, fill, scratch):
+def partition_lists(lists, s, e, child_of, child_begin, n_kids, fill, scratch, keep_first=True,
+                    keep_second=True):
     """Stable partition of every list segment [s, e) by the child index of each row.
 
-    ``child_begin[b]`` is the first position of child b's block.
+    ``child_begin[b]`` is the first position of child b's block. Of two children, only the
+    blocks of those kept (``keep_first``, ``keep_second``) are written: a child that will
+    never scan its lists (a leaf, or too few rows to scan rather than sort) leaves its block
+    as it was, whatever the entries there (``_partition_lists_kept``).
     """
     if n_kids == 2:
-        _partition_lists_two(lists, s, e, child_of, child_begin[1], scratch)
+        if keep_first and keep_second:
+            _partition_lists_two(lists, s, e, child_of, child_begin[1], scratch)
+        elif keep_first or keep_second:
+            _partition_lists_kept(lists, s, e, child_of, keep_second)
         return
     for q in range(lists.shape[0]):
         for b in range(n_kids):
@@ -163,6 +170,54 @@ def _partition_lists_two(lists, s, e, child_of, mid, scratch):
             wr += g
         for j in range(wr):
             lists[q, mid + j] = scratch[j]
+
+
+
+@njit(inline="always", **NUMBA_FLAGS)
+def child_scans_lists(n_entries, depth, counts, ch, C, sorted_min, min_split, max_depth,
+                      classes):
+    """Whether a child of ``n_entries`` entries at ``depth`` (its class counts in
+    ``counts[ch]``) may scan presorted lists: it has at least ``sorted_min`` entries and,
+    popped, passes the growth routine's leaf checks that its counts and depth already decide
+    (``classes``: a classification tree's size and purity; a regression tree's checks need
+    its targets, so only the depth counts there). A child that cannot needs no block in
+    :func:`partition_lists`."""
+    if n_entries < sorted_min or depth >= max_depth:
+        return False
+    if classes:
+        n_child = 0.0
+        n_nonzero = 0
+        for c in range(C):
+            n_child += counts[ch, c]
+            if counts[ch, c] > 0:
+                n_nonzero += 1
+        if n_child < min_split or n_nonzero <= 1:
+            return False
+    return True
+
+@njit(_nrt=False, **NUMBA_FLAGS)
+def _partition_lists_kept(lists, s, e, child_of, second):
+    """One child's block of a two-child partition, in place and stable, the other's left
+    unwritten: the first child's entries compacted forward from ``s`` (the write position
+    never passes the read position), or, ``second``, the second child's backward from
+    ``e - 1`` (nor does it there, in the other direction). No scratch and no copy back:
+    the children's sizes fix where the kept block starts, so the other block's positions
+    are never read."""
+    for q in range(lists.shape[0]):
+        if second:
+            wr = e - 1
+            for j in range(e - 1, s - 1, -1):
+                entry = lists[q, j]
+                g = np.int64(child_of[entry & _LOW32])
+                lists[q, wr] = entry
+                wr -= g
+        else:
+            wl = s
+            for j in range(s, e):
+                entry = lists[q, j]
+                g = np.int64(child_of[entry & _LOW32])
+                lists[q, wl] = entry
+                wl += 1 - g
 
 
 @inner(_nrt=False)
