@@ -3,8 +3,9 @@ arrays, and enlarging a table (``_grow.grow_tree``; ``_oblique`` enlarges its ow
 the same way)."""
 
 import numpy as np
+from numba import njit
 
-from treelab.engine.kernels._config import inner
+from treelab.engine.kernels._config import NUMBA_FLAGS, inner
 
 # the node arrays start with room for (rows in the tree) / NODE_CAP_DIVISOR nodes: one a row,
 # as many as most trees of the spectrum study grow (adult's reach 0.4-0.98 of their rows).
@@ -55,3 +56,20 @@ def enlarge(a, cap, fill):
     for i in range(old.shape[0], flat.shape[0]):
         flat[i] = fill
     return out
+
+
+@njit(inline="always", **NUMBA_FLAGS)
+def size_and_splittable(counts, node, C, min_split, depth, max_depth):
+    """A classification node's weighted rows (float64, its int32 class counts summed in
+    class order) and whether the growth routines may try to split it: at least
+    ``min_split`` rows, more than one class and ``depth`` below ``max_depth``. The leaf
+    checks of ``_random_grow``'s node loop, and of ``_presort.child_scans_lists`` for a
+    child not yet popped (``_grow.grow_tree`` makes them at the same place as it takes the
+    node's counts)."""
+    n_node = 0.0
+    n_nonzero = 0
+    for c in range(C):
+        n_node += counts[node, c]
+        if counts[node, c] > 0:
+            n_nonzero += 1
+    return n_node, not (n_node < min_split or depth >= max_depth or n_nonzero <= 1)

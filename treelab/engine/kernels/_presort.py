@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from treelab.engine.kernels._config import NUMBA_FLAGS, inner
+from treelab.engine.kernels._nodes import size_and_splittable
 from treelab.engine.kernels._params import (
     P_DET_THRESHOLD,
     P_MAX_FEATURES,
@@ -182,18 +183,12 @@ def child_scans_lists(n_entries, depth, counts, ch, C, sorted_min, min_split, ma
     (``classes``: a classification tree's size and purity; a regression tree's checks need
     its targets, so only the depth counts there). A child that cannot needs no block in
     :func:`partition_lists`."""
-    if n_entries < sorted_min or depth >= max_depth:
+    if n_entries < sorted_min:
         return False
     if classes:
-        n_child = 0.0
-        n_nonzero = 0
-        for c in range(C):
-            n_child += counts[ch, c]
-            if counts[ch, c] > 0:
-                n_nonzero += 1
-        if n_child < min_split or n_nonzero <= 1:
-            return False
-    return True
+        return size_and_splittable(counts, ch, C, min_split, depth, max_depth)[1]
+    return depth < max_depth
+
 
 @njit(_nrt=False, **NUMBA_FLAGS)
 def _partition_lists_kept(lists, s, e, child_of, second):

@@ -24,6 +24,7 @@ from treelab.engine.kernels._config import NUMBA_FLAGS
 from treelab.engine.kernels._construction import draw_construction
 from treelab.engine.kernels._grow import RANDOM_ATTEMPTS
 from treelab.engine.kernels._local import LOCAL_BYTES, LOCAL_MAX_FEATURES_RANDOM, LOCAL_MIN_ROWS
+from treelab.engine.kernels._nodes import size_and_splittable
 from treelab.engine.kernels._params import (
     KIND_THRESHOLD,
     P_LOCAL,
@@ -203,13 +204,9 @@ def grow_random_tree(Xc, Xr, y, n_classes, iparams, seed, row_mode, part, tree_i
         e = nend[node]
         base = nbase[node]
         obase = n_in - base
-        n_node = 0.0
-        n_nonzero = 0
-        for c in range(C):
-            n_node += counts[node, c]
-            if counts[node, c] > 0:
-                n_nonzero += 1
-        if n_node < min_split or depth[node] >= max_depth or n_nonzero <= 1:
+        n_node, splittable = size_and_splittable(counts, node, C, min_split, depth[node],
+                                                 max_depth)
+        if not splittable:
             continue  # (the root only: children are pushed when they can split)
         loc = local[node] != 0
         if not loc and e - s <= local_cap:
@@ -388,13 +385,7 @@ def grow_random_tree(Xc, Xr, y, n_classes, iparams, seed, row_mode, part, tree_i
             local[ch] = 1 if loc else 0
             # a child that cannot split is a leaf already: not pushed (popping it would
             # draw nothing)
-            w_ch = 0.0
-            nz_ch = 0
-            for c in range(C):
-                w_ch += counts[ch, c]
-                if counts[ch, c] > 0:
-                    nz_ch += 1
-            if w_ch >= min_split and depth[ch] < max_depth and nz_ch > 1:
+            if size_and_splittable(counts, ch, C, min_split, depth[ch], max_depth)[1]:
                 stack[sp] = ch
                 sp += 1
         n_nodes += 2
