@@ -105,7 +105,6 @@ from treelab.engine.kernels._thresholds import rank_threshold
 RANDOM_ATTEMPTS = 10
 
 
-
 @njit(**NUMBA_FLAGS)
 def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, iparams,
               alpha, table, seed, row_mode, part, tree_id, n_sub, ref_i, ref_t, stochastic,

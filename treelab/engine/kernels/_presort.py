@@ -173,7 +173,6 @@ def _partition_lists_two(lists, s, e, child_of, mid, scratch):
             lists[q, mid + j] = scratch[j]
 
 
-
 @njit(inline="always", **NUMBA_FLAGS)
 def child_scans_lists(n_entries, depth, counts, ch, C, sorted_min, min_split, max_depth,
                       classes):
