@@ -118,3 +118,29 @@ def test_a_fork_server_other_than_the_known_one_is_refused(monkeypatch):
                         main_path=None, sys_path=None, *, authkey_r=None: None)
     monkeypatch.setattr(threading, "active_count", lambda: 1)
     assert can_fork() == "multiprocessing's fork server is not the one this was written for"
+
+
+def test_the_preload_ends_a_compilation_s_progress_thread(monkeypatch, tmp_path):
+    """A server that compiles in its warm-up (a fresh cache) starts the compile notice's
+    progress thread, which outlives the compilation by up to an interval: the preload must
+    end it before the server forks any worker (the probe above saw the server holding two
+    threads after such a warm-up)."""
+    import treelab._warmup
+    from treelab.engine import _notice
+    from treelab.experiment._fork_server import preload
+
+    monkeypatch.setattr(_notice, "_times_path", lambda: str(tmp_path / _notice.TIMES_FILE))
+    monkeypatch.setattr(_notice, "_progress", None)
+    started = []
+
+    def warmup(estimators, progress=True):  # a compilation, as the notice's listener sees it
+        _notice._progress = _notice._Progress("tree growth")
+        _notice._progress.begin()
+        _notice._progress.end()
+        started.append(_notice._progress._thread)
+
+    monkeypatch.setattr(treelab._warmup, "warmup", warmup)
+    preload('{"estimators": ["VRTrees"]}')
+    assert len(started) == 1
+    # (other tests' progress threads may still run in this process: only this one is asked)
+    assert not started[0].is_alive()

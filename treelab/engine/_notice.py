@@ -262,6 +262,17 @@ class _Progress:
         self._thread.join(timeout)
 
 
+
+def settle() -> None:
+    """End the progress lines of the group compiling or just compiled, and wait for their
+    thread: it lives until the group has been quiet for an interval, and a process about to
+    fork (the experiment runner's fork server, after its warm-up) must hold no thread but
+    its own (a child forked while another thread holds a lock, the log's say, can hang)."""
+    progress = _progress
+    if progress is not None:
+        progress.finish()
+        progress.join()
+
 class _Listener(event.Listener):
     """Announces the outermost compilation of each kernel group once per run, shows its
     progress, records its duration and raises the collector's threshold while it runs (module

@@ -106,6 +106,11 @@ def preload(settings: str | None) -> None:
     finally:  # no thread of the server's may outlive the preload: it forks the workers
         done.set()
         watch.join()
+        from treelab.engine import _notice
+
+        # a compilation's progress lines run on a thread of their own for up to an interval
+        # after it ends (seen: a server that compiled on a fresh cache held it while forking)
+        _notice.settle()
 
 
 def _threads_beyond_blas() -> int:
