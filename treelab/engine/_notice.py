@@ -262,7 +262,6 @@ class _Progress:
         self._thread.join(timeout)
 
 
-
 def settle() -> None:
     """End the progress lines of the group compiling or just compiled, and wait for their
     thread: it lives until the group has been quiet for an interval, and a process about to
@@ -272,6 +271,7 @@ def settle() -> None:
     if progress is not None:
         progress.finish()
         progress.join()
+
 
 class _Listener(event.Listener):
     """Announces the outermost compilation of each kernel group once per run, shows its

@@ -90,13 +90,14 @@ def preload(settings: str | None) -> None:
     """Warm up the estimators that ``settings`` (this module's JSON settings) names."""
     if not settings:
         return
+    from treelab.engine import _notice
+
     done = threading.Event()
     watch = threading.Thread(target=_watch_parent, args=(os.getppid(), done), daemon=True,
                              name="treelab-preload-watch")
     watch.start()
     try:
         from treelab._warmup import warmup
-        from treelab.engine import _notice
 
         chosen = json.loads(settings)
         _notice.share_notices(chosen.get("notices"))
@@ -106,8 +107,6 @@ def preload(settings: str | None) -> None:
     finally:  # no thread of the server's may outlive the preload: it forks the workers
         done.set()
         watch.join()
-        from treelab.engine import _notice
-
         # a compilation's progress lines run on a thread of their own for up to an interval
         # after it ends (seen: a server that compiled on a fresh cache held it while forking)
         _notice.settle()
