@@ -16,9 +16,14 @@ its fork server and workers, which the script adopts as their reaper on Linux) a
 ratios are reported too: on a shared machine the figure that the load moves least; and the
 seconds from each run's start to its first stored cell (its start-up).
 
+``--cli`` runs each grid as the command a user types instead, ``python -m treelab run
+<grid>.toml --workers 2`` (the same cells; the result file and summary written too, and the
+process ending as the command ends).
+
 Usage::
 
     python benchmarks/bench_grid.py --old /work/wt/i44-base --pairs 3
+    python benchmarks/bench_grid.py --old /work/wt/i44-base --pairs 3 --cli
     python benchmarks/bench_grid.py --profile /tmp/grid.prof   # this tree, serial, cProfile
 
 Reads the UCI bundle that ships with treelab (``data/uci``; ``TREELAB_DATA`` points elsewhere).
@@ -59,15 +64,38 @@ print("WALL", time.perf_counter() - started)
 """
 
 
+def grid_toml(datasets: list[str], trees: int, folds: int) -> str:
+    """The grid as the configuration file ``treelab run`` reads (``--cli``)."""
+    lines = ['name = "small-set grid"', "seed = 0", 'backend = "local"',
+             f"alphas = {[round(0.1 * i, 1) for i in range(11)]}", "",
+             "[protocol]", 'name = "stratified_kfold"', f"n_splits = {folds}", ""]
+    for name in datasets:
+        lines += ["[[datasets]]", f'uci = "{name}"']
+    for name, sampling, extra in (("Agg.", "none", ""), ("Bag.", "bootstrap", ""),
+                                  ("Subspace", "subspace", ", subspace_fraction = 0.5")):
+        lines += ["", "[[ensembles]]", f'name = "{name}"', 'estimator = "VRTrees"',
+                  f'params = {{ n_estimators = {trees}, sampling = "{sampling}"{extra} }}']
+    return "\n".join(lines) + "\n"
+
+
 def start_tree(tree: Path, out: Path, args: argparse.Namespace, backend: str = "local",
                prefix: list[str] | None = None, warm: bool = False) -> subprocess.Popen:
     """The grid started in a fresh interpreter importing ``tree``'s treelab (with ``warm``, a
-    small version of it: 10 trees, 2 folds; the same kernels)."""
+    small version of it: 10 trees, 2 folds; the same kernels); with ``args.cli``, as the
+    command ``python -m treelab run <grid>.toml --workers N`` (the result file written too)."""
     shutil.rmtree(out, ignore_errors=True)
-    code = CHILD.format(datasets=tuple(args.datasets.split(",")),
-                        trees=10 if warm else args.trees, folds=2 if warm else args.folds,
-                        out=str(out), backend=backend, workers=args.workers)
+    trees, folds = (10, 2) if warm else (args.trees, args.folds)
     env = dict(os.environ, PYTHONPATH=str(tree))
+    if args.cli:
+        config = out.parent / f"grid-{trees}-trees-{folds}-folds.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(grid_toml(args.datasets.split(","), trees, folds))
+        return subprocess.Popen([*(prefix or []), sys.executable, "-m", "treelab", "run",
+                                 str(config), "--out", str(out), "--backend", backend,
+                                 "--workers", str(args.workers), "--no-progress"],
+                                env=env, cwd=tempfile.gettempdir(), stdout=subprocess.DEVNULL)
+    code = CHILD.format(datasets=tuple(args.datasets.split(",")), trees=trees, folds=folds,
+                        out=str(out), backend=backend, workers=args.workers)
     return subprocess.Popen([*(prefix or []), sys.executable, "-c", code], env=env,
                             cwd=tempfile.gettempdir())
 
@@ -221,6 +249,9 @@ def main() -> None:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--datasets", default=",".join(DATASETS))
     ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "bench-grid")
+    ap.add_argument("--cli", action="store_true",
+                    help="run the grid as the command 'treelab run' does (the result written, "
+                         "the process's exit as the command's)")
     ap.add_argument("--profile", type=Path,
                     help="run this tree once on the serial backend under cProfile, to here")
     args = ap.parse_args()

@@ -1,6 +1,7 @@
 """The local backend's fork server as a fork of the run's process (``_fork_server``): taken
 only where it is safe, holding nothing of the run's, giving the same Dataset."""
 
+import gc
 import json
 import os
 import subprocess
@@ -140,7 +141,10 @@ def test_the_preload_ends_a_compilation_s_progress_thread(monkeypatch, tmp_path)
         started.append(_notice._progress._thread)
 
     monkeypatch.setattr(treelab._warmup, "warmup", warmup)
-    preload('{"estimators": ["VRTrees"]}')
+    try:
+        preload('{"estimators": ["VRTrees"]}')
+    finally:
+        gc.unfreeze()  # the server's freeze (this process is a test's)
     assert len(started) == 1
     # (other tests' progress threads may still run in this process: only this one is asked)
     assert not started[0].is_alive()

@@ -16,25 +16,29 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from treelab._cache import configure_cache
+from treelab._collector import collector_paused
 from treelab._slow import slow_notice
 
-# before any kernel is decorated: where compiled kernels are kept, if anywhere
-configure_cache()
+# the garbage collector waits until the imports' long-lived objects are made
+# (treelab._collector: a tenth of the import's time)
+with collector_paused():
+    # before any kernel is decorated: where compiled kernels are kept, if anywhere
+    configure_cache()
 
-# a second on a quiet machine, ten at a load of 10: then a word says what is going on
-with slow_notice("still importing numba, scikit-learn and treelab's engine"):
-    from treelab import estimators  # noqa: E402
-    from treelab.estimators import (  # noqa: E402
-        BaggedTrees,
-        Coalescence,
-        DecisionTree,
-        DisjointSampleTrees,
-        ExtraTrees,
-        MaxDiverseEnsemble,
-        RandomDecisionTrees,
-        RandomForest,
-        VRTrees,
-    )
+    # a second on a quiet machine, ten at a load of 10: then a word says what is going on
+    with slow_notice("still importing numba, scikit-learn and treelab's engine"):
+        from treelab import estimators  # noqa: E402
+        from treelab.estimators import (  # noqa: E402
+            BaggedTrees,
+            Coalescence,
+            DecisionTree,
+            DisjointSampleTrees,
+            ExtraTrees,
+            MaxDiverseEnsemble,
+            RandomDecisionTrees,
+            RandomForest,
+            VRTrees,
+        )
 
 try:
     __version__ = version("treelab")

@@ -1,8 +1,6 @@
 """``python -m treelab``: the same command line as ``treelab``."""
 
-import sys
-
-from treelab.cli import main
+from treelab.cli import console
 
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

@@ -15,7 +15,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["main"]
+from treelab._collector import quick_exit_collection
+
+__all__ = ["console", "main"]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -317,5 +319,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def console() -> None:
+    """The ``treelab`` command (and ``python -m treelab``): :func:`main`, then the process's
+    exit without the interpreter's final passes of the garbage collector over every object
+    it holds (:func:`treelab._collector.quick_exit_collection`; 0.8-1.1 s at the end of a
+    ``treelab run``). Tests and other callers of :func:`main` keep their process's collector."""
+    code = main()
+    quick_exit_collection()
+    sys.exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    console()

@@ -18,22 +18,27 @@ Example
 {'dataset': 2, 'ensemble': 1, 'alpha': 3, 'repeat': 1, 'fold': 2}
 """
 
-from treelab.experiment.backends import default_workers, execute
-from treelab.experiment.cells import TIMING_VARS, run_cell
-from treelab.experiment.config import BACKENDS, ExperimentConfig, load_config
-from treelab.experiment.demo import DEMO_ALPHAS, DEMO_DATASETS, demo_config
-from treelab.experiment.expand import Cell, expand
-from treelab.experiment.groups import GROUP_MEASURES, Group, groups_of
-from treelab.experiment.run import ExperimentError, result_attrs, run, status, summary
-from treelab.experiment.schema import (
-    TRANSFORMS,
-    DatasetSpec,
-    EnsembleSpec,
-    TransformSpec,
-    resolve_estimator,
-)
-from treelab.experiment.seeds import cell_seed
-from treelab.experiment.store import CellStore, StoreLockedError, assemble
+from treelab._collector import collector_paused
+
+# xarray, pandas and the runner's modules: the garbage collector waits until they are made
+# (treelab._collector)
+with collector_paused():
+    from treelab.experiment.backends import default_workers, execute
+    from treelab.experiment.cells import TIMING_VARS, run_cell
+    from treelab.experiment.config import BACKENDS, ExperimentConfig, load_config
+    from treelab.experiment.demo import DEMO_ALPHAS, DEMO_DATASETS, demo_config
+    from treelab.experiment.expand import Cell, expand
+    from treelab.experiment.groups import GROUP_MEASURES, Group, groups_of
+    from treelab.experiment.run import ExperimentError, result_attrs, run, status, summary
+    from treelab.experiment.schema import (
+        TRANSFORMS,
+        DatasetSpec,
+        EnsembleSpec,
+        TransformSpec,
+        resolve_estimator,
+    )
+    from treelab.experiment.seeds import cell_seed
+    from treelab.experiment.store import CellStore, StoreLockedError, assemble
 
 __all__ = [
     "BACKENDS",
