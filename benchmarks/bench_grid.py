@@ -45,6 +45,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent
 DATASETS = ("credit-a", "sonar", "vote", "segmentation")
 TIMING = ("fit_time", "predict_time", "eval_time")
+ALPHAS = [round(0.1 * i, 1) for i in range(11)]
 
 CHILD = """
 import sys, time
@@ -55,7 +56,7 @@ config = dict(
     name="small-set grid", seed=0,
     datasets=[{{"uci": n}} for n in {datasets!r}],
     ensembles=spectrum_ensembles({trees}),
-    alphas=[round(0.1 * i, 1) for i in range(11)],
+    alphas={alphas!r},
     protocol={{"name": "stratified_kfold", "n_splits": {folds}}},
 )
 run(config, out={out!r}, backend={backend!r}, n_workers={workers}, progress=False,
@@ -65,16 +66,20 @@ print("WALL", time.perf_counter() - started)
 
 
 def grid_toml(datasets: list[str], trees: int, folds: int) -> str:
-    """The grid as the configuration file ``treelab run`` reads (``--cli``)."""
+    """The grid as the configuration file ``treelab run`` reads (``--cli``): the ensembles
+    are ``spectrum_ensembles``', as the API child's (strings and numbers only, which JSON and
+    TOML write alike)."""
+    from treelab.experiment.demo import spectrum_ensembles
+
     lines = ['name = "small-set grid"', "seed = 0", 'backend = "local"',
-             f"alphas = {[round(0.1 * i, 1) for i in range(11)]}", "",
-             "[protocol]", 'name = "stratified_kfold"', f"n_splits = {folds}", ""]
+             f"alphas = {ALPHAS}", "", "[protocol]", 'name = "stratified_kfold"',
+             f"n_splits = {folds}", ""]
     for name in datasets:
-        lines += ["[[datasets]]", f'uci = "{name}"']
-    for name, sampling, extra in (("Agg.", "none", ""), ("Bag.", "bootstrap", ""),
-                                  ("Subspace", "subspace", ", subspace_fraction = 0.5")):
-        lines += ["", "[[ensembles]]", f'name = "{name}"', 'estimator = "VRTrees"',
-                  f'params = {{ n_estimators = {trees}, sampling = "{sampling}"{extra} }}']
+        lines += ["[[datasets]]", f"uci = {json.dumps(name)}"]
+    for ens in spectrum_ensembles(trees):
+        params = ", ".join(f"{k} = {json.dumps(v)}" for k, v in ens["params"].items())
+        lines += ["", "[[ensembles]]", f"name = {json.dumps(ens['name'])}",
+                  f"estimator = {json.dumps(ens['estimator'])}", f"params = {{ {params} }}"]
     return "\n".join(lines) + "\n"
 
 
@@ -95,7 +100,7 @@ def start_tree(tree: Path, out: Path, args: argparse.Namespace, backend: str = "
                                  "--workers", str(args.workers), "--no-progress"],
                                 env=env, cwd=tempfile.gettempdir(), stdout=subprocess.DEVNULL)
     code = CHILD.format(datasets=tuple(args.datasets.split(",")), trees=trees, folds=folds,
-                        out=str(out), backend=backend, workers=args.workers)
+                        alphas=ALPHAS, out=str(out), backend=backend, workers=args.workers)
     return subprocess.Popen([*(prefix or []), sys.executable, "-c", code], env=env,
                             cwd=tempfile.gettempdir())
 

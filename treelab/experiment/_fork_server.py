@@ -44,6 +44,7 @@ fork, so that no worker writes their pending text again when it ends.
 from __future__ import annotations
 
 import contextlib
+import gc
 import inspect
 import json
 import os
@@ -90,8 +91,6 @@ def preload(settings: str | None) -> None:
     """Warm up the estimators that ``settings`` (this module's JSON settings) names."""
     if not settings:
         return
-    import gc
-
     from treelab.engine import _notice
 
     # what the server holds now lives as long as it and its workers: out of the collector's
