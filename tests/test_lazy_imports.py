@@ -81,3 +81,25 @@ def test_unknown_names_still_raise_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'NotALearner'"):
         treelab.estimators.NotALearner  # noqa: B018
 
+
+
+def test_a_grid_cell_and_the_diagnose_warm_up_build_no_xarray_variable():
+    # the workers' server warms diagnose up and its workers store cells: neither builds an
+    # xarray object the usual way, whose first one imports dask.array (0.25 s before any cell)
+    code = """
+        import sys
+        from treelab._warmup import _diagnose_step
+        from treelab.experiment.cells import run_cell
+        from treelab.experiment.config import load_config
+        from treelab.experiment.expand import expand
+        _diagnose_step()
+        config = load_config(dict(
+            name="g", seed=0, datasets=[{"uci": "sonar"}],
+            ensembles=[{"name": "VR", "estimator": "VRTrees", "params": {"n_estimators": 4}}],
+            alphas=[0.5], protocol={"name": "stratified_kfold", "n_splits": 2}))
+        record = run_cell(expand(config)[0].spec)
+        assert record["vars"]["ensemble_error"]["dims"] == []
+        print("dask.array" in sys.modules, "xarray" in sys.modules)
+    """
+    exec(textwrap.dedent(code), {})  # in this process first: the kernels cached for the child
+    assert run_child(code) == "False True"

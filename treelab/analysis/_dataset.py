@@ -35,6 +35,7 @@ from treelab.analysis._cite import *  # noqa: F403
 from treelab.analysis._cite import CITE_TREELAB
 
 __all__ = [
+    "Checked",
     "Var",
     "align_to",
     "as_array",
@@ -48,6 +49,7 @@ __all__ = [
     "n_classes_of",
     "vote_counts",
     "to_dataarray",
+    "checked_variables",
     "dataset_variables",
     "to_dataset",
 ]
@@ -124,16 +126,29 @@ def _var_attrs(var: Var) -> dict:
     return attrs
 
 
-def dataset_variables(
+class Checked(NamedTuple):
+    """A result variable as :func:`to_dataset` puts it into its Dataset, in plain NumPy: its
+    dims, its values (booleans as int8) and its attrs (``long_name``, ``units``, ``cite``, ...)."""
+
+    dims: tuple[str, ...]
+    data: np.ndarray
+    attrs: dict
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.data.dtype
+
+
+def checked_variables(
     variables: Mapping[str, Var],
     coords: Mapping[str, Any] | None = None,
     *,
     check_dims: bool = True,
-) -> tuple[dict[str, xr.Variable], dict[str, xr.Variable]]:
-    """The data and coordinate variables :func:`to_dataset` puts into its Dataset (checked
-    the same way), for a caller that reads them without the Dataset (the experiment runner
-    stores a few values per cell, and assembling a Dataset costs more than the measures of
-    a small data set)."""
+) -> tuple[dict[str, Checked], dict[str, np.ndarray]]:
+    """The data variables and the coordinate values of their dims that :func:`to_dataset`
+    puts into its Dataset (checked the same way), as NumPy arrays: for a caller that reads
+    them without building xarray objects (the experiment runner stores a few values per cell,
+    and building a Variable per value cost more than the measures of a small data set)."""
     coords = dict(coords or {})
     data_vars = {}
     sizes: dict[str, int] = {}
@@ -148,8 +163,8 @@ def dataset_variables(
                 raise AssertionError(f"{name}: dim {dim!r} has sizes {sizes[dim]} and {size}")
         if data.dtype == np.bool_:
             data = data.astype(np.int8)
-        data_vars[name] = xr.Variable(var.dims, data, attrs=_var_attrs(var))
-    coord_vars = {}
+        data_vars[name] = Checked(tuple(var.dims), data, _var_attrs(var))
+    coord_values = {}
     for dim, size in sizes.items():
         values = coords.get(dim)
         values = np.arange(size) if values is None else np.asarray(values)
@@ -157,8 +172,22 @@ def dataset_variables(
             raise AssertionError(f"coordinate {dim!r} has shape {values.shape}, dim size {size}")
         if values.dtype == object:
             values = values.astype(str)
-        coord_vars[dim] = xr.Variable((dim,), values)
-    return data_vars, coord_vars
+        coord_values[dim] = values
+    return data_vars, coord_values
+
+
+def dataset_variables(
+    variables: Mapping[str, Var],
+    coords: Mapping[str, Any] | None = None,
+    *,
+    check_dims: bool = True,
+) -> tuple[dict[str, xr.Variable], dict[str, xr.Variable]]:
+    """The data and coordinate variables :func:`to_dataset` puts into its Dataset
+    (:func:`checked_variables` as xarray Variables)."""
+    data_vars, coord_values = checked_variables(variables, coords, check_dims=check_dims)
+    return ({name: xr.Variable(var.dims, var.data, attrs=var.attrs)
+             for name, var in data_vars.items()},
+            {dim: xr.Variable((dim,), values) for dim, values in coord_values.items()})
 
 
 def to_dataset(

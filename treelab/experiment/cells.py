@@ -32,7 +32,8 @@ from treelab.experiment.groups import GROUP_MEASURES, cell_outputs
 from treelab.experiment.schema import resolve_estimator
 from treelab.experiment.seeds import canonical_json, cell_seed
 from treelab.experiment.values import (
-    _scalar_array,
+    Kept,
+    kept_scalar,
     own_dims,
     record_values,
     reduce_measure,
@@ -95,7 +96,7 @@ def _build(estimator: str, params: dict[str, Any], data: LabeledData, seed: int,
 
 def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
              test: LabeledData, single: Any, proba: np.ndarray | None = None,
-             counts: Any = None, rows: str | None = None) -> dict[str, xr.DataArray]:
+             counts: Any = None, rows: str | None = None) -> dict[str, Kept]:
     """One measure of a fitted estimator, reduced to what the cell stores
     (:func:`~treelab.experiment.values.reduce_measure`); ``proba`` is its ``predict_proba``
     on the test rows and ``counts`` its ``member_counts`` (an array) or its ``_member_pass``
@@ -104,7 +105,7 @@ def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
     import inspect
 
     import treelab.analysis as analysis
-    from treelab.analysis._dataset import dataset_variables
+    from treelab.analysis._dataset import checked_variables
     from treelab.analysis.diagnose import diagnose_parts
 
     fn = getattr(analysis, name)
@@ -119,10 +120,11 @@ def _measure(name: str, options: dict[str, Any], est: Any, train: LabeledData,
             options = {**options, "member_pass": counts}
         elif counts is not None:
             options = {**options, "member_counts": counts}
-        # diagnose's variables without its Dataset: the same values, attrs and coordinates
+        # diagnose's variables without its Dataset or any xarray object: the same values,
+        # attrs and coordinates
         parts = diagnose_parts(est, test.X, test.y, single=single, true_proba=proba_true,
                                X_train=train.X, y_train=train.y, **options)
-        return reduce_variables(*dataset_variables(parts.variables, parts.coords))
+        return reduce_variables(*checked_variables(parts.variables, parts.coords))
     else:
         first = next(iter(inspect.signature(fn).parameters))
         if first == "ensemble":
@@ -291,8 +293,7 @@ def run_cell(spec: dict[str, Any], *, n_jobs: int | None = 1, share: bool = True
     if n_unseen is None:  # a regression cell: no classes to miss
         del scalars["n_test_unseen"]
     for name, (value, long_name, units) in scalars.items():
-        variables[name] = _scalar_array(xr.Variable((), value, {"long_name": long_name,
-                                                                "units": units}))
+        variables[name] = kept_scalar(value, {"long_name": long_name, "units": units})
     out = record_values(variables, caught)
     if outputs:
         out["outputs"] = outputs
@@ -339,11 +340,10 @@ def _regression_cell(spec: dict[str, Any], est: Any, train: LabeledData, test: L
         est.set_params(n_jobs=1)
     pred = est.predict(test.X)
     t2 = time.perf_counter()
-    variables: dict[str, xr.DataArray] = {}
+    variables: dict[str, Kept] = {}
     for name, value in regression_metrics(test.y, pred).items():
         long_name, units = _REGRESSION_METRICS[name]
-        variables[name] = _scalar_array(xr.Variable((), value, {"long_name": long_name,
-                                                                "units": units}))
+        variables[name] = kept_scalar(value, {"long_name": long_name, "units": units})
     if "diagnose" in spec["measures"] and _has_members(est):
         oob = _records_oob(est)
         ds = diagnose_regression(est, test.X, test.y, X_train=train.X if oob else None,
@@ -392,7 +392,7 @@ def _classification_cell(spec: dict[str, Any], est: Any, train: LabeledData,
         else:
             est.predict(test.X)
     t2 = time.perf_counter()
-    variables: dict[str, xr.DataArray] = {}
+    variables: dict[str, Kept] = {}
     if hasattr(est, "member_proba"):
         single = _single_for(spec, est, train, est_seed)
         owners: dict[str, str] = {}
@@ -406,7 +406,7 @@ def _classification_cell(spec: dict[str, Any], est: Any, train: LabeledData,
                 variables[var if var not in variables else f"{name}_{var}"] = da
     else:  # an estimator without member outputs: its error only
         err = float(np.mean(est.predict(test.X) != test.y))
-        variables["ensemble_error"] = xr.DataArray(err, attrs={
+        variables["ensemble_error"] = kept_scalar(err, {
             "long_name": "ensemble error rate E_e", "units": "1"})
     where = f"datasets[{spec['dataset']['name']!r}]"
     outputs = cell_outputs(est, test, spec["measures"], where)

@@ -423,9 +423,9 @@ def reduce_group(group: Group, outputs: list[dict[str, np.ndarray]]) -> dict[str
             # per-member terms are left out: their means over trees are average_bias and
             # average_variance
             for var, da in own_dims(name, reduce_measure(ds, tree_means=False), owners).items():
-                da.attrs = {**da.attrs, "measure": name, "description": (
+                da = da._replace(attrs={**da.attrs, "measure": name, "description": (
                     f"{name} over the {k} training sets (repeat dim) on the shared test rows; "
-                    + str(da.attrs.get("description", ""))).strip("; ")}
+                    + str(da.attrs.get("description", ""))).strip("; ")})
                 variables[var if var not in variables else f"{name}_{var}"] = da
     return record_values(variables, caught)
 

@@ -1,19 +1,42 @@
 """The values of a store line: a measure's Dataset reduced to what a cell (or a group of
-cells) keeps, and encoded as plain JSON (:func:`record_values`)."""
+cells) keeps (:class:`Kept`), and encoded as plain JSON (:func:`record_values`)."""
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import xarray as xr
 
 from treelab import _dims
 
-__all__ = ["encode_values", "own_dims", "record_values", "reduce_measure", "reduce_variables",
-           "safe_attrs"]
+__all__ = ["Kept", "encode_values", "kept_scalar", "own_dims", "record_values",
+           "reduce_measure", "reduce_variables", "safe_attrs"]
+
+
+class Kept(NamedTuple):
+    """A value a store line keeps: its dims, its NumPy data, its attrs and the coordinate
+    values of those of its dims that have one: what a store line reads of a DataArray,
+    without building one (xarray's constructors were most of a small cell's bookkeeping, and
+    the first Variable built the usual way imports ``dask.array``, 0.25 s of a worker's
+    start). :func:`record_values` reads a DataArray the same way."""
+
+    dims: tuple[str, ...]
+    data: np.ndarray
+    attrs: dict[str, Any]
+    coords: Mapping[str, np.ndarray] = {}  # noqa: RUF012 - never written to (read-only use)
+
+    def rename(self, names: Mapping[str, str]) -> Kept:
+        """The same value with dims (and their coordinates) renamed as ``names`` says."""
+        return Kept(tuple(names.get(d, d) for d in self.dims), self.data, self.attrs,
+                    {names.get(d, d): v for d, v in self.coords.items()})
+
+
+def kept_scalar(value: Any, attrs: dict[str, Any]) -> Kept:
+    """A 0-d value (a number) with its attrs."""
+    return Kept((), np.asarray(value), attrs)
 
 
 def _tree_mean(var: xr.Variable) -> Any:
@@ -33,17 +56,7 @@ def _tree_mean(var: xr.Variable) -> Any:
     return np.mean(data, axis=0)
 
 
-def _scalar_array(var: xr.Variable) -> xr.DataArray:
-    """A 0-d variable as a DataArray without coordinates, built the way xarray builds its
-    own results (a tenth of the public constructor's time, which a cell pays some forty
-    times); the public constructor where that path is refused."""
-    try:
-        return xr.DataArray(var, coords={}, indexes={}, fastpath=True)
-    except (TypeError, AssertionError):  # pragma: no cover - another xarray
-        return xr.DataArray(var)
-
-
-def reduce_measure(ds: xr.Dataset, *, tree_means: bool = True) -> dict[str, xr.DataArray]:
+def reduce_measure(ds: xr.Dataset, *, tree_means: bool = True) -> dict[str, Kept]:
     """Keep numeric variables without a sample dim; per-tree ones become their tree mean
     (``tree_means``) or are left out."""
     variables = ds.variables
@@ -52,49 +65,36 @@ def reduce_measure(ds: xr.Dataset, *, tree_means: bool = True) -> dict[str, xr.D
                             tree_means=tree_means)
 
 
-def reduce_variables(data_vars: Mapping[str, xr.Variable], coords: Mapping[str, xr.Variable],
-                     *, tree_means: bool = True) -> dict[str, xr.DataArray]:
+def reduce_variables(data_vars: Mapping[str, Any], coords: Mapping[str, Any], *,
+                     tree_means: bool = True) -> dict[str, Kept]:
     """:func:`reduce_measure` on a measure's data variables and the coordinates of their
-    dims, as ``treelab.analysis._dataset.dataset_variables`` gives them (no Dataset built).
+    dims: xarray Variables (a Dataset's), or ``treelab.analysis._dataset.checked_variables``'
+    plain arrays (no Dataset built, no xarray object at all).
 
     The result keeps what a store line reads (dims, values, attrs and the coordinates of the
     variable's own dims): a per-variable ``ds[name]`` would build every coordinate again for
     each of some forty variables, most of a small cell's bookkeeping."""
-    kept: dict[str, xr.DataArray] = {}
+    kept: dict[str, Kept] = {}
     for name, var in data_vars.items():
         if var.dtype.kind not in "biuf" or _dims.SAMPLE in var.dims:
             continue
         if _dims.TREE in var.dims:
-            if var.dims != (_dims.TREE,) or not tree_means:
+            if tuple(var.dims) != (_dims.TREE,) or not tree_means:
                 continue
             new = f"mean_{name}"
             if new in data_vars:
                 continue  # the measure already reports it
             long_name = var.attrs.get("long_name", name)
             attrs = {**var.attrs, "long_name": f"mean over trees of {long_name}"}
-            kept[new] = _scalar_array(xr.Variable((), _tree_mean(var), attrs))
-        elif not var.dims:
-            kept[name] = _scalar_array(var)
+            kept[new] = kept_scalar(_tree_mean(var), attrs)
         else:
-            kept[name] = _dim_array(var, {d: coords[d] for d in var.dims if d in coords})
+            kept[name] = Kept(tuple(var.dims), np.asarray(var.data), var.attrs,
+                              {d: np.asarray(coords[d]) for d in var.dims if d in coords})
     return kept
 
 
-def _dim_array(var: xr.Variable, coords: dict[str, xr.Variable]) -> xr.DataArray:
-    """A variable with dims and the coordinates of its dims, built the way xarray builds its
-    own results, without an index per coordinate (a store line reads the coordinates' values
-    alone; the public constructor builds a pandas index for each, most of a small cell's
-    bookkeeping); the public constructor where that path is refused."""
-    try:
-        return xr.DataArray(var, coords={d: xr.Variable(c.dims, c.values, c.attrs)
-                                         for d, c in coords.items()}, indexes={},
-                            fastpath=True)
-    except (TypeError, AssertionError, ValueError):  # pragma: no cover - another xarray
-        return xr.DataArray(var, coords=coords)
-
-
-def own_dims(measure: str, variables: dict[str, xr.DataArray], owners: dict[str, str]
-             ) -> dict[str, xr.DataArray]:
+def own_dims(measure: str, variables: dict[str, Kept], owners: dict[str, str]
+             ) -> dict[str, Kept]:
     """Give a measure's dims names of their own: the first configured measure that reports a
     dim keeps its name, a later measure's dim of the same name becomes ``<measure>_<dim>``
     (``topk_error`` after ``diagnose`` reports ``topk_error_k``), so two measures never share
@@ -111,9 +111,9 @@ def own_dims(measure: str, variables: dict[str, xr.DataArray], owners: dict[str,
             for var, da in variables.items()}
 
 
-def encode_values(da: xr.DataArray) -> dict[str, Any]:
+def encode_values(da: Kept | xr.DataArray) -> dict[str, Any]:
     """A variable as ``{"dims", "data", "attrs"}`` of plain JSON values."""
-    values = da.values
+    values = np.asarray(da.data)
     if values.dtype.kind == "b":
         values = values.astype(np.int64)
     return {"dims": list(da.dims), "data": values.tolist(), "attrs": safe_attrs(da.attrs)}
@@ -133,18 +133,18 @@ def safe_attrs(attrs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def record_values(variables: dict[str, xr.DataArray],
+def record_values(variables: Mapping[str, Kept | xr.DataArray],
                   caught: list[warnings.WarningMessage]) -> dict[str, Any]:
     """``{"vars", "coords", "warnings"}`` of a store line: every variable encoded, the
     coordinates of their non-grid dims (``0..n-1`` where a dim has none) and the distinct
-    warnings ``caught``."""
+    warnings ``caught``. The variables are :class:`Kept` values or DataArrays (read alike)."""
     coords: dict[str, list[Any]] = {}
     for da in variables.values():
-        for dim in da.dims:
+        for i, dim in enumerate(da.dims):
             if dim not in coords and dim in da.coords:
-                coords[dim] = np.asarray(da.coords[dim].values).tolist()
+                coords[dim] = np.asarray(da.coords[dim]).tolist()
             elif dim not in coords:
-                coords[dim] = list(range(da.sizes[dim]))
+                coords[dim] = list(range(np.shape(da.data)[i]))
     messages = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
     return {"vars": {k: encode_values(v) for k, v in variables.items()}, "coords": coords,
             "warnings": messages}
