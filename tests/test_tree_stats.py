@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import treelab
-import treelab.estimators._base as base
+import treelab.estimators._tree_stats as tree_stats_module
 
 
 def _by_tree(forest):
@@ -17,9 +17,9 @@ def _by_tree(forest):
     return np.array(leaves), np.array(random)
 
 
-@pytest.mark.parametrize("mean_nodes", [base.REDUCEAT_MAX_MEAN_NODES, 0])
+@pytest.mark.parametrize("mean_nodes", [tree_stats_module.REDUCEAT_MAX_MEAN_NODES, 0])
 def test_tree_stats_count_each_trees_nodes(monkeypatch, mean_nodes):
-    monkeypatch.setattr(base, "REDUCEAT_MAX_MEAN_NODES", mean_nodes)
+    monkeypatch.setattr(tree_stats_module, "REDUCEAT_MAX_MEAN_NODES", mean_nodes)
     rng = np.random.default_rng(0)
     X = rng.random((150, 4))
     y = (X[:, 0] + 0.3 * rng.random(150) > 0.6).astype(int)

@@ -16,17 +16,14 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
-from treelab.analysis._dataset import (
-    _KNOWN_DIMS,
-    Var,
+from treelab.analysis._dataset import _KNOWN_DIMS, Var, class_coord, to_dataset
+from treelab.analysis._inputs import (
     align_to,
     as_array,
     check_classes,
-    class_coord,
     encode_labels,
     encode_unseen,
     n_classes_of,
-    to_dataset,
 )
 from treelab.analysis.members import complete_classes, infer_classes, read_members
 

@@ -1,4 +1,5 @@
-"""The one place where analysis results become xarray objects, and where inputs are checked.
+"""The one place where analysis results become xarray objects (inputs are checked in
+:mod:`treelab.analysis._inputs`).
 
 Every public measure in :mod:`treelab.analysis` computes plain NumPy arrays and hands them to
 :func:`to_dataset` (or :func:`to_dataarray`) with a :class:`Var` per output variable. The builder
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import json
-import numbers
 from collections.abc import Mapping, Sequence
 from importlib import metadata
 from typing import Any, NamedTuple
@@ -37,16 +37,9 @@ from treelab.analysis._cite import CITE_TREELAB
 __all__ = [
     "Checked",
     "Var",
-    "align_to",
-    "as_array",
-    "check_classes",
-    "check_proba",
     "class_coord",
-    "encode_labels",
-    "encode_unseen",
     "make_attrs",
     "merge_results",
-    "n_classes_of",
     "vote_counts",
     "to_dataarray",
     "checked_variables",
@@ -240,196 +233,6 @@ def to_dataarray(
     out = ds[name]
     out.attrs = {**ds.attrs, **out.attrs}
     return out
-
-
-# --------------------------------------------------------------------------- input checks
-
-
-def as_array(
-    value: Any, name: str, dims: tuple[str, ...], *, labels: bool = False
-) -> tuple[np.ndarray, dict]:
-    """Turn a NumPy array or a DataArray with the expected dims into an ndarray.
-
-    Returns the array in ``dims`` order and the coordinates the DataArray carried for those dims.
-    Raises ``ValueError`` naming ``name`` when the number of dims or their names do not match.
-    ``labels=True`` accepts class labels of any dtype (strings, objects), else numbers only.
-    """
-    coords: dict[str, np.ndarray] = {}
-    if isinstance(value, xr.Dataset):
-        raise TypeError(f"{name} must be an array or DataArray, got a Dataset")
-    if isinstance(value, xr.DataArray):
-        if set(value.dims) != set(dims) or value.ndim != len(dims):
-            raise ValueError(f"{name} must have dims {dims}, got {value.dims}")
-        value = value.transpose(*dims)
-        for dim in dims:
-            if dim in value.indexes:
-                coords[dim] = np.asarray(value.indexes[dim])
-        arr = np.asarray(value.values)
-    else:
-        try:
-            arr = np.asarray(value)
-        except Exception as exc:  # e.g. ragged lists
-            raise TypeError(f"{name} must be array-like: {exc}") from exc
-        if arr.ndim != len(dims):
-            raise ValueError(
-                f"{name} must be {len(dims)}-d with dims {dims}, got shape {arr.shape}"
-            )
-    if arr.dtype == object and not labels:
-        raise TypeError(f"{name} must hold numbers, got dtype object")
-    if arr.dtype == object and arr.size:
-        types = set(map(type, arr.ravel()))
-        floats = [t for t in types if issubclass(t, float)]
-        if type(None) in types or (
-            floats and any(isinstance(v, float) and v != v for v in arr.ravel())
-        ):
-            raise ValueError(f"{name} holds a missing label (None or NaN)")
-        if len({_kind(t) for t in types}) > 1:
-            raise TypeError(
-                f"{name} mixes label types {sorted(t.__name__ for t in types)}; "
-                "use one type for every label"
-            )
-    return arr, coords
-
-
-def _kind(kind: type) -> str:
-    """Labels of one kind compare with each other: numbers, strings, or one other type."""
-    if issubclass(kind, numbers.Number):
-        return "number"
-    return "str" if issubclass(kind, str) else kind.__name__
-
-
-def align_to(
-    arr: np.ndarray, coords: dict, ref_coords: dict, name: str, ref_name: str, dims: tuple
-) -> np.ndarray:
-    """Reorder ``arr`` (with ``coords`` for ``dims``) to the coordinates of ``ref_coords``.
-
-    DataArray inputs are paired by coordinate, never by position: where both carry a
-    coordinate for a dim, equal coordinates pass, the same labels in another order are
-    reordered, and anything else is a ``ValueError`` naming both arguments.
-    """
-    for axis, dim in enumerate(dims):
-        if dim not in coords or dim not in ref_coords:
-            continue
-        mine, ref = np.asarray(coords[dim]), np.asarray(ref_coords[dim])
-        if mine.shape == ref.shape and np.array_equal(mine, ref):
-            continue
-        if (
-            mine.shape == ref.shape
-            and np.unique(ref).size == ref.size
-            and np.array_equal(np.sort(mine), np.sort(ref))
-        ):
-            order = np.argsort(mine, kind="stable")[np.argsort(np.argsort(ref, kind="stable"))]
-            arr = np.take(arr, order, axis=axis)
-            continue
-        only_mine = np.setdiff1d(mine, ref)[:5].tolist()
-        only_ref = np.setdiff1d(ref, mine)[:5].tolist()
-        raise ValueError(
-            f"{name} and {ref_name} have different {dim!r} coordinates (only in {name}: "
-            f"{only_mine}, only in {ref_name}: {only_ref}); select the common labels first "
-            "(e.g. xarray.align(..., join='inner')) rather than pairing them by position"
-        )
-    return arr
-
-
-def encode_unseen(arr: np.ndarray, name: str, classes: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Map true labels onto codes with ``classes``; a label not in ``classes`` (a class the
-    model never saw) gets code C + j, j its position among the sorted unseen labels.
-
-    Returns the codes and the unseen labels (empty when every label is known).
-    """
-    classes = check_classes(classes)
-    known = np.isin(arr, classes)
-    if known.all():
-        return encode_labels(arr, name, classes=classes), classes[:0]
-    unseen = np.unique(arr[~known])
-    codes = np.empty(arr.shape, dtype=np.int64)
-    codes[known] = encode_labels(arr[known], name, classes=classes)
-    codes[~known] = len(classes) + np.searchsorted(unseen, arr[~known])
-    return codes, unseen
-
-
-def encode_labels(
-    arr: np.ndarray, name: str, *, classes: Any = None, n_classes: int | None = None
-) -> np.ndarray:
-    """Check integer class codes, or map original labels onto codes with ``classes``."""
-    if classes is not None:
-        classes = check_classes(classes)
-        sorter = np.argsort(classes, kind="stable")
-        pos = np.searchsorted(classes, arr, sorter=sorter).clip(0, len(classes) - 1)
-        codes = sorter[pos]
-        if arr.size and not np.all(classes[codes] == arr):
-            bad = arr[classes[codes] != arr].ravel()[0]
-            raise ValueError(f"{name} holds label {bad!r} that is not in classes")
-        return codes.astype(np.int64)
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
-            from treelab.analysis._model_checks import REGRESSION_MEASURES
-
-            raise ValueError(f"{name} must hold integer class codes 0..C-1; it holds real "
-                             "values (or NaN), which are no class labels: for the outputs of "
-                             f"a regression use {REGRESSION_MEASURES}")
-        arr = arr.astype(np.int64)
-    elif arr.dtype.kind not in "iub":
-        raise TypeError(f"{name} must hold integer class codes (or pass classes=), got {arr.dtype}")
-    arr = arr.astype(np.int64, copy=False)
-    if arr.size and arr.min() < 0:
-        raise ValueError(f"{name} holds negative class codes")
-    if n_classes is not None and arr.size and arr.max() >= n_classes:
-        raise ValueError(f"{name} holds class code {arr.max()} >= n_classes={n_classes}")
-    return arr
-
-
-def check_classes(classes: Any) -> np.ndarray:
-    """``classes`` as a 1-d array of distinct labels (``ValueError`` naming it otherwise)."""
-    arr = np.asarray(classes)
-    if arr.ndim != 1:
-        raise ValueError(f"classes must be 1-d, got shape {arr.shape}")
-    try:
-        distinct = np.unique(arr).size
-    except TypeError as exc:  # labels of types that do not compare
-        raise TypeError(f"classes must hold labels of one comparable type: {exc}") from exc
-    if distinct != arr.size:
-        raise ValueError(f"classes holds duplicate labels: {arr.tolist()}")
-    return arr
-
-
-def n_classes_of(*codes: np.ndarray, classes: Any = None, n_classes: int | None = None) -> int:
-    """Number of classes: ``len(classes)``, else ``n_classes``, else the largest code + 1."""
-    if classes is not None:
-        n = len(check_classes(classes))
-        if n_classes is not None and n_classes != n:
-            raise ValueError(f"n_classes={n_classes} disagrees with len(classes)={n}")
-        return n
-    if n_classes is not None:
-        if int(n_classes) != n_classes or n_classes < 1:
-            raise ValueError(f"n_classes must be a positive integer, got {n_classes!r}")
-        return int(n_classes)
-    return int(max((c.max() for c in codes if c.size), default=0)) + 1
-
-
-#: How far a probability row may sum from 1.
-SUM_TOLERANCE = 1e-6
-
-
-def check_proba(arr: np.ndarray, name: str, *, rows_sum_to_one: bool = True) -> np.ndarray:
-    """Check a finite probability array (values in [0, 1]) whose rows along the last axis
-    (the classes) sum to 1 within 1e-6 (unless ``rows_sum_to_one=False``)."""
-    if arr.dtype.kind not in "fiu":
-        raise TypeError(f"{name} must hold numbers, got {arr.dtype}")
-    arr = arr.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} holds NaN or infinite values")
-    if arr.size and (arr.min() < 0 or arr.max() > 1 + 1e-9):
-        raise ValueError(f"{name} must hold probabilities in [0, 1]")
-    if rows_sum_to_one and arr.size:
-        gap = np.abs(arr.sum(axis=-1) - 1.0)
-        if gap.max() > SUM_TOLERANCE:
-            where = np.unravel_index(int(np.argmax(gap)), gap.shape)
-            raise ValueError(
-                f"{name} rows must sum to 1 (within {SUM_TOLERANCE:g}); row {list(where)} sums "
-                f"to {float(arr[where].sum()):.9g}"
-            )
-    return arr
 
 
 def class_coord(n_classes: int, classes: Any = None) -> np.ndarray:

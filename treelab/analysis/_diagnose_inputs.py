@@ -13,11 +13,8 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._cite import CITE_BREIMAN, CITE_GAIN_TIES
-from treelab.analysis._dataset import (
-    Var,
-    encode_labels,
-    encode_unseen,
-)
+from treelab.analysis._dataset import Var
+from treelab.analysis._inputs import encode_labels, encode_unseen
 from treelab.analysis._model_checks import check_kind
 from treelab.analysis.members import check_model as check_inputs
 from treelab.analysis.members import is_model, is_pool, is_treelab, resolve
@@ -152,7 +149,8 @@ def read(ensemble: Any, X: Any, y: Any, *, combine: str | None, classes: Any,
     """The member pass of :func:`treelab.analysis.diagnose` for any accepted model
     (``member_counts``: a treelab ensemble's ``member_counts(X)``, already computed;
     ``member_pass``: its ``_member_pass(X)``, the labels and summed frequencies themselves)."""
-    from treelab.analysis._dataset import check_proba, vote_counts
+    from treelab.analysis._dataset import vote_counts
+    from treelab.analysis._inputs import check_proba
 
     if is_treelab(ensemble):
         if combine is not None or classes is not None:

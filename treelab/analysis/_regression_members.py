@@ -19,7 +19,8 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
-from treelab.analysis._dataset import Var, as_array, to_dataset
+from treelab.analysis._dataset import Var, to_dataset
+from treelab.analysis._inputs import as_array
 from treelab.analysis._model_checks import (
     check_regressor_kind,
     check_X,

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from treelab.analysis._dataset import encode_labels
+from treelab.analysis._inputs import encode_labels
 
 __all__ = ["onehot", "read", "weighted_votes"]
 

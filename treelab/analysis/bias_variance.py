@@ -9,14 +9,8 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._cite import CITE_FAN
-from treelab.analysis._dataset import (
-    Var,
-    align_to,
-    as_array,
-    check_proba,
-    encode_labels,
-    to_dataset,
-)
+from treelab.analysis._dataset import Var, to_dataset
+from treelab.analysis._inputs import align_to, as_array, check_proba, encode_labels
 
 __all__ = ["bias_variance"]
 

@@ -9,7 +9,8 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._cite import CITE_FAN
-from treelab.analysis._dataset import Var, as_array, encode_labels, to_dataarray
+from treelab.analysis._dataset import Var, to_dataarray
+from treelab.analysis._inputs import as_array, encode_labels
 from treelab.analysis.probability import _proba_and_labels
 
 __all__ = ["cost_sensitive_profit", "cost_thresholds"]

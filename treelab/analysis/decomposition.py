@@ -15,12 +15,8 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._batch import batched_labels, build, split_input
-from treelab.analysis._dataset import (
-    Var,
-    check_proba,
-    encode_labels,
-    vote_counts,
-)
+from treelab.analysis._dataset import Var, vote_counts
+from treelab.analysis._inputs import check_proba, encode_labels
 from treelab.analysis.members import infer_classes
 
 __all__ = ["bias_variance_01", "bias_variance_diversity"]

@@ -12,13 +12,7 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._cite import CITE_ERRORS, CITE_GAIN_TIES, CITE_TREE_STATS
-from treelab.analysis._dataset import (
-    Var,
-    as_array,
-    check_proba,
-    to_dataset,
-    vote_counts,
-)
+from treelab.analysis._dataset import Var, to_dataset, vote_counts
 from treelab.analysis._diagnose_inputs import (
     check_model,
     check_single,
@@ -28,6 +22,7 @@ from treelab.analysis._diagnose_inputs import (
     read,
     unknown_tree_vars,
 )
+from treelab.analysis._inputs import as_array, check_proba
 from treelab.analysis._measure_intervals import documents_ci_options, too_large
 from treelab.analysis._model_checks import is_regressor_model
 from treelab.analysis._replicates import PAIR_MATRICES, replicate_statistics

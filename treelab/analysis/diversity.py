@@ -21,15 +21,8 @@ from treelab.analysis._cite import (
     CITE_PHI_STAR,
     CITE_RELATION,
 )
-from treelab.analysis._dataset import (
-    Var,
-    align_to,
-    as_array,
-    encode_labels,
-    to_dataarray,
-    to_dataset,
-    vote_counts,
-)
+from treelab.analysis._dataset import Var, to_dataarray, to_dataset, vote_counts
+from treelab.analysis._inputs import align_to, as_array, encode_labels
 from treelab.analysis._measure_intervals import (
     STRATIFIED,
     ci_options,

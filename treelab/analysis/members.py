@@ -19,7 +19,8 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis import _sklearn
-from treelab.analysis._dataset import Var, as_array, check_classes, encode_labels, to_dataarray
+from treelab.analysis._dataset import Var, to_dataarray
+from treelab.analysis._inputs import as_array, check_classes, encode_labels
 from treelab.analysis._model_checks import (
     check_kind,
     check_X,
@@ -132,7 +133,7 @@ def _raw(values: Any, classes: Any, combine: str | None, y: Any) -> Members:
         raise ValueError(f"member outputs need at least one tree and one sample, got {arr.shape}")
     notes: dict[str, str] = {}
     if arr.ndim == 3:
-        from treelab.analysis._dataset import check_proba
+        from treelab.analysis._inputs import check_proba
 
         proba = check_proba(arr, "member outputs")
         if classes is None:

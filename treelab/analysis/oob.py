@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from treelab.analysis._dataset import encode_labels
+from treelab.analysis._inputs import encode_labels
 from treelab.analysis.strength import strength_correlation
 from treelab.estimators._weights import check_sample_weight, engine_weights, row_weights
 

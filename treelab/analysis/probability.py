@@ -26,17 +26,8 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._cite import CITE_FAN, treelab_docs
-from treelab.analysis._dataset import (
-    Var,
-    align_to,
-    as_array,
-    check_proba,
-    class_coord,
-    encode_labels,
-    encode_unseen,
-    to_dataarray,
-    to_dataset,
-)
+from treelab.analysis._dataset import Var, class_coord, to_dataarray, to_dataset
+from treelab.analysis._inputs import align_to, as_array, check_proba, encode_labels, encode_unseen
 
 __all__ = [
     "exact_mse",

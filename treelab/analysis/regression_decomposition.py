@@ -15,7 +15,8 @@ import numpy as np
 import xarray as xr
 
 from treelab import _dims
-from treelab.analysis._dataset import Var, as_array, to_dataset
+from treelab.analysis._dataset import Var, to_dataset
+from treelab.analysis._inputs import as_array
 from treelab.analysis._regression_members import check_outputs, stack_repeats
 
 __all__ = ["bias_variance_diversity", "check_values", "repeated_member_outputs"]

@@ -10,14 +10,8 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis._batch import member_dataset, member_inputs
 from treelab.analysis._cite import CITE_BREIMAN
-from treelab.analysis._dataset import (
-    Var,
-    align_to,
-    as_array,
-    margin_counts,
-    to_dataset,
-    vote_counts,
-)
+from treelab.analysis._dataset import Var, margin_counts, to_dataset, vote_counts
+from treelab.analysis._inputs import align_to, as_array
 from treelab.analysis._measure_intervals import ci_options, documents_ci_options
 
 __all__ = ["strength_correlation", "strength_stats"]

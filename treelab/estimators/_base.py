@@ -33,6 +33,7 @@ from treelab.estimators._spec import (
     reads_values,
     spec_iparams,
 )
+from treelab.estimators._tree_stats import tree_stat_vars
 from treelab.estimators._validation import (
     check_bool,
     check_constructor_arguments,
@@ -59,10 +60,6 @@ if TYPE_CHECKING:
 COMBINE = ("average", "vote", "sum", "likelihood", "bayesian")
 # bin codes are global ranks (int32), and more bins than this is the exact search in effect
 MAX_BINS = 1 << 16
-
-#: ``tree_stats`` counts a forest's per-tree leaves in one reduction up to this many nodes a
-#: tree on average, and tree by tree above it (``_tree_stat_vars``)
-REDUCEAT_MAX_MEAN_NODES = 1000
 
 
 def check_label_types(y):
@@ -446,58 +443,8 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
     def _tree_stat_vars(self) -> dict:
         """``tree_stats()``'s variables (name: ``xarray.Variable`` over ``tree``), without the
         Dataset (``treelab.analysis.diagnose`` reads them directly)."""
-        import xarray as xr
-
         check_is_fitted(self, "forest_")
-        fr = self.forest_
-        starts = fr.node_offsets[:-1]
-        # per-tree counts of 0/1 flags, and the decision nodes as the nodes less the leaves:
-        # the same integers either way. Trees of up to REDUCEAT_MAX_MEAN_NODES nodes on
-        # average: one casting reduceat over the forest (about 2 ns a node while the nodes
-        # stay in cache); larger trees: count_nonzero on each tree's slice (no int64 copy of
-        # every node: 5 against 110 ms for the reduceat on 10 million nodes), whose Python
-        # loop (about 1.6 us a tree) was most of a small forest's statistics
-        n_nodes = np.diff(fr.node_offsets)
-        n_trees = n_nodes.size
-        small = (0 < n_trees and fr.node_offsets[-1] <= REDUCEAT_MAX_MEAN_NODES * n_trees
-                 and n_nodes.min() > 0)  # (reduceat reads an empty tree's next node)
-
-        def per_tree(flags: np.ndarray) -> np.ndarray:
-            if small:
-                return np.add.reduceat(flags, starts, dtype=np.int64)
-            bounds = fr.node_offsets.tolist()
-            return np.array([np.count_nonzero(flags[a:b])
-                             for a, b in zip(bounds[:-1], bounds[1:], strict=True)],
-                            dtype=np.int64)
-
-        n_leaves = per_tree(fr.kind == 0)
-        n_internal = n_nodes - n_leaves
-        rnd = fr.random
-        n_random = (per_tree(rnd) if rnd.size == 0 or (rnd.min() >= 0 and rnd.max() <= 1)
-                    else np.add.reduceat(rnd.astype(np.int64), starts))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            share = np.where(n_internal > 0, n_random / np.maximum(n_internal, 1), np.nan)
-
-        def var(values, long_name, units):
-            # fastpath: NumPy arrays of numbers, taken as they are (xarray's conversion checks
-            # were a third of a small cell's tree statistics)
-            return xr.Variable((_dims.TREE,), np.asarray(values),
-                               {"long_name": long_name, "units": units}, fastpath=True)
-
-        return {
-            "n_nodes": var(n_nodes, "nodes per tree", "count"),
-            "n_leaves": var(n_leaves, "leaves per tree", "count"),
-            "depth": var(np.maximum.reduceat(fr.depth, starts), "depth of the deepest leaf",
-                         "levels"),
-            "random_share": var(share, "share of decision nodes chosen at random",
-                                "fraction [0, 1]"),
-            "gain_ties": var(fr.ties_feature, "gain ties per feature", "count"),
-            "gain_ties_test": var(fr.ties_test, "gain ties per test", "count"),
-            "decision_nodes": var(fr.n_decision, "deterministic decision nodes", "count"),
-            "alpha": var(fr.alpha, "probability of a deterministic node", "[0, 1]"),
-            "rows_seen": var(fr.rows_seen, "training rows seen (with multiplicity)",
-                             "count"),
-        }
+        return tree_stat_vars(self.forest_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

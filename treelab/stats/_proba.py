@@ -12,7 +12,8 @@ from sklearn.metrics import log_loss, roc_auc_score
 
 from treelab import _dims
 from treelab.analysis._batch import split_input
-from treelab.analysis._dataset import Var, check_proba, encode_labels
+from treelab.analysis._dataset import Var
+from treelab.analysis._inputs import check_proba, encode_labels
 from treelab.analysis._measure_intervals import documents_ci_options
 from treelab.stats._common import build
 
