@@ -7,23 +7,11 @@ import gc
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
+from helpers_children import REPO, run_child
 
-import treelab
 from treelab._collector import collector_paused
-
-REPO = os.path.dirname(os.path.dirname(treelab.__file__))
-
-
-def run_child(code: str) -> str:
-    """The last line ``code`` prints in a fresh interpreter importing this source tree."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, os.environ.get("PYTHONPATH", "")]))
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, cwd=REPO,
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return out.stdout.strip().splitlines()[-1]
 
 
 def test_the_pause_restores_the_collector_as_it_was():

@@ -6,29 +6,17 @@ do not use (oblique trees, rotation, pruning, stochastic ID3 and PERT); the lear
 on first access are the same objects as their modules'."""
 
 import importlib
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
+from helpers_children import run_child
 
 import treelab
 import treelab.estimators
 
 LAZY = {"CVDT": "oblique", "MMDT": "oblique", "BaggedCVDT": "oblique", "BaggedMMDT": "oblique",
         "RotationForest": "rotation", "PERT": "learners", "StochasticID3": "learners"}
-
-
-def run_child(code: str) -> str:
-    """Run ``code`` in a fresh interpreter that imports this source tree and reads the kernel
-    cache this process uses (so what the parent fitted loads instead of compiling)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [os.path.dirname(os.path.dirname(treelab.__file__)), os.environ.get("PYTHONPATH", "")]))
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
-                         capture_output=True, text=True, check=True)
-    return out.stdout.strip().splitlines()[-1]
 
 
 def numeric_data():
