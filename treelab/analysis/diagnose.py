@@ -413,38 +413,40 @@ def _label(ds: xr.Dataset, ensemble: Any, label: str | None, source: str) -> xr.
                              _dims.ALPHA: alpha})
 
 
-def _tree_stat_vars(ensemble: Any) -> dict[str, xr.Variable]:
-    """The data variables of ``ensemble.tree_stats()``; without building its Dataset where the
-    estimator's ``tree_stats`` is the one that assembles them from ``_tree_stat_vars()``."""
+def _tree_stat_vars(ensemble: Any) -> dict[str, tuple[tuple, np.ndarray, dict]]:
+    """The data variables of ``ensemble.tree_stats()`` as ``(dims, values, attrs)``; without
+    building its Dataset (or any xarray object) where the estimator's ``tree_stats`` is the
+    one that assembles them from ``_tree_stat_vars()``."""
     from treelab.estimators._base import TreeEnsembleClassifier
 
     if getattr(type(ensemble), "tree_stats", None) is TreeEnsembleClassifier.tree_stats:
         return ensemble._tree_stat_vars()
     stats = ensemble.tree_stats()
     variables = stats.variables  # read without building a DataArray per variable
-    return {name: variables[name] for name in stats.data_vars}
+    return {name: (variables[name].dims, variables[name].values, variables[name].attrs)
+            for name in stats.data_vars}
 
 
-def _tree_stats(stats: dict[str, xr.Variable], taken: dict[str, Var], n_trees: int
-                ) -> dict[str, Var]:
+def _tree_stats(stats: dict[str, tuple[tuple, np.ndarray, dict]], taken: dict[str, Var],
+                n_trees: int) -> dict[str, Var]:
     """Per-tree variables of ``tree_stats()`` (``_tree_stat_vars``): a name already present
     with equal values is dropped; a clashing name, or one that is also a dim name
     (``alpha``), gets ``tree_``."""
     out = {}
-    for name, da in stats.items():
-        if da.dims != (_dims.TREE,) or da.shape != (n_trees,):
+    for name, (dims, values, attrs) in stats.items():
+        if tuple(dims) != (_dims.TREE,) or values.shape != (n_trees,):
             continue
         name = str(name)
         if name in taken and np.array_equal(
-            np.asarray(taken[name].data), da.values, equal_nan=da.dtype.kind == "f"
+            np.asarray(taken[name].data), values, equal_nan=values.dtype.kind == "f"
         ):
             continue
         new = f"tree_{name}" if name in taken or name in _DIM_NAMES else name
         out[new] = Var(
             (_dims.TREE,),
-            da.values,
-            str(da.attrs.get("long_name", name)),
-            units=str(da.attrs.get("units", "")),
+            values,
+            str(attrs.get("long_name", name)),
+            units=str(attrs.get("units", "")),
             cite=CITE_GAIN_TIES if name.startswith("gain_ties") else CITE_TREE_STATS,
             description="from the estimator's tree_stats()",
         )

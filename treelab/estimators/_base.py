@@ -441,8 +441,8 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             self.forest_.n_trees)}, attrs={"estimator": type(self).__name__})
 
     def _tree_stat_vars(self) -> dict:
-        """``tree_stats()``'s variables (name: ``xarray.Variable`` over ``tree``), without the
-        Dataset (``treelab.analysis.diagnose`` reads them directly)."""
+        """``tree_stats()``'s variables (name: ``(dims, values, attrs)`` over ``tree``), without
+        the Dataset (``treelab.analysis.diagnose`` reads them directly)."""
         check_is_fitted(self, "forest_")
         return tree_stat_vars(self.forest_)
 

@@ -1,6 +1,8 @@
 """Per-tree statistics of a fitted forest (``tree_stats()`` of every treelab ensemble): nodes,
 leaves, depth, the share of random decision nodes, gain ties, deterministic decision nodes,
-alpha and the rows each tree saw, as xarray Variables over ``tree``."""
+alpha and the rows each tree saw, over ``tree``, as the ``(dims, values, attrs)`` tuples
+``xarray.Dataset`` takes: ``tree_stats()`` builds its Dataset from them, and ``diagnose`` reads
+them without building any xarray object."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ __all__ = ["REDUCEAT_MAX_MEAN_NODES", "tree_stat_vars"]
 REDUCEAT_MAX_MEAN_NODES = 1000
 
 
-def _per_tree_counter(forest: Any):
+def _per_tree_counter(offsets: np.ndarray, n_nodes: np.ndarray):
     """A function counting a 0/1 array's ones in each tree's nodes (int64, one per tree).
 
     Trees of up to ``REDUCEAT_MAX_MEAN_NODES`` nodes on average: one casting reduceat over the
@@ -26,8 +28,6 @@ def _per_tree_counter(forest: Any):
     million nodes), whose Python loop (about 1.6 us a tree) was most of a small forest's
     statistics. The same integers either way.
     """
-    offsets = forest.node_offsets
-    n_nodes = np.diff(offsets)
     starts = offsets[:-1]
     if (0 < n_nodes.size and offsets[-1] <= REDUCEAT_MAX_MEAN_NODES * n_nodes.size
             and n_nodes.min() > 0):  # (reduceat reads an empty tree's next node)
@@ -38,14 +38,13 @@ def _per_tree_counter(forest: Any):
                                   dtype=np.int64)
 
 
-def tree_stat_vars(forest: Any) -> dict:
+def tree_stat_vars(forest: Any) -> dict[str, tuple[tuple[str], np.ndarray, dict]]:
     """``tree_stats()``'s variables of ``forest`` (``treelab.engine.forest.Forest``), name:
-    ``xarray.Variable`` over ``tree``; the decision nodes are the nodes less the leaves."""
-    import xarray as xr  # only needed here; keeps `import treelab` light
-
+    ``(dims, values, attrs)`` over ``tree``; the decision nodes are the nodes less the
+    leaves."""
     starts = forest.node_offsets[:-1]
-    per_tree = _per_tree_counter(forest)
     n_nodes = np.diff(forest.node_offsets)
+    per_tree = _per_tree_counter(forest.node_offsets, n_nodes)
     n_leaves = per_tree(forest.kind == 0)
     n_internal = n_nodes - n_leaves
     rnd = forest.random
@@ -55,10 +54,7 @@ def tree_stat_vars(forest: Any) -> dict:
         share = np.where(n_internal > 0, n_random / np.maximum(n_internal, 1), np.nan)
 
     def var(values, long_name, units):
-        # fastpath: NumPy arrays of numbers, taken as they are (xarray's conversion checks
-        # were a third of a small cell's tree statistics)
-        return xr.Variable((_dims.TREE,), np.asarray(values),
-                           {"long_name": long_name, "units": units}, fastpath=True)
+        return (_dims.TREE,), np.asarray(values), {"long_name": long_name, "units": units}
 
     return {
         "n_nodes": var(n_nodes, "nodes per tree", "count"),
