@@ -31,8 +31,21 @@ PROBE = textwrap.dedent("""
         print("pending text")  # not yet written (a pipe's stdout is block-buffered)
         out = {out!r}
         report = {{"before": can_fork(), "threads_before": _threads_beyond_blas()}}
+        # what assembling and writing the result import: readied while the server warms up,
+        # before the first cell is handed to a worker, not after the last
+        steps = sys.modules["treelab.experiment.run"]
+        execute = steps.execute
+        ends = ("dask.array", "distributed", "netCDF4")
+        report["end_imports_before"] = [name in sys.modules for name in ends]
+
+        def seen_at_start(*args, **kwargs):
+            report["end_imports_at_start"] = [name in sys.modules for name in ends]
+            return execute(*args, **kwargs)
+
+        steps.execute = seen_at_start
         local = run(config(os.path.join(out, "local")), backend="local", n_workers=2,
                     progress=False)
+        steps.execute = execute
         pid = forkserver._forkserver._forkserver_pid
         with open(f"/proc/{{pid}}/cmdline", "rb") as a, open("/proc/self/cmdline", "rb") as b:
             report["forked"] = a.read() == b.read()
@@ -86,6 +99,9 @@ def test_a_single_threaded_run_forks_its_server_holding_nothing_of_the_run(tmp_p
     # the store's lock and cell file (and any other descriptor of the run's) not held
     assert report["held"] == [], detail
     assert report["identical"], "the forked server's workers gave another Dataset" + detail
+    assert report["end_imports_before"] == [False, False, False], detail
+    assert report["end_imports_at_start"] == [True, True, True], (
+        "the result's writer was not readied while the server warmed up" + detail)
     assert report["thread"] == "another Python thread runs in this process", detail
     assert report["after"] == 1, "a run left a thread behind: a second run cannot fork" + detail
     # nor did its warm-up leave one in the server, which forks every worker
