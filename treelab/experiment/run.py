@@ -143,8 +143,8 @@ def _ready_result_writer(write: bool) -> None:
     the netCDF library, to write) is imported now instead of after the last cell.
 
     Called while the workers' server warms the kernels up before it forks any worker, when
-    this process would wait on it and a core is free: 0.6 s of a two-core run's end,
-    benchmarks/README.md, "The result's writer readied while the workers' server warms up".
+    this process would wait on it and a core is free: about 0.6 s of imports, which ended a
+    two-core run (benchmarks/README.md, "The result's writer readied during the warm-up").
     The imports are the same, only earlier. Nothing here may fail a run: the assembly
     imports whatever this missed."""
     try:
