@@ -105,18 +105,18 @@ def test_a_grid_cell_and_the_diagnose_warm_up_build_no_xarray_variable():
 
 def test_a_readied_result_writer_leaves_the_result_nothing_to_import():
     # a run's process readies the writer while the workers' server warms up
-    # (run._ready_result_writer): assembling and writing the result after the last cell must
+    # (result_files.ready_writer): assembling and writing the result after the last cell must
     # then import none of what made its 0.6 s (dask.array, dask.distributed, netCDF4 and what
     # they import; the summary's few pandas and xarray modules take 2 ms)
     code = """
-        import importlib, sys, tempfile
+        import sys, tempfile
         from pathlib import Path
         import numpy as np
         import xarray as xr
-        steps = importlib.import_module("treelab.experiment.run")
+        from treelab.experiment import result_files
         ends = ("dask.array", "distributed", "netCDF4")
         before = [name in sys.modules for name in ends]
-        steps._ready_result_writer(True)
+        result_files.ready_writer(True)
         readied = set(sys.modules)
         ds = xr.Dataset(
             {"ensemble_error": (("dataset", "ensemble", "alpha", "fold"),
@@ -124,7 +124,7 @@ def test_a_readied_result_writer_leaves_the_result_nothing_to_import():
              "n_train": (("dataset", "fold"), np.arange(6).reshape(2, 3))},
             coords={"dataset": ["sonar", "vote"], "ensemble": ["VR"], "alpha": [0.0, 1.0],
                     "fold": [0, 1, 2]}, attrs={"name": "g"})
-        steps._write(ds, Path(tempfile.mkdtemp()))
+        result_files.write_files(ds, Path(tempfile.mkdtemp()))
         heavy = {"dask", "distributed", "netCDF4", "cftime", "tornado", "toolz", "cloudpickle"}
         print(before, sorted(m for m in set(sys.modules) - readied
                              if m.partition(".")[0] in heavy))

@@ -13,15 +13,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pandas as pd
 import xarray as xr
 
-from treelab import _dims
 from treelab._bars import progress_bar
 from treelab._slow import slow_notice as _slow_notice
 from treelab.engine.sharing import release as release_shared_work
-from treelab.experiment._files import ExperimentError, output_error, replace_file, replace_text
+from treelab.experiment._files import ExperimentError, output_error, replace_text
 from treelab.experiment._progress import Eta as _Eta
 from treelab.experiment._progress import shared_notices as _shared_notices
 from treelab.experiment.backends import (
@@ -42,6 +39,7 @@ from treelab.experiment.groups import (
     reduce_group,
     write_outputs,
 )
+from treelab.experiment.result_files import ready_writer, summary, write_files
 from treelab.experiment.store import CellStore, assemble
 
 __all__ = ["ExperimentError", "result_attrs", "run", "status", "summary"]
@@ -134,25 +132,6 @@ def _warm_up(cells: list[Any], progress: bool = False) -> None:
                     type(exc).__name__, exc)
         return
     log.info("engine ready for %s in %.1f s", ", ".join(names), time.perf_counter() - started)
-
-
-def _ready_result_writer(write: bool) -> None:
-    """Build a one-value Dataset, and with ``write`` encode it as netCDF in memory, as the
-    result's assembly and ``result.nc`` will: what xarray imports the first time it does so
-    (dask's array module, for its check of every variable's array type; dask.distributed and
-    the netCDF library, to write) is imported now instead of after the last cell.
-
-    Called while the workers' server warms the kernels up before it forks any worker, when
-    this process would wait on it and a core is free: about 0.6 s of imports, which ended a
-    two-core run (benchmarks/README.md, "The result's writer readied during the warm-up").
-    The imports are the same, only earlier. Nothing here may fail a run: the assembly
-    imports whatever this missed."""
-    try:
-        ds = xr.Dataset({"ready": ("cell", np.zeros(1))}, coords={"cell": ["a"]})
-        if write:
-            ds.to_netcdf()
-    except Exception:  # noqa: BLE001 - the result's own assembly reports any real problem
-        log.debug("the result's writer could not be readied", exc_info=True)
 
 
 def run(
@@ -277,7 +256,7 @@ def run(
         # this process goes on (treelab.experiment._preload); elsewhere this process does
         if todo and backend == "local" and not threads and start_worker_server(
                 estimator_names(todo)):
-            _ready_result_writer(write_result)
+            ready_writer(write_result)
         elif todo:
             _warm_up(todo, progress)
         bar = _progress(len(cells), skipped, config.name, progress)
@@ -334,7 +313,7 @@ def run(
         if group_failures:
             ds.attrs["failed_groups"] = len(group_failures)
         if write_result:
-            _write(ds, folder)
+            write_files(ds, folder)
     return ds
 
 
@@ -473,50 +452,3 @@ def _all_failed(failures: list[tuple[Any, str]], total: int, folder: Path) -> st
 
 def _plain(coords: dict[str, Any]) -> dict[str, Any]:
     return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in coords.items()}
-
-
-def _same(a: float, b: float) -> bool:
-    return a == b or (math.isnan(a) and math.isnan(b))
-
-
-def _write(ds: xr.Dataset, folder: Path) -> None:
-    """Write result.nc and summary.csv, each through a temporary file that is renamed into
-    place, so a failed write (full disk, read-only folder) leaves neither a partial file nor a
-    ``.tmp`` behind. Without ``ensemble_error`` (measures that leave out ``diagnose``) there is
-    no summary to write."""
-    replace_file(folder / "result.nc", ds.to_netcdf, folder)
-    if "ensemble_error" in ds:
-        replace_file(folder / "summary.csv", summary(ds).to_csv, folder)
-    elif "mse" in ds:  # a regression experiment: its mean squared error
-        replace_file(folder / "summary.csv", summary(ds, "mse").to_csv, folder)
-
-
-def summary(ds: xr.Dataset, var: str = "ensemble_error") -> pd.DataFrame:
-    """Mean of ``var`` over repeats and folds, one row per data set and ensemble, alphas as
-    columns (the table of Liu et al. 2008 with its alpha spectrum).
-
-    Parameters
-    ----------
-    ds : xarray.Dataset
-        A result of :func:`run`.
-    var : str, default "ensemble_error"
-        The variable to tabulate.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Index (dataset, ensemble, and any transform dims); columns the alphas ("alpha=nan" for
-        ensembles without alpha); entries the means.
-    """
-    if var not in ds:
-        raise ValueError(f"var must be a variable of ds; got {var!r}")
-    da = ds[var]
-    da = da.mean([d for d in (_dims.REPEAT, _dims.FOLD) if d in da.dims])
-    extra = [d for d in da.dims if d not in (_dims.DATASET, _dims.ENSEMBLE, _dims.ALPHA)]
-    if extra:
-        da = da.isel({d: 0 for d in extra if d in (_dims.THRESHOLD, _dims.K)})
-    frame = da.to_dataframe(name=var)[var].unstack(_dims.ALPHA)
-    order = [a for a in da[_dims.ALPHA].values if any(_same(a, c) for c in frame.columns)]
-    frame = frame[[next(c for c in frame.columns if _same(a, c)) for a in order]]
-    frame.columns = [f"alpha={a:g}" for a in order]
-    return frame.dropna(how="all")
