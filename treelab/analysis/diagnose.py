@@ -423,8 +423,8 @@ def _tree_stat_vars(ensemble: Any) -> dict[str, tuple[tuple, np.ndarray, dict]]:
         return ensemble._tree_stat_vars()
     stats = ensemble.tree_stats()
     variables = stats.variables  # read without building a DataArray per variable
-    return {name: (variables[name].dims, variables[name].values, variables[name].attrs)
-            for name in stats.data_vars}
+    return {name: (var.dims, var.values, var.attrs)
+            for name, var in ((name, variables[name]) for name in stats.data_vars)}
 
 
 def _tree_stats(stats: dict[str, tuple[tuple, np.ndarray, dict]], taken: dict[str, Var],
