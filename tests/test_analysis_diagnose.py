@@ -74,6 +74,28 @@ def test_stand_in_matches_measures():
     assert "vote" in vote.ensemble_error.attrs["description"]
 
 
+def test_a_foreign_tree_stats_is_read_with_its_names_and_units():
+    """A foreign ensemble's tree_stats() Dataset: its per-tree data variables come with their
+    values, long names and units; its coordinates and variables over other dims do not."""
+
+    class WithUnits(StandIn):
+        def tree_stats(self):
+            T = self._p.shape[0]
+            return xr.Dataset(
+                {"n_leaves": ("tree", np.arange(T) + 3, {"long_name": "leaves", "units": "count"}),
+                 "depth_hist": (("tree", "level"), np.ones((T, 2)))},
+                coords={"tree": np.arange(T), "level": [0, 1],
+                        "seed_of_tree": ("tree", np.arange(T) * 7)},
+            )
+
+    rng = np.random.default_rng(2)
+    member_p = rng.dirichlet(np.ones(2), (4, 20))
+    ds = diagnose(WithUnits(member_p, [0, 1]), None, rng.integers(0, 2, 20))
+    np.testing.assert_array_equal(ds.n_leaves.values, np.arange(4) + 3)
+    assert (ds.n_leaves.attrs["long_name"], ds.n_leaves.attrs["units"]) == ("leaves", "count")
+    assert "seed_of_tree" not in ds and "tree_tree" not in ds and "depth_hist" not in ds
+
+
 def test_stand_in_bad_input():
     ens = StandIn(np.full((2, 3, 2), 0.5), ["a", "b"])
     with pytest.raises(ValueError, match="rows"):

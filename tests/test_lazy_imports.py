@@ -84,8 +84,12 @@ def test_a_grid_cell_and_the_diagnose_warm_up_build_no_xarray_variable():
         from treelab.experiment.expand import expand
         built = []
         init = variable.Variable.__init__
-        variable.Variable.__init__ = lambda self, *a, **k: (built.append(a[:1]),
-                                                            init(self, *a, **k))[1]
+
+        def counted(self, *args, **kwargs):
+            built.append(args[:1])
+            init(self, *args, **kwargs)
+
+        variable.Variable.__init__ = counted
         try:
             _diagnose_step()
             config = load_config(dict(

@@ -422,9 +422,9 @@ def _tree_stat_vars(ensemble: Any) -> dict[str, tuple[tuple, np.ndarray, dict]]:
     if getattr(type(ensemble), "tree_stats", None) is TreeEnsembleClassifier.tree_stats:
         return ensemble._tree_stat_vars()
     stats = ensemble.tree_stats()
-    variables = stats.variables  # read without building a DataArray per variable
-    return {name: (var.dims, var.values, var.attrs)
-            for name, var in ((name, variables[name]) for name in stats.data_vars)}
+    # its Variables, read without building a DataArray per variable
+    return {name: (var.dims, var.values, var.attrs) for name, var in stats.variables.items()
+            if name in stats.data_vars}
 
 
 def _tree_stats(stats: dict[str, tuple[tuple, np.ndarray, dict]], taken: dict[str, Var],
