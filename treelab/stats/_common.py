@@ -8,7 +8,6 @@ table. :func:`value_table` gets there in documented steps, and every result is a
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -89,13 +88,6 @@ def to_dataarray_input(values: Any, name: str, var: str) -> xr.DataArray:
         f"{type(values).__name__} (wrap a NumPy table as xr.DataArray(table, "
         f"dims=('dataset', 'ensemble')))"
     )
-
-
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return a == b or (math.isnan(float(a)) and math.isnan(float(b)))
-    except (TypeError, ValueError):
-        return a == b
 
 
 def select_alpha(ds: xr.Dataset | xr.DataArray, alpha: float) -> xr.Dataset | xr.DataArray:
