@@ -84,6 +84,28 @@ def test_diagnose_margin_cdf_is_the_direct_call_on_its_own_dim():
         assert got == pytest.approx(np.mean(m <= theta), abs=1e-15), theta
 
 
+
+def test_diagnose_diversity_measures_count_a_test_class_the_ensemble_never_saw():
+    # rows of class 40, which no member knows, are wrong for every member (its own class, as
+    # diagnose's other measures count it); the measures once refused y's code 3 >= 3 classes
+    rng = np.random.default_rng(5)
+    member_p = rng.dirichlet(np.ones(3), (5, 30))
+    y = rng.integers(0, 3, 30)
+    y[:6] = 3
+    ds = diagnose(StandIn(member_p, [10, 20, 30]), None, np.array([10, 20, 30, 40])[y],
+                  measures=["pairwise_diversity", "nonpairwise_diversity"])
+    # by hand, from the oracle outputs: member t right on row i
+    right = member_p.argmax(axis=2) == y[None, :]
+    assert not right[:, :6].any()
+    n11 = np.einsum("ti,ki->tk", right * 1, right * 1)
+    n00 = np.einsum("ti,ki->tk", ~right * 1, ~right * 1)
+    np.testing.assert_allclose(ds.double_fault.values, n00 / 30, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(ds.disagreement.values, 1 - (n11 + n00) / 30, rtol=0, atol=1e-15)
+    # Kuncheva & Whitaker's entropy E: mean over rows of min(l, T - l) / (T - ceil(T / 2))
+    n_right = right.sum(axis=0)
+    entropy = np.mean(np.minimum(n_right, 5 - n_right) / (5 - 3))
+    assert float(ds.entropy) == pytest.approx(entropy, abs=1e-15)
+
 def test_runner_writes_workbench_measures(tmp_path):
     config = ExperimentConfig(
         name="wb",

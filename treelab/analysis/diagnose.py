@@ -356,7 +356,7 @@ def diagnose_parts(
         variables["exact_mse"] = exact_var(proba[:, :n_classes], tp)
     variables.update(ties_vars(*forest_ties(ensemble)) if p.treelab else {})
     extra_vars, extra_coords = measure_vars(extra_measures, labels, y_codes, n_classes, proba,
-                                            variables)
+                                            variables, n_all)
     variables.update(extra_vars)
     if p.treelab and hasattr(ensemble, "tree_stats"):
         variables.update(_tree_stats(_tree_stat_vars(ensemble), variables, n_trees))

@@ -33,11 +33,11 @@ def check_measures(measures: Any) -> tuple[str, ...]:
 
 
 def _compute(name: str, labels: np.ndarray, y: np.ndarray, n_classes: int,
-             proba: np.ndarray, taken: Mapping[str, Var]) -> xr.Dataset:
+             proba: np.ndarray, taken: Mapping[str, Var], n_all: int) -> xr.Dataset:
     if name == "pairwise_diversity":
-        return pairwise_diversity(labels, y, n_classes=n_classes)
+        return pairwise_diversity(labels, y, n_classes=n_all)
     if name == "nonpairwise_diversity":
-        return nonpairwise_diversity(labels, y, n_classes=n_classes)
+        return nonpairwise_diversity(labels, y, n_classes=n_all)
     if name == "margin_cdf":  # of the margins diagnose already has (strength is their mean)
         return margin_cdf(np.asarray(taken["margin"].data)).to_dataset()
     from treelab.stats import probability_quality  # stats builds on analysis: import late
@@ -54,15 +54,20 @@ def measure_vars(
     n_classes: int,
     proba: np.ndarray,
     taken: Mapping[str, Var],
+    n_all: int | None = None,
 ) -> tuple[dict[str, Var], dict[str, np.ndarray]]:
-    """Variables of the requested measures and the coordinates of their dims. A name already
+    """Variables of the requested measures and the coordinates of their dims. ``n_classes``
+    counts the model's classes, ``n_all`` those and the test classes it never saw (codes
+    ``n_classes..n_all-1`` in ``y``; default ``n_classes``), which the diversity measures
+    count as classes of their own, as :func:`diagnose` does. A name already
     in ``taken`` with equal values is dropped (``member_error``); one with other values gets the
     measure's name as prefix (``pairwise_diversity_correlation`` beside Breiman's
     ``correlation``). ``taken`` must hold diagnose's ``margin`` for ``"margin_cdf"``."""
     out: dict[str, Var] = {}
     coords: dict[str, np.ndarray] = {}
     for name in measures:
-        ds = _compute(name, labels, y, n_classes, proba, taken)
+        ds = _compute(name, labels, y, n_classes, proba, taken,
+                      n_classes if n_all is None else n_all)
         coords.update({str(d): np.asarray(ds[d].values) for d in ds.dims if d in ds.coords})
         for key, da in ds.data_vars.items():
             key = str(key)
