@@ -272,6 +272,28 @@ def test_missing_labels_are_refused_for_member_outputs_too():
         A.diagnose(np.array([[0, 1, 1], [1, 1, 0]]), None, [0.0, np.nan, 1.0])
 
 
+@pytest.mark.parametrize("labels", [[3, 7, 10], [1, 2, 3], ["a", "b", "c"]])
+def test_raw_probabilities_without_classes_refuse_y_that_is_not_their_codes(iris, labels):
+    # was: every row of labels 3, 7, 10 became a class no member knows (ensemble_error 1.0
+    # for a forest of error 0.05); with labels 1..3, the rows of label 3 alone (0.95)
+    X, y = iris
+    rf = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    P = A.member_outputs(rf, X).values  # (tree, sample, class): numbers, no labels
+    y_labels = np.asarray(labels)[y]
+    with pytest.raises(ValueError, match=r"y holds labels .* not codes of the member "
+                                         r"probabilities' 3 columns .* pass classes="):
+        A.diagnose(P, None, y_labels, combine="average")
+    # the columns' labels given: the model's own numbers
+    ds = A.diagnose(P, None, y_labels, combine="average", classes=labels)
+    assert float(ds.ensemble_error) == np.mean(rf.predict(X) != y)
+    # codes need nothing more, and a DataArray's class coordinate names the columns
+    assert float(A.diagnose(P, None, y, combine="average").ensemble_error) == \
+        np.mean(rf.predict(X) != y)
+    da = A.member_outputs(rf, X).assign_coords({"class": labels})
+    assert float(A.diagnose(da, None, y_labels, combine="average").ensemble_error) == \
+        np.mean(rf.predict(X) != y)
+
+
 def test_some_unseen_labels_are_still_classes_of_their_own(iris):
     # a test label the model never saw, beside labels it knows, stays an error of every member
     X, y = iris

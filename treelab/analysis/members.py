@@ -106,6 +106,28 @@ def _check_combine(combine: Any) -> None:
         raise ValueError(f"combine must be one of {list(COMBINES)} or None, got {combine!r}")
 
 
+def _check_y_codes(y: Any, n_columns: int) -> None:
+    """Member probabilities without ``classes=`` (or a ``class`` coordinate) have the codes
+    0..C-1 as their classes; a ``y`` holding another label (labels 1..C, text) was coded
+    some other way, and every measure would count its rows as a class no member knows."""
+    if y is None:
+        return
+    arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y).ravel()
+    if arr.dtype.kind in "iub":
+        outside = arr[(arr < 0) | (arr >= n_columns)]
+    elif arr.dtype.kind == "f":
+        outside = arr[~np.isin(arr, np.arange(n_columns))]
+    else:
+        outside = arr
+    if outside.size:
+        shown = (np.unique(outside).tolist() if outside.dtype.kind in "iubf"
+                 else sorted({str(v) for v in outside.tolist()}))[:5]
+        raise ValueError(
+            f"y holds labels {shown} that are not codes of the member probabilities' "
+            f"{n_columns} columns (0..{n_columns - 1}, their classes without classes=): "
+            "pass classes= with the columns' labels in order, or y as those codes")
+
+
 def _raw(values: Any, classes: Any, combine: str | None, y: Any) -> Members:
     """Member labels (tree, sample) or probabilities (tree, sample, class) given as arrays."""
     if isinstance(values, list | tuple):
@@ -136,6 +158,8 @@ def _raw(values: Any, classes: Any, combine: str | None, y: Any) -> Members:
         from treelab.analysis._inputs import check_proba
 
         proba = check_proba(arr, "member outputs")
+        if classes is None and _dims.CLASS not in coords:
+            _check_y_codes(y, proba.shape[2])
         if classes is None:
             classes = coords.get(_dims.CLASS, np.arange(proba.shape[2]))
         classes = check_classes(classes)
