@@ -294,6 +294,35 @@ def test_raw_probabilities_without_classes_refuse_y_that_is_not_their_codes(iris
         np.mean(rf.predict(X) != y)
 
 
+def test_training_rows_are_checked_before_any_work(iris):
+    # was: "cannot reshape array of size 500 into shape (1,5,97)" from the out-of-bag pass
+    X, y = iris
+    rf = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="X_train has 97 rows but y_train has 150 labels"):
+        A.diagnose(rf, X, y, X_train=X[:97], y_train=y)
+    with pytest.raises(ValueError, match="X_train has 150 rows but y_train has 149 labels"):
+        A.diagnose(rf, X, y, X_train=X, y_train=pd.Series(y[:149]))
+    # was: the out-of-bag values left out without a word
+    with pytest.raises(ValueError, match="X_train was given without y_train"):
+        A.diagnose(rf, X, y, X_train=X)
+    with pytest.raises(ValueError, match="y_train was given without X_train"):
+        A.diagnose(rf, X, y, y_train=y)
+
+
+def test_a_single_model_whose_labels_y_does_not_share_is_refused(iris):
+    # was: single_error 1.0 and an error ratio from it, for a tree of error 0.04
+    X, y = iris
+    names = np.array(["setosa", "versicolor", "virginica"])
+    rf = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, names[y])
+    coded = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"y shares no label with the single model "
+                                         r"\(DecisionTreeClassifier\)'s classes_"):
+        A.diagnose(rf, X, names[y], single=coded)
+    own = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, names[y])
+    ds = A.diagnose(rf, X, names[y], single=own)
+    assert float(ds.single_error) == np.mean(own.predict(X) != names[y])
+
+
 def test_some_unseen_labels_are_still_classes_of_their_own(iris):
     # a test label the model never saw, beside labels it knows, stays an error of every member
     X, y = iris

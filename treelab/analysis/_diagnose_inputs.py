@@ -77,6 +77,21 @@ def check_single(single: Any) -> None:
                          f"{single!r}")
 
 
+def check_training_rows(X_train: Any, y_train: Any) -> None:
+    """``X_train`` and ``y_train`` come together (the single model's fit, the out-of-bag
+    rows), one label a row."""
+    if (X_train is None) != (y_train is None):
+        given, missing = ("X_train", "y_train") if y_train is None else ("y_train", "X_train")
+        raise ValueError(f"{given} was given without {missing}: the training rows need both "
+                         "(or neither)")
+    if X_train is None:
+        return
+    n_x, n_y = np.shape(X_train)[0], np.shape(np.asarray(getattr(y_train, "values", y_train)))
+    n_y = n_y[0] if n_y else 0
+    if n_x != n_y:
+        raise ValueError(f"X_train has {n_x} rows but y_train has {n_y} labels")
+
+
 def check_top_thresholds(thresholds: Any, n_classes: int) -> None:
     """Refuse a "topK" threshold asked for with K above the model's class count: it is 0 on
     every row whatever the probabilities, a number that measures nothing (the default

@@ -17,6 +17,7 @@ from treelab.analysis._diagnose_inputs import (
     check_model,
     check_single,
     check_top_thresholds,
+    check_training_rows,
     class_vars,
     oob_vars,
     read,
@@ -24,7 +25,7 @@ from treelab.analysis._diagnose_inputs import (
 )
 from treelab.analysis._inputs import as_array, check_proba
 from treelab.analysis._measure_intervals import documents_ci_options, too_large
-from treelab.analysis._model_checks import is_regressor_model
+from treelab.analysis._model_checks import check_y, is_regressor_model
 from treelab.analysis._replicates import PAIR_MATRICES, replicate_statistics
 from treelab.analysis._row_means import row_mean_recipes
 from treelab.analysis.arrangement import arrangement_vars
@@ -60,6 +61,8 @@ def _single_error(
         from sklearn.base import clone
 
         single = clone(single).fit(X_train, y_train)
+    check_y(y_true, getattr(single, "classes_", None),
+            model=f"the single model ({type(single).__name__})")
     pred = np.asarray(single.predict(X))
     truth = np.asarray(y_true.values if isinstance(y_true, xr.DataArray) else y_true)
     return float(np.mean(pred != truth)), type(single).__name__
@@ -152,7 +155,9 @@ def diagnose(
     true_proba : array-like, (sample, class), optional
         True class probabilities; adds ``exact_mse``.
     X_train, y_train : array-like, optional
-        The ensemble's training rows, to fit the single model.
+        The ensemble's training rows, to fit the single model (and, for a foreign bagged
+        model, its out-of-bag estimates): both or neither, one label a row. A fitted
+        ``single`` whose ``classes_`` share no label with ``y`` is refused.
     thresholds : see :func:`treelab.analysis.thresholded_mse`
         Thresholds of the thresholded MSE.
     k : int or sequence of int, default (1, 2, 3)
@@ -289,6 +294,7 @@ def diagnose_parts(
     treelab ensemble's ``_member_pass(X)`` (``member_pass``) instead of its counts."""
     _check_label(label)
     check_single(single)
+    check_training_rows(X_train, y_train)
     ks = _check_k(k)
     extra_measures = check_measures(measures)
     check_model(ensemble, X)
