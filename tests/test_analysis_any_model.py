@@ -404,6 +404,51 @@ def test_oob_strength_from_estimators_samples():
     assert float(ds.oob_strength) == pytest.approx(ref["strength"])
 
 
+def test_oob_rows_not_those_of_the_fit_are_refused():
+    # estimators_samples_ holds row positions: the same rows shuffled once gave another
+    # out-of-bag strength without a word; each tree's root now checks the in-bag labels
+    X, y = _data(["a", "b", "c"], n=120)
+    perm = np.random.default_rng(0).permutation(120)
+    rf = RandomForestClassifier(n_estimators=7, max_depth=3, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"estimators_\[0\]: its root's class shares .* y is "
+                                         r"not the training labels"):
+        A.oob_strength_correlation(rf, X[perm], y[perm])
+    with pytest.raises(ValueError, match="not the training labels"):
+        diagnose(rf, X[:30], y[:30], X_train=X[perm], y_train=y[perm])
+    bag = BaggingClassifier(DecisionTreeClassifier(max_depth=3), n_estimators=5,
+                            random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="not the training labels"):
+        A.oob_strength_correlation(bag, X[perm], y[perm])
+    A.oob_strength_correlation(bag, X, y)  # the rows of the fit pass
+    # fitted with sample weights: checked with them
+    w = np.random.default_rng(1).integers(1, 4, 120).astype(float)
+    rfw = RandomForestClassifier(n_estimators=7, max_depth=3, random_state=0).fit(
+        X, y, sample_weight=w)
+    got = A.oob_strength_correlation(rfw, X, y, sample_weight=w)
+    bag_w = np.stack([np.bincount(r, minlength=120) for r in rfw.estimators_samples_])
+    _, slow = _slow_tree_members(rfw, X)
+    ref = strength_oob(np.searchsorted(rfw.classes_, slow).tolist(),
+                       np.searchsorted(rfw.classes_, y).tolist(), 3, bag_w.tolist())
+    assert float(got.strength) == pytest.approx(ref["strength"])
+    # older scikit-learn releases fitted each tree on its counts times the weights: a forest
+    # whose first tree was grown so is checked with the weights and refused without them
+    old = RandomForestClassifier(n_estimators=7, max_depth=3, random_state=0).fit(X, y)
+    counts0 = np.bincount(old.estimators_samples_[0], minlength=120)
+    # (estimators_samples_ replays each tree's random_state: the new tree keeps the old one's)
+    seed0 = old.estimators_[0].random_state
+    old.estimators_[0] = DecisionTreeClassifier(max_depth=3, random_state=seed0).fit(
+        X, np.searchsorted(old.classes_, y), sample_weight=counts0 * w)
+    A.oob_strength_correlation(old, X, y, sample_weight=w)
+    with pytest.raises(ValueError, match="the sample_weight it was fitted with"):
+        A.oob_strength_correlation(old, X, y)
+    # class weights reweight the root's classes: not checked, still read
+    rfc = RandomForestClassifier(n_estimators=7, max_depth=3, class_weight="balanced",
+                                 random_state=0).fit(X, y)
+    assert np.isfinite(float(A.oob_strength_correlation(rfc, X, y).strength))
+    with pytest.raises(ValueError, match=r"labels the model was not fitted on \(\['z'\]\)"):
+        A.oob_strength_correlation(rf, X, np.where(np.arange(120) == 5, "z", y))
+
+
 def test_single_error_from_single():
     X, y = _data(["a", "b", "c"])
     rf = RandomForestClassifier(n_estimators=5, random_state=0).fit(X[:180], y[:180])

@@ -243,6 +243,11 @@ def test_diagnose_regressor(data):
     f = np.stack([t.predict(X.astype(np.float32)) for t in oob_rf.estimators_])
     ref = naive.breiman(f.tolist(), y.tolist(), (sklearn_in_bag(oob_rf, 100) == 0).tolist())
     assert float(ds.oob_rho_bar) == pytest.approx(ref["rho_bar"], rel=1e-10)
+    # the same rows in another order: each tree's root (mean target, weight) refuses them
+    perm = np.random.default_rng(3).permutation(100)
+    with pytest.raises(ValueError, match=r"estimators_\[0\]: its root's mean target and "
+                                         r"weight .* not the training targets"):
+        A.diagnose_regression(oob_rf, Xt, yt, X_train=X[perm], y_train=y[perm])
 
 
 def test_diagnose_with_k_models_and_repeated_outputs(data):

@@ -265,7 +265,7 @@ def oob_vars(model: Any, X_train: Any, y_train: Any) -> dict[str, Var]:
     from treelab.analysis.oob import sklearn_in_bag
     from treelab.analysis.strength import strength_stats
 
-    bag = sklearn_in_bag(model, np.asarray(y_train).shape[0], strict=False)
+    bag = sklearn_in_bag(model, np.asarray(y_train).shape[0], strict=False, y=y_train)
     if bag is None:
         return {}
     m = resolve(model, X_train, y=y_train, need_ensemble=False)

@@ -16,12 +16,19 @@ __all__ = ["in_bag_counts", "oob_strength_correlation", "regression_in_bag_count
            "sklearn_in_bag"]
 
 
-def sklearn_in_bag(model: Any, n_rows: int, *, strict: bool = True) -> np.ndarray | None:
+def sklearn_in_bag(model: Any, n_rows: int, *, strict: bool = True, y: Any = None,
+                   sample_weight: Any = None) -> np.ndarray | None:
     """In-bag counts (tree, sample) from a scikit-learn ensemble's ``estimators_samples_``
     (the training rows each member was drawn, with repeats under the bootstrap).
 
     With ``strict=False``, None where the model keeps no such record (or every member saw
     every row, which leaves nothing out of bag); with ``strict=True`` a ``ValueError``.
+
+    ``estimators_samples_`` holds row positions, so the same counts fit any rows of that
+    length. With ``y`` (the training labels or targets, in the order of the fit) every
+    member that is a scikit-learn tree is checked against them (:func:`_check_sklearn_roots`):
+    a ``y`` of other rows, or of the same rows in another order, is a ``ValueError``, never a
+    silently wrong mask.
     """
     samples = None
     if hasattr(model, "estimators_") and not hasattr(model, "forest_"):
@@ -45,7 +52,79 @@ def sklearn_in_bag(model: Any, n_rows: int, *, strict: bool = True) -> np.ndarra
         counts[t] = np.bincount(rows, minlength=n_rows)
     if not strict and counts.min() > 0:
         return None
+    if y is not None:
+        _check_sklearn_roots(model, counts, y, sample_weight)
     return counts
+
+
+def _check_sklearn_roots(model: Any, counts: np.ndarray, y: Any, sample_weight: Any) -> None:
+    """Each member's root against its in-bag rows of ``y``: a classification tree's root
+    holds the in-bag class counts, in proportion; a regression tree's root their mean target
+    and total weight. Rows count with their in-bag multiplicity, or with it times
+    ``sample_weight`` when given (older scikit-learn forests weighted the counts; newer
+    ones draw the bootstrap in proportion to the weights and pass the counts alone). Members
+    that are no scikit-learn tree, and classifiers with ``class_weight`` (which reweights the
+    root's classes), are not checked."""
+    y_arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y).ravel()
+    if y_arr.shape[0] != counts.shape[1]:
+        raise ValueError(f"y has {y_arr.shape[0]} rows but estimators_samples_ indexes "
+                         f"{counts.shape[1]}")
+    classes = getattr(model, "classes_", None)
+    if classes is not None:
+        index = {v: i for i, v in enumerate(np.asarray(classes).tolist())}
+        codes = np.array([index.get(v, -1) for v in y_arr.tolist()], dtype=np.int64)
+        if (codes < 0).any():
+            unknown = y_arr[codes < 0][:5].tolist()
+            raise ValueError(f"y holds labels the model was not fitted on ({unknown}): pass "
+                             "the labels of the rows it was fitted on")
+        if getattr(model, "class_weight", None) is not None:
+            return
+        target = codes
+    else:
+        target = y_arr.astype(np.float64)
+    weightings = [np.ones(counts.shape[1])]
+    if sample_weight is not None:
+        weightings.append(np.asarray(sample_weight, dtype=np.float64).ravel())
+    members = list(np.ravel(np.asarray(model.estimators_, dtype=object)))
+    for t, member in enumerate(members[:counts.shape[0]]):
+        tree = getattr(member, "tree_", None)
+        if tree is None or getattr(member, "class_weight", None) is not None:
+            continue
+        found = [_root_of(counts[t] * sw, target, classes, member) for sw in weightings]
+        root = _tree_root(tree, classes)
+        if not any(_same_root(root, f) for f in found):
+            what = (f"class shares {root}, the in-bag rows of y {found[0]}" if classes is not None
+                    else f"mean target and weight {root}, the in-bag rows of y {found[0]}")
+            raise ValueError(
+                f"estimators_[{t}]: its root's {what}; y is not the training "
+                f"{'labels' if classes is not None else 'targets'} of the rows "
+                "estimators_samples_ indexes: pass the rows the model was fitted on, in the "
+                "order of the fit (and the sample_weight it was fitted with)")
+
+
+def _root_of(w: np.ndarray, target: np.ndarray, classes: Any, member: Any) -> list[float]:
+    """What a tree root holds for in-bag weights ``w``: the class shares in the member's
+    class order (its ``classes_`` are codes into the model's), or the mean target and the
+    total weight."""
+    total = float(w.sum())
+    if classes is not None:
+        own = np.asarray(member.classes_).astype(np.int64)
+        found = np.bincount(target, weights=w, minlength=len(classes))[own]
+        return (found / total).tolist() if total > 0 else found.tolist()
+    return [float(w @ target / total) if total > 0 else np.nan, total]
+
+
+def _tree_root(tree: Any, classes: Any) -> list[float]:
+    root = np.asarray(tree.value[0, 0], dtype=np.float64)
+    if classes is not None:
+        return (root / root.sum()).tolist() if root.sum() > 0 else root.tolist()
+    return [float(root[0]), float(tree.weighted_n_node_samples[0])]
+
+
+def _same_root(a: list[float], b: list[float]) -> bool:
+    """Equal to rounding: scikit-learn sums the root in its own order (float32 inputs for
+    regression trees' thresholds do not touch the targets)."""
+    return len(a) == len(b) and bool(np.allclose(a, b, rtol=1e-9, atol=1e-12))
 
 
 def in_bag_counts(ensemble: Any, y: Any, sample_weight: Any = None) -> np.ndarray:
@@ -240,7 +319,7 @@ def oob_strength_correlation(ensemble: Any, X: Any, y: Any,
     if not hasattr(ensemble, "forest_") and hasattr(ensemble, "estimators_"):
         from treelab.analysis.members import resolve
 
-        bag = sklearn_in_bag(ensemble, y_arr.shape[0])
+        bag = sklearn_in_bag(ensemble, y_arr.shape[0], y=y_arr, sample_weight=sample_weight)
         m = resolve(ensemble, X, y=y_arr, need_ensemble=False)
         return strength_correlation(m.classes[m.labels], y_arr, classes=m.classes, in_bag=bag)
     bag = in_bag_counts(ensemble, y, sample_weight)

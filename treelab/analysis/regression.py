@@ -393,7 +393,7 @@ def _oob_mask(model: Any, oob: bool, in_bag: Any, n_trees: int, n_rows: int,
                          "regressor's bootstrap draws; for this model pass in_bag= (tree, "
                          "sample) with its in-bag counts")
     else:
-        bag = sklearn_in_bag(model, n_rows)
+        bag = sklearn_in_bag(model, n_rows, y=y)
     if bag.shape[0] != n_trees:
         raise ValueError(f"estimators_samples_ lists {bag.shape[0]} members, the model "
                          f"{n_trees}")
