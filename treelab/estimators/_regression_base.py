@@ -31,7 +31,7 @@ from treelab.estimators._validation import (
     check_int,
     check_tree_params,
 )
-from treelab.estimators._weights import check_sample_weight
+from treelab.estimators._weights import check_sample_weight, forget_unweighted_categories
 
 REGRESSION_CRITERIA = ("squared_error", "poisson")
 # every random split law, PERT's read with two rows of different targets for two of different
@@ -170,6 +170,9 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
             if not np.sum(y) > 0:
                 raise ValueError("y sums to 0: criterion='poisson' needs a positive mean")
         sw = check_sample_weight(sample_weight, Xv.shape[0])
+        if sw is not None:
+            # a category held only by rows of weight 0 is unseen, as in the fit without them
+            Xv = forget_unweighted_categories(self, Xv, sw > 0)
         self._fit_encoded(Xv, y, np.ones(Xv.shape[0]) if sw is None else sw)
         return self
 
