@@ -77,6 +77,29 @@ def test_object_nominal_columns_in_numpy_and_frames():
     assert (est2.predict(frame) == np.arange(20) % 2).all()
 
 
+@pytest.mark.parametrize("make", [treelab.DecisionTree, treelab.RegressionTree])
+def test_a_boolean_column_predicts_the_same_from_numbers(make):
+    # fitted on a DataFrame's bool column, the same rows as a float array (False 0.0, True
+    # 1.0, as pandas' astype(float) gives them) once took the missing-value route: every
+    # value matched no category
+    rng = np.random.default_rng(0)
+    a, flag = rng.uniform(size=80), rng.uniform(size=80) < 0.5
+    frame = pd.DataFrame({"a": a, "flag": flag})
+    target = flag * 10.0 + a if make is treelab.RegressionTree else np.where(flag, "yes", "no")
+    est = make().fit(frame, target)
+    assert list(est.categories_[1]) == [False, True]
+    numbers = frame.astype(float)
+    with pytest.warns(UserWarning, match="feature names"):
+        from_array = est.predict(numbers.to_numpy())
+    np.testing.assert_array_equal(from_array, est.predict(numbers))
+    np.testing.assert_array_equal(from_array, est.predict(frame))
+    # the flag decides the label (or the target's tens): the arrays' answers are right
+    if make is treelab.DecisionTree:
+        np.testing.assert_array_equal(from_array, target)
+    else:
+        np.testing.assert_array_less(np.abs(from_array - target), 1.0)
+
+
 def test_import_treelab_leaves_heavy_optional_modules_alone():
     """A fresh process that only fits and predicts never pays for xarray's import (the
     warm-start figure of the engine benchmark); tree_stats imports it when asked."""

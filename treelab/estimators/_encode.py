@@ -80,9 +80,11 @@ def _codes(values, categories) -> np.ndarray:
     """Codes of ``values`` among sorted ``categories``; NaN for missing or unseen values."""
     cats = np.asarray(categories)
     if (isinstance(values, np.ndarray) and values.dtype.kind == "f"
-            and cats.dtype.kind in "fiu" and np.all(cats[1:] > cats[:-1])):
+            and cats.dtype.kind in "fiub" and np.all(cats[1:] > cats[:-1])):
         # integer-coded columns of a numeric array (the usual case, and per call in the
-        # experiment runner): a binary search, several times faster than pandas' indexer
+        # experiment runner): a binary search, several times faster than pandas' indexer;
+        # boolean categories are 0 and 1 there, as they are in a DataFrame of numbers
+        # (pandas' indexer matches no float to False or True)
         cats = cats.astype(np.float64)
         idx = np.searchsorted(cats, values)
         found = idx < cats.shape[0]
