@@ -5,11 +5,12 @@ from __future__ import annotations
 
 SHARED_DOC = """
     criterion : {"gain_ratio", "entropy", "gini", "parabola"}
-        Deterministic split criterion ("parabola" is Gini up to a constant).
+        Deterministic split criterion ("parabola" is Gini up to a constant). "gain_ratio" is
+        C4.5's (Quinlan 1993): the gain ratio is maximised among the tests whose
+        gain is at least the average gain of the candidates, with ``c45`` True or False.
     c45 : bool
         C4.5 details (algorithms spec 2.1): a test needs two branches of at least ``min_objs``
-        rows, continuous gains pay the MDL penalty log2(N - 1) / n, and gain ratio is maximised
-        among tests of at least average gain.
+        rows, and continuous gains pay the MDL penalty log2(N - 1) / n.
     min_objs : int
         C4.5's -m.
     min_samples_split : int
