@@ -77,6 +77,25 @@ def test_object_nominal_columns_in_numpy_and_frames():
     assert (est2.predict(frame) == np.arange(20) % 2).all()
 
 
+def test_integer_column_names_in_another_order_are_refused():
+    # scikit-learn keeps feature_names_in_ for string names only: a frame with integer names
+    # in another order was read by position (half its rows wrong here)
+    rng = np.random.default_rng(9)
+    values = rng.normal(size=(120, 3))
+    frame = pd.DataFrame(values)  # columns 0, 1, 2
+    y = (values[:, 0] > 0).astype(int)
+    est = treelab.DecisionTree().fit(frame, y)
+    assert (est.predict(frame) == y).all()
+    with pytest.raises(ValueError, match=r"X has the columns of the fit in another order "
+                                         r"\(\[2, 0, 1\] against \[0, 1, 2\]\)"):
+        est.predict(frame[[2, 0, 1]])
+    np.testing.assert_array_equal(est.predict(frame[[2, 0, 1]][[0, 1, 2]]), y)
+    np.testing.assert_array_equal(est.predict(values), y)  # an array is read by position
+    # a refit on an array forgets the frame's order
+    est.fit(values[:, [2, 0, 1]], y)
+    np.testing.assert_array_equal(est.predict(frame[[2, 0, 1]]), y)
+
+
 @pytest.mark.parametrize("make", [treelab.DecisionTree, treelab.RegressionTree])
 def test_a_boolean_column_predicts_the_same_from_numbers(make):
     # fitted on a DataFrame's bool column, the same rows as a float array (False 0.0, True

@@ -112,6 +112,28 @@ def _column_categories(col) -> np.ndarray:
         return np.asarray(sorted(present.unique(), key=str), dtype=object)
 
 
+def _check_column_order(estimator, X, fit: bool) -> None:
+    """Refuse a DataFrame whose columns are the fit's in another order where scikit-learn
+    cannot: it records (and checks) ``feature_names_in_`` only for names that are all
+    strings, so a frame with integer column names (``pd.DataFrame(array)``) was read by
+    position, its columns swapped without a word."""
+    if fit:  # (X None: no DataFrame, nothing to keep)
+        texts = X is None or all(isinstance(c, str) for c in X.columns)
+        estimator._frame_columns = None if texts else list(X.columns)
+        return
+    seen = getattr(estimator, "_frame_columns", None)
+    now = list(X.columns)
+    if seen is None or now == seen or len(now) != len(seen):
+        return
+    try:
+        same = set(now) == set(seen)
+    except TypeError:  # unhashable names: nothing to compare
+        return
+    if same:
+        raise ValueError(f"X has the columns of the fit in another order ({now[:8]} against "
+                         f"{seen[:8]}): select them in the fit's order, X[{seen[:8]}]")
+
+
 def encode_features(estimator, X, *, fit: bool) -> np.ndarray:
     """Validate X and return a float64 (row, feature) array with nominal columns as codes.
 
@@ -125,6 +147,8 @@ def encode_features(estimator, X, *, fit: bool) -> np.ndarray:
             f"X has duplicate column names {dup}; every column needs its own name (rename them "
             "or pass X.to_numpy() with categorical_features= by position)"
         )
+    if fit or is_frame:
+        _check_column_order(estimator, X if is_frame else None, fit)
     raw = _raw_values(X)
     two_d = hasattr(X, "shape") and len(getattr(X, "shape", ())) == 2
     if fit:
