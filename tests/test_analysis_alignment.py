@@ -4,7 +4,21 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from treelab.analysis import error_ratio, errors, exact_mse, thresholded_mse
+from treelab.analysis import (
+    ambiguity,
+    bias_variance_01,
+    bias_variance_covariance,
+    bias_variance_diversity,
+    bias_variance_diversity_regression,
+    diagnose_regression,
+    error_ratio,
+    errors,
+    exact_mse,
+    margins,
+    nonpairwise_diversity,
+    pairwise_diversity,
+    thresholded_mse,
+)
 from treelab.stats import fit_error_ratio
 
 
@@ -88,3 +102,93 @@ def test_missing_and_mixed_labels_are_refused():
         errors(L, np.array(["a", None, "b"], dtype=object), classes=["a", "b"])
     with pytest.raises(TypeError, match="y mixes label types"):
         errors(L, np.array(["a", 1, "b"], dtype=object), classes=["a", "b"])
+
+
+def _permuted(values, ids, perm, dims=("sample",)):
+    """``values`` (rows first) as a DataArray holding the same rows in the order ``perm``."""
+    return xr.DataArray(np.asarray(values)[perm], dims=dims, coords={"sample": ids[perm]})
+
+
+def test_batched_member_measures_align_y_by_sample():
+    # margins, Kuncheva's measures and the 0-1 decompositions once paired a labelled y with
+    # the members by position
+    L, y, L_da, y_da = _labelled()
+    np.testing.assert_array_equal(margins(L_da, y_da, n_classes=3).values,
+                                  margins(L, y, n_classes=3).values)
+    for measure in (pairwise_diversity, nonpairwise_diversity):
+        got, ref = measure(L_da, y_da, n_classes=3), measure(L, y, n_classes=3)
+        for name, var in ref.data_vars.items():
+            np.testing.assert_array_equal(got[name].values, var.values, err_msg=name)
+    R = np.stack([L, np.roll(L, 1, axis=1), L[::-1]])  # (repeat, tree, sample)
+    R_da = xr.DataArray(R, dims=("repeat", "tree", "sample"),
+                        coords={"sample": L_da.sample.values})
+    assert float(bias_variance_01(L_da.rename(tree="repeat"), y_da, n_classes=3).loss) == \
+        float(np.mean(L != y[None, :]))
+    got = bias_variance_diversity(R_da, y_da, loss="zero_one", n_classes=3)
+    ref = bias_variance_diversity(R, y, loss="zero_one", n_classes=3)
+    assert float(got.expected_loss) == float(ref.expected_loss)
+    with pytest.raises(ValueError, match="different 'sample' coordinates"):
+        margins(L_da, y_da.assign_coords(sample=y_da.sample.values + 1), n_classes=3)
+
+
+def test_classification_decomposition_aligns_a_labelled_target():
+    rng = np.random.default_rng(4)
+    K, M, n = 3, 4, 9
+    P = rng.dirichlet(np.ones(3), (K, M, n))
+    tau = rng.dirichlet(np.ones(3), n)
+    ids, perm = np.arange(n) + 10, rng.permutation(n)
+    P_da = xr.DataArray(P, dims=("repeat", "tree", "sample", "class"),
+                        coords={"sample": ids})
+    tau_da = _permuted(tau, ids, perm, ("sample", "class"))
+    got = bias_variance_diversity(P_da, tau_da, loss="squared")
+    # by hand: E_y ||y - q_bar||^2 = ||q_bar - y*||^2 + 1 - sum_c y*_c^2 (y drawn from the
+    # target distribution y*), over repeats and rows
+    expected = np.mean(np.sum((P.mean(axis=1) - tau[None]) ** 2, axis=2)
+                       + 1 - np.sum(tau ** 2, axis=1)[None])
+    assert float(got.expected_loss) == pytest.approx(expected, rel=1e-12)
+
+
+def test_regression_measures_align_y_and_target_by_sample():
+    rng = np.random.default_rng(0)
+    K, M, n = 3, 4, 6
+    F = rng.normal(size=(K, M, n))
+    y = rng.normal(size=n)
+    t = y + rng.normal(scale=0.1, size=n)
+    ids, perm = np.arange(100, 100 + n), np.array([5, 3, 0, 1, 4, 2])
+    F_da = xr.DataArray(F, dims=("repeat", "tree", "sample"), coords={"sample": ids})
+    y_da, t_da = _permuted(y, ids, perm), _permuted(t, ids, perm)
+    # by hand: the forests' squared error against y, and the bias of the mean forest
+    assert float(bias_variance_diversity_regression(F_da, y_da).expected_loss) == \
+        pytest.approx(np.mean((F.mean(axis=1) - y) ** 2), rel=1e-12)
+    assert float(bias_variance_diversity_regression(F_da, y_da, target=t_da).average_bias) \
+        == pytest.approx(np.mean((F.mean(axis=0) - t) ** 2), rel=1e-12)
+    assert float(bias_variance_covariance(F_da, t_da).expected_loss) == \
+        pytest.approx(np.mean((F.mean(axis=1) - t) ** 2), rel=1e-12)
+    F2 = F_da.isel(repeat=0, drop=True)
+    assert float(diagnose_regression(F2, None, y_da).mse) == \
+        pytest.approx(np.mean((F[0].mean(axis=0) - y) ** 2), rel=1e-12)
+    assert float(ambiguity(F2, y=y_da).ensemble_mse) == \
+        pytest.approx(np.mean((F[0].mean(axis=0) - y) ** 2), rel=1e-12)
+    other = y_da.assign_coords(sample=ids[perm] + 1000)
+    for call in (lambda: bias_variance_diversity_regression(F_da, other),
+                 lambda: diagnose_regression(F2, None, other),
+                 lambda: ambiguity(F2, y=other)):
+        with pytest.raises(ValueError, match="different 'sample' coordinates"):
+            call()
+
+
+def test_per_row_thresholds_align_by_sample():
+    rng = np.random.default_rng(5)
+    n = 10
+    P = rng.dirichlet(np.ones(3), n)
+    y = rng.integers(0, 3, n)
+    v = rng.uniform(0.2, 0.8, n)
+    ids, perm = np.arange(n), rng.permutation(n)
+    P_da = xr.DataArray(P, dims=("sample", "class"), coords={"sample": ids})
+    # by hand: (1 - min(1, p_true / v))^2 on each row, v the row's own threshold
+    expected = np.mean((1 - np.minimum(1, P[np.arange(n), y] / v)) ** 2)
+    for thresholds in (_permuted(v, ids, perm), {"cost": _permuted(v, ids, perm)}):
+        assert thresholded_mse(P_da, y, thresholds=thresholds).item() == \
+            pytest.approx(expected, rel=1e-12)
+    with pytest.raises(ValueError, match="different 'sample' coordinates"):
+        thresholded_mse(P_da, y, thresholds=_permuted(v, ids + 50, perm))

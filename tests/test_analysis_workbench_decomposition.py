@@ -7,6 +7,7 @@ import naive_analysis as naive
 import numpy as np
 import pytest
 import xarray as xr
+from sklearn.base import clone
 
 from treelab.analysis import bias_variance_01, bias_variance_diversity
 
@@ -134,3 +135,31 @@ def test_bad_inputs():
         bias_variance_diversity(np.full((1, 1, 2, 2), 2.0), [0, 1])
     with pytest.raises(ValueError, match="true_proba"):
         bias_variance_01([[0, 1]], [0, 1], true_proba=[[0.5, 0.6], [1.0, 0.0]])
+
+
+def test_zero_one_decomposition_of_models_with_object_labels():
+    # text labels held as objects (pandas' usual dtype) were refused as "must hold numbers"
+    from sklearn.ensemble import RandomForestClassifier
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(90, 3))
+    codes = (X[:, 0] + rng.normal(scale=0.8, size=90) > 0).astype(int) + (X[:, 1] > 1)
+    text = np.array(["a-low", "b-mid", "c-high"], dtype=object)[codes]  # sorted as the codes
+    fits_text, fits_codes = [], []
+    for k in range(4):
+        rows = rng.integers(0, 60, 60)
+        forest = RandomForestClassifier(n_estimators=3, max_depth=2, random_state=k)
+        fits_text.append(clone(forest).fit(X[rows], text[rows]))
+        fits_codes.append(clone(forest).fit(X[rows], codes[rows]))
+    got = bias_variance_diversity(fits_text, text[60:], X=X[60:], loss="zero_one")
+    ref = bias_variance_diversity(fits_codes, codes[60:], X=X[60:], loss="zero_one")
+    for name in ("expected_loss", "average_bias", "average_variance", "diversity"):
+        assert float(got[name]) == float(ref[name]), name
+    # by hand: each forest's majority vote of its trees (ties to the first class), its 0-1
+    # error on the test rows, averaged over the four training sets
+    errors = []
+    for forest in fits_text:
+        votes = np.stack([np.bincount(col, minlength=3) for col in np.stack(
+            [t.predict(X[60:]).astype(int) for t in forest.estimators_]).T])
+        errors.append(np.mean(forest.classes_[votes.argmax(axis=1)] != text[60:]))
+    assert float(got.expected_loss) == pytest.approx(np.mean(errors), abs=1e-15)

@@ -108,10 +108,12 @@ def batched_labels(
         if extra or _dims.SAMPLE not in y.dims:
             raise ValueError(f"y must have dim 'sample' and only leading dims of {name} "
                              f"{lead}, got {y.dims}")
-        y_coords = {_dims.SAMPLE: np.asarray(y.indexes[_dims.SAMPLE])} \
-            if _dims.SAMPLE in y.indexes else {}
+        y_coords = {str(d): np.asarray(y.indexes[d]) for d in y.dims if d in y.indexes}
         y = y.expand_dims([d for d in lead if d not in y.dims]).transpose(*lead, _dims.SAMPLE)
-        y_arr = np.asarray(y.values)
+        # paired with the member labels by coordinate, never by position: the same labels in
+        # another order are reordered, different ones refused (docs/measures/correctness.md)
+        y_arr = align_to(np.asarray(y.values), y_coords, coords, "y", name,
+                         (*lead, _dims.SAMPLE))
     else:
         y_arr = np.asarray(y)
         y_coords = {}

@@ -20,7 +20,7 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._dataset import Var, to_dataset
-from treelab.analysis._inputs import as_array
+from treelab.analysis._inputs import align_to, as_array
 from treelab.analysis._model_checks import (
     check_regressor_kind,
     check_X,
@@ -30,7 +30,7 @@ from treelab.analysis._model_checks import (
 )
 
 __all__ = ["RegressionMembers", "is_regressor_model", "read_outputs", "resolve_regression",
-           "stack_repeats"]
+           "stack_repeats", "values_on"]
 
 # relative tolerance of the check that the members combine to the model's own predict: the
 # float64 sum of up to thousands of members in another order differs by a few ulps
@@ -180,11 +180,16 @@ def read_outputs(obj: Any, X: Any, y: Any, name: str, *, weights: Any = None
     y_arr, y_coords = as_array(y, "y", (_dims.SAMPLE,))
     if y_arr.shape[0] != m.outputs.shape[1]:
         raise ValueError(f"{name} has {m.outputs.shape[1]} samples but y has {y_arr.shape[0]}")
-    mine, theirs = y_coords.get(_dims.SAMPLE), m.coords.get(_dims.SAMPLE)
-    if mine is not None and theirs is not None and not np.array_equal(mine, theirs):
-        raise ValueError(f"{name} and y have different {_dims.SAMPLE!r} coordinates; align "
-                         "them first rather than pairing them by position")
+    y_arr = align_to(y_arr, y_coords, m.coords, "y", name, (_dims.SAMPLE,))
     return m, y_arr.astype(np.float64)
+
+
+def values_on(value: Any, name: str, coords: dict, ref_name: str) -> np.ndarray:
+    """``value`` (sample,) as an array in the order of the rows ``coords`` label: a DataArray
+    is paired with them by its ``sample`` coordinate (reordered where it holds the same
+    labels in another order, refused where they differ), never by position."""
+    arr, own = as_array(value, name, (_dims.SAMPLE,))
+    return align_to(arr, own, coords, name, ref_name, (_dims.SAMPLE,))
 
 
 def stack_repeats(models: Any, X: Any) -> np.ndarray:

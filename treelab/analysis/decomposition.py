@@ -16,7 +16,7 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis._batch import batched_labels, build, split_input
 from treelab.analysis._dataset import Var, vote_counts
-from treelab.analysis._inputs import check_proba, encode_labels
+from treelab.analysis._inputs import align_to, check_proba, encode_labels
 from treelab.analysis.members import infer_classes
 
 __all__ = ["bias_variance_01", "bias_variance_diversity"]
@@ -272,6 +272,11 @@ def bias_variance_diversity(
     _refuse_regression(member_outputs, loss, X)
     if loss not in _LOSSES:
         raise ValueError(f"loss must be one of {list(_LOSSES)}, got {loss!r}")
+    # a labelled target is paired with the member outputs by its sample labels below
+    t_coords = ({str(d): np.asarray(target.indexes[d]) for d in target.dims
+                 if d in target.indexes} if isinstance(target, xr.DataArray) else {})
+    if isinstance(target, xr.DataArray) and target.ndim == 2 and _dims.SAMPLE in target.dims:
+        target = target.transpose(_dims.SAMPLE, ...)
     if X is not None:
         from treelab.analysis.members import repeated_outputs
 
@@ -289,7 +294,8 @@ def bias_variance_diversity(
         core: tuple[str, ...] = (_dims.REPEAT, _dims.TREE, _dims.SAMPLE)
     else:
         core = (_dims.REPEAT, _dims.TREE, _dims.SAMPLE, _dims.CLASS)
-    arr, lead, coords = split_input(member_outputs, "member_outputs", core)
+    arr, lead, coords = split_input(member_outputs, "member_outputs", core,
+                                    labels=loss == "zero_one")
     n_samples = arr.shape[len(lead) + 2]
     if min(arr.shape[len(lead):len(lead) + 3]) < 1:
         raise ValueError(f"member_outputs needs a repeat, a tree and a sample, got {arr.shape}")
@@ -299,6 +305,8 @@ def bias_variance_diversity(
     if t_arr.ndim not in (1, 2) or t_arr.shape[0] != n_samples:
         raise ValueError(f"target must be (sample,) or (sample, class) with {n_samples} rows, "
                          f"got shape {t_arr.shape}")
+    t_arr = align_to(t_arr, t_coords, coords, "target", "member_outputs",
+                     (_dims.SAMPLE, _dims.CLASS)[:t_arr.ndim])
     if loss == "zero_one":
         n_c = n_classes if t_arr.ndim == 1 else t_arr.shape[1]
         if classes is None and t_arr.ndim == 1 and (

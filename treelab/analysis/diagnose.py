@@ -31,7 +31,14 @@ from treelab.analysis._row_means import row_mean_recipes
 from treelab.analysis.arrangement import arrangement_vars
 from treelab.analysis.diversity import correlation_vars, errors_vars
 from treelab.analysis.intervals import check_interval_options, interval_vars
-from treelab.analysis.probability import _check_k, _thresholds, exact_var, thresholded_var, topk_var
+from treelab.analysis.probability import (
+    _check_k,
+    _thresholds,
+    exact_var,
+    thresholded_var,
+    thresholds_in_row_order,
+    topk_var,
+)
 from treelab.analysis.strength import strength_vars
 from treelab.analysis.ties import forest_ties, ties_vars
 from treelab.analysis.workbench import check_measures, measure_vars
@@ -355,6 +362,9 @@ def diagnose_parts(
     variables.update(strength_vars(labels, y_codes, n_all, votes))
     variables.update(arrangement_vars(labels, y_codes, n_all, votes,
                                       summed if p.treelab else None, {"n_known": n_classes}))
+    rows = {_dims.SAMPLE: np.asarray(y.indexes[_dims.SAMPLE])} if isinstance(
+        y, xr.DataArray) and _dims.SAMPLE in y.indexes else {}
+    thresholds = thresholds_in_row_order(thresholds, rows)  # (the intervals read them too)
     mse, names = thresholded_var(proba, y_codes, thresholds, n_classes)
     variables["thresholded_mse"] = mse
     variables["topk_error"] = topk_var(proba, y_codes, ks, n_classes)

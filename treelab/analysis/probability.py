@@ -238,8 +238,8 @@ def thresholded_mse(
     >>> thresholded_mse(proba, [1, 1], thresholds=0.5).values.round(4)
     array([0.08])
     """
-    p, codes, _, n_known = _proba_and_labels(proba, y, classes)
-    var, names = thresholded_var(p, codes, thresholds, n_known)
+    p, codes, coords, n_known = _proba_and_labels(proba, y, classes)
+    var, names = thresholded_var(p, codes, thresholds_in_row_order(thresholds, coords), n_known)
     params = {"thresholds": names, "classes": classes}
     return to_dataarray(
         "thresholded_mse",
@@ -248,6 +248,25 @@ def thresholded_mse(
         params=params,
         coords={_dims.THRESHOLD: np.array(names)},
     )
+
+
+def thresholds_in_row_order(thresholds: Any, coords: Mapping[str, Any]) -> Any:
+    """``thresholds`` with every per-row DataArray paired with the rows by its ``sample``
+    labels (``coords``: the rows' own), never by position: the same labels in another order
+    are reordered, different ones refused (docs/measures/correctness.md)."""
+    def rows(name: str, v: Any) -> Any:
+        if not (isinstance(v, xr.DataArray) and v.ndim == 1):
+            return v
+        arr, own = as_array(v, f"thresholds {name!r}", (_dims.SAMPLE,))
+        return align_to(arr, own, coords, f"thresholds {name!r}", "the rows", (_dims.SAMPLE,))
+
+    if isinstance(thresholds, xr.DataArray):
+        return rows("custom", thresholds)
+    if isinstance(thresholds, Mapping):
+        return {k: rows(str(k), v) for k, v in thresholds.items()}
+    if isinstance(thresholds, list | tuple):
+        return type(thresholds)(rows("custom", t) for t in thresholds)
+    return thresholds
 
 
 def thresholded_var(

@@ -16,8 +16,7 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._dataset import Var, to_dataset
-from treelab.analysis._inputs import as_array
-from treelab.analysis._regression_members import check_outputs, stack_repeats
+from treelab.analysis._regression_members import check_outputs, stack_repeats, values_on
 
 __all__ = ["bias_variance_diversity", "check_values", "repeated_member_outputs"]
 
@@ -45,10 +44,10 @@ def check_values(outputs: Any, target: Any, name: str, target_name: str | None
         raise TypeError(f"{name} must be member outputs (repeat, tree, sample); for fitted "
                         "models pass X= (bias_variance_diversity) or read them with "
                         "treelab.analysis.repeated_member_outputs")
-    f, _ = check_outputs(outputs, name, _REPEAT_DIMS)
+    f, coords = check_outputs(outputs, name, _REPEAT_DIMS)
     if target is None:
         return f, None
-    t, _ = as_array(target, target_name, (_dims.SAMPLE,))
+    t = values_on(target, target_name, coords, name)
     if t.dtype.kind not in "fiub":
         raise TypeError(f"{target_name} must hold real numbers, got dtype {t.dtype}")
     t = t.astype(np.float64)
@@ -139,7 +138,7 @@ def bias_variance_diversity(outputs: Any, y: Any, *, loss: str = "squared",
     if X is not None:
         outputs = stack_repeats(outputs, X)
     f, y_arr = check_values(outputs, y, "outputs", "y")
-    t = None if target is None else check_values(f, target, "outputs", "target")[1]
+    t = None if target is None else check_values(outputs, target, "outputs", "target")[1]
     if loss == "poisson":
         if f.min() <= 0:
             raise ValueError("outputs must be > 0 for loss='poisson' (the log of a member's "

@@ -10,6 +10,7 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._dataset import Var, make_attrs, to_dataset
+from treelab.analysis._inputs import align_to, as_array
 from treelab.analysis._measure_intervals import (
     PLAIN,
     ci_options,
@@ -17,7 +18,13 @@ from treelab.analysis._measure_intervals import (
     documents_ci_options,
     row_intervals,
 )
-from treelab.analysis._regression_members import combine, resolve_regression, stack_repeats
+from treelab.analysis._regression_members import (
+    check_outputs,
+    combine,
+    resolve_regression,
+    stack_repeats,
+    values_on,
+)
 from treelab.analysis.regression import (
     ambiguity,
     ambiguity_vars,
@@ -26,7 +33,7 @@ from treelab.analysis.regression import (
     breiman_vars,
     louppe_variance,
 )
-from treelab.analysis.regression_decomposition import bias_variance_diversity, check_values
+from treelab.analysis.regression_decomposition import bias_variance_diversity
 
 __all__ = ["diagnose_regression"]
 
@@ -111,7 +118,12 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     """
     options = ci_options(ci, ci_method, n_boot, ci_seed)
     m = resolve_regression(regressor, X, y=y, need_ensemble=True)
-    y_arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y, dtype=np.float64)
+    # DataArrays are paired with the rows by their sample labels, never by position: the
+    # member outputs' labels where they carry some, else y's
+    rows = m.coords if _dims.SAMPLE in m.coords else as_array(y, "y", (_dims.SAMPLE,))[1]
+    y_arr = values_on(y, "y", rows, "the member outputs").astype(np.float64)
+    if target is not None:
+        target = values_on(target, "target", rows, "y")
     outputs = m.outputs
     pred = m.ensemble if m.ensemble is not None else combine(outputs, m.weights)
     out = xr.Dataset()
@@ -128,7 +140,8 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
         parts.append((oob, ("forest_mse",) + _BREIMAN + ("n_rows",), "oob_"))
     if models is not None:
         if isinstance(models, np.ndarray | xr.DataArray):
-            rep = check_values(models, None, "models", None)[0]
+            rep, own = check_outputs(models, "models", (_dims.REPEAT, _dims.TREE, _dims.SAMPLE))
+            rep = align_to(rep, own, rows, "models", "y", (_dims.REPEAT, _dims.TREE, _dims.SAMPLE))
         else:
             rep = stack_repeats(models, X)
         if rep.shape[2] != y_arr.size:
