@@ -161,6 +161,48 @@ def test_breiman_matches_loops(seed):
 
 
 @pytest.mark.parametrize("seed", [0, 1])
+def test_weighted_breiman_bound_by_hand(seed):
+    # a weighted average (VotingRegressor's weights) is read as that average throughout
+    rng = np.random.default_rng(seed)
+    f, y = rng.normal(size=(4, 23)) + 0.5, rng.normal(size=23)
+    w = np.array([1.0, 3.0, 2.0, 4.0]) / 10
+    ds = breiman_regression_bound(f, y=y, weights=w * 10)
+    r = y - f
+    E = np.array([[np.mean(r[i] * r[j]) for j in range(4)] for i in range(4)])
+    sd = np.sqrt(np.diag(E))
+    pairs = [(i, j) for i in range(4) for j in range(4) if i != j]
+    pe = sum(w[i] * E[i, i] for i in range(4))
+    rho = (sum(w[i] * w[j] * E[i, j] for i, j in pairs) / sum(w[i] * w[j] for i, j in pairs)
+           / sum(w[i] * sd[i] for i in range(4)) ** 2)
+    forest = np.mean((w @ f - y) ** 2)
+    _close(ds.forest_mse, forest)
+    _close(ds.tree_mse, pe)
+    _close(ds.rho_bar, rho)
+    # the exact error, and the bound above it
+    own = sum(w[i] ** 2 * E[i, i] for i in range(4))
+    _close(forest, own + sum(w[i] * w[j] * E[i, j] for i, j in pairs))
+    assert rho > 0
+    _close(ds.finite_forest_bound, own + (1 - w @ w) * rho * pe)
+    assert float(ds.forest_mse) <= float(ds.finite_forest_bound)
+    # equal weights are Breiman's forest, bit for bit
+    plain, equal = breiman_regression_bound(f, y=y), breiman_regression_bound(
+        f, y=y, weights=np.ones(4))
+    for name in ("forest_mse", "tree_mse", "rho_bar", "finite_forest_bound"):
+        _close(plain[name], equal[name])
+
+
+def test_breiman_bounds_are_nan_where_the_residuals_cancel():
+    # residuals +1 and -3 on every row: rho_bar = -0.75, the forest's error 1, and
+    # rho_bar PE*(tree) = -3.75 would be a negative "bound" on a squared error
+    f = np.array([[-1.0] * 4, [3.0] * 4])
+    ds = breiman_regression_bound(f, y=np.zeros(4))
+    assert float(ds.rho_bar) == -0.75
+    assert float(ds.forest_mse) == 1.0
+    assert np.isnan(float(ds.breiman_bound)) and np.isnan(float(ds.finite_forest_bound))
+    assert "rho_bar = -0.75 < 0" in ds.finite_forest_bound.attrs["description"]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
 def test_louppe_matches_loops_and_sums(seed):
     f, _, _ = _random_repeats(seed)
     ds = louppe_variance(f)

@@ -81,6 +81,16 @@ def test_voting_weights_and_lists(data):
     np.testing.assert_allclose(ds.sample_ambiguity, amb, rtol=1e-10)
     np.testing.assert_allclose(ds.sample_ensemble_mse, (model.predict(Xt) - yt) ** 2,
                                rtol=1e-10)
+    # Breiman's bound reads the same weighted average: its forest is the model's predict
+    bound = A.breiman_regression_bound(model, Xt, yt)
+    assert float(bound.forest_mse) == pytest.approx(np.mean((model.predict(Xt) - yt) ** 2),
+                                                    rel=1e-10)
+    assert float(A.diagnose(model, Xt, yt).finite_forest_bound) == pytest.approx(
+        float(bound.finite_forest_bound), rel=1e-12)
+    # the decompositions over training sets average members equally: weights are refused
+    with pytest.raises(ValueError, match=r"models\[0\] averages its members with unequal "
+                                         r"weights"):
+        A.bias_variance_diversity_regression([model, model], yt, X=Xt)
     pool = list(model.estimators_)  # a list: equal weights
     ds_pool = A.ambiguity(pool, Xt, yt)
     ens, avg, amb = naive.ambiguity(by_hand.tolist(), yt.tolist())

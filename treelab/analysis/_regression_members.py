@@ -200,7 +200,15 @@ def stack_repeats(models: Any, X: Any) -> np.ndarray:
     if not isinstance(models, list | tuple) or not models:
         raise TypeError("models must be a list of fitted regression ensembles, one per "
                         "training set")
-    got = [resolve_regression(m, X, need_ensemble=False).outputs for m in models]
+    read = [resolve_regression(m, X, need_ensemble=False) for m in models]
+    for k, m in enumerate(read):
+        if m.weights is not None and not np.allclose(m.weights, m.weights[0], rtol=0,
+                                                     atol=1e-15):
+            raise ValueError(f"models[{k}] averages its members with unequal weights "
+                             f"{np.round(m.weights, 4).tolist()}: these decompositions are "
+                             "of the members' plain mean; give models whose members count "
+                             "equally")
+    got = [m.outputs for m in read]
     sizes = sorted({g.shape[0] for g in got})
     if len(sizes) > 1:
         raise ValueError(f"the models have different numbers of members {sizes}; the "

@@ -234,7 +234,8 @@ def bias_variance_covariance(outputs: Any, target: Any) -> xr.Dataset:
 
 @documents_ci_options
 def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None, *,
-                             oob: bool = False, in_bag: Any = None, ci: float | None = None,
+                             oob: bool = False, in_bag: Any = None, weights: Any = None,
+                             ci: float | None = None,
                              ci_method: str = "bca", n_boot: int = 2000,
                              ci_seed: int = 0) -> xr.Dataset:
     """Breiman's bound for a regression forest: PE*(forest) <= rho_bar PE*(tree).
@@ -250,6 +251,16 @@ def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None
     bounds the infinite forest's error by ``breiman_bound`` = rho_bar PE*(tree); the
     M-member forest's error is exactly (1/M) mean sd_i^2 + (1 - 1/M) rho_bar (mean sd_i)^2,
     never above ``finite_forest_bound`` = PE*(tree) / M + (1 - 1/M) rho_bar PE*(tree).
+    Both bounds take (mean sd_i)^2 <= mean sd_i^2, which bounds from above only where
+    rho_bar >= 0: with rho_bar < 0 (members whose errors cancel, such as two models biased
+    in opposite directions) they are NaN, with the reason in their description.
+
+    A model that averages its members with weights w_i (``VotingRegressor(weights=...)``, or
+    ``weights=``) is read as the same average: its residual is sum_i w_i r_i, PE*(tree) =
+    sum_i w_i E r_i^2, rho_bar = [sum_{i != j} w_i w_j E r_i r_j / sum_{i != j} w_i w_j] /
+    (sum_i w_i sd_i)^2, and its error is exactly sum_i w_i^2 sd_i^2 + sum_{i != j} w_i w_j
+    E r_i r_j, never above ``finite_forest_bound`` = sum_i w_i^2 sd_i^2 + (1 - sum_i w_i^2)
+    rho_bar PE*(tree) (rho_bar >= 0); equal weights are Breiman's forest.
 
     Out of bag (``oob=True`` or ``in_bag=``), X and y are the training rows and every
     expectation over rows E is taken over the rows a member (or both members of a pair) did
@@ -274,6 +285,8 @@ def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None
     in_bag : array-like, (tree, sample), optional
         In-bag counts (or booleans) given directly; a row with count 0 is out of a member's
         bag.
+    weights : array-like, (tree,), optional
+        Non-negative member weights (normalised to sum to 1); default the model's own.
     ci : float, optional
         Confidence level (e.g. 0.95) of intervals ``<name>_lower`` / ``<name>_upper`` on
         every number but ``n_rows`` (not out of bag): the plain bootstrap of the test rows, as
@@ -305,17 +318,18 @@ def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None
         raise ValueError("ci with oob or in_bag: out-of-bag estimates use the training rows, "
                          "each member its own; the row bootstrap of test rows does not apply "
                          "(pass ci=None)")
-    m, y_arr = read_outputs(model_or_outputs, X, y, "model_or_outputs")
-    f = m.outputs
+    m, y_arr = read_outputs(model_or_outputs, X, y, "model_or_outputs", weights=weights)
+    f, wt = m.outputs, m.weights
     n_trees, n_rows = f.shape
     if n_trees < 2:
         raise ValueError("model_or_outputs has one member: rho_bar pairs two members")
     mask = _oob_mask(model_or_outputs, oob, in_bag, n_trees, n_rows, y_arr)
-    variables = breiman_vars(f, y_arr, mask)
-    params: dict[str, Any] = {"source": m.source, "oob": mask is not None}
+    variables = breiman_vars(f, y_arr, mask, wt)
+    params: dict[str, Any] = {"source": m.source, "oob": mask is not None,
+                              "weights": None if wt is None else wt}
     if options is not None:
         limits, skipped = row_intervals(
-            variables, lambda rows: breiman_vars(f[:, rows], y_arr[rows], None), n_rows,
+            variables, lambda rows: breiman_vars(f[:, rows], y_arr[rows], None, wt), n_rows,
             options, strata=None, no_interval={"n_rows": ROWS_COUNTED})
         variables = {**variables, **limits}
         params["ci"] = ci_params(options, PLAIN, skipped)
@@ -323,9 +337,11 @@ def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None
                       coords=_coords(m.coords))
 
 
-def breiman_vars(f: np.ndarray, y_arr: np.ndarray, mask: np.ndarray | None) -> dict[str, Var]:
-    """Variables of :func:`breiman_regression_bound` from outputs (tree, sample) and the
-    out-of-bag mask (None: every row)."""
+def breiman_vars(f: np.ndarray, y_arr: np.ndarray, mask: np.ndarray | None,
+                 weights: np.ndarray | None = None) -> dict[str, Var]:
+    """Variables of :func:`breiman_regression_bound` from outputs (tree, sample), the
+    out-of-bag mask (None: every row) and the members' convex weights in the model's average
+    (None: equal, Breiman's forest, computed as the plain means)."""
     n_trees = f.shape[0]
     resid = y_arr - f
     w = np.ones_like(f) if mask is None else mask.astype(np.float64)
@@ -338,16 +354,37 @@ def breiman_vars(f: np.ndarray, y_arr: np.ndarray, mask: np.ndarray | None) -> d
         raise ValueError("some member has no out-of-bag row: no error to estimate for it")
     sd = np.sqrt(member_mse)
     off = ~np.eye(n_trees, dtype=bool) & (counts > 0)
-    tree_mse = member_mse.mean()
-    rho_bar = cross[off].mean() / sd.mean() ** 2 if sd.mean() > 0 else np.nan
     with np.errstate(invalid="ignore", divide="ignore"):
         rho_ij = cross / np.outer(sd, sd)
-    n_seen = w.sum(axis=0)
+    if weights is None:
+        tree_mse, mean_sd, pair_mean = member_mse.mean(), sd.mean(), cross[off].mean()
+        n_seen = w.sum(axis=0)
+        forest_resid = rw.sum(axis=0)
+        mean_residual = float(rw.sum() / w.sum())
+    else:
+        # the model's weighted average: its residual is sum_i w_i r_i, its exact error
+        # sum_i w_i^2 sd_i^2 + sum_{i!=j} w_i w_j E r_i r_j
+        pair_w = np.outer(weights, weights)[off]
+        tree_mse, mean_sd = float(weights @ member_mse), float(weights @ sd)
+        pair_mean = float(pair_w @ cross[off] / pair_w.sum()) if pair_w.sum() > 0 else np.nan
+        own = float(weights @ weights)  # sum_i w_i^2 (1/M for equal weights)
+        n_seen = weights @ w
+        forest_resid = weights @ rw
+        mean_residual = float((weights @ rw.sum(axis=1)) / (weights @ w.sum(axis=1)))
+    rho_bar = pair_mean / mean_sd ** 2 if mean_sd > 0 else np.nan
     used = n_seen > 0
-    forest = (rw.sum(axis=0)[used] / n_seen[used])  # mean out-of-bag residual per row
+    forest = forest_resid[used] / n_seen[used]  # mean out-of-bag residual per row
     forest_mse = np.mean(forest**2)
     cite = CITE_BREIMAN_REGRESSION
     desc = "forest_mse <= finite_forest_bound; breiman_bound bounds the infinite forest"
+    bound = rho_bar * tree_mse
+    finite = tree_mse / n_trees + (1 - 1 / n_trees) * rho_bar * tree_mse if weights is None \
+        else float((weights * weights) @ member_mse) + (1 - own) * rho_bar * tree_mse
+    if rho_bar < 0:
+        # both bounds replace (mean sd)^2 by mean sd^2, an upper bound for rho_bar >= 0 only
+        desc = (f"NaN: rho_bar = {rho_bar:.4g} < 0, where rho_bar PE*(tree) bounds nothing "
+                "(Theorem 11.2 takes (mean sd)^2 <= mean sd^2, true only for rho_bar >= 0)")
+        bound = finite = np.nan
     return {
         "forest_mse": Var((), forest_mse, "mean squared error of the forest", _UNITS,
                           cite=cite, description=desc),
@@ -356,15 +393,14 @@ def breiman_vars(f: np.ndarray, y_arr: np.ndarray, mask: np.ndarray | None) -> d
         "rho_bar": Var((), rho_bar, "weighted correlation of the residuals of two members",
                        cite=cite, description="rho_bar = mean_{i!=j} E r_i r_j / "
                        "(mean_i sd_i)^2"),
-        "breiman_bound": Var((), rho_bar * tree_mse, "Breiman's bound rho_bar PE*(tree)",
+        "breiman_bound": Var((), bound, "Breiman's bound rho_bar PE*(tree)",
                              _UNITS, cite=cite, description=desc),
-        "finite_forest_bound": Var((), tree_mse / n_trees + (1 - 1 / n_trees) * rho_bar
-                                   * tree_mse, "bound for the M-member forest", _UNITS,
+        "finite_forest_bound": Var((), finite, "bound for the M-member forest", _UNITS,
                                    cite=cite, description=desc),
         "mean_residual_correlation": Var((), np.nanmean(rho_ij[off]), "mean correlation of "
                                          "the residuals of two members", cite=cite),
-        "mean_residual": Var((), float(rw.sum() / w.sum()), "mean member residual y - f_i",
-                             "units of y", cite=cite, description="Theorem 11.2 assumes 0"),
+        "mean_residual": Var((), mean_residual, "mean member residual y - f_i", "units of y",
+                             cite=cite, description="Theorem 11.2 assumes 0"),
         "member_mse": Var((_dims.TREE,), member_mse, "mean squared error of each member",
                           _UNITS, cite=cite),
         "n_rows": Var((), int(used.sum()), "rows used for the forest's error", units="",

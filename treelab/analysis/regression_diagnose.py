@@ -133,7 +133,8 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
             {"description": var.description} if var.description else {}))
     parts = [(ambiguity(outputs, y=y_arr, weights=m.weights), _AMBIGUITY, "")]
     if outputs.shape[0] > 1:
-        parts.append((breiman_regression_bound(outputs, y=y_arr), _BREIMAN, ""))
+        parts.append((breiman_regression_bound(outputs, y=y_arr, weights=m.weights), _BREIMAN,
+                      ""))
     if X_train is not None and y_train is not None and (
             hasattr(regressor, "estimators_") or _treelab_bagged(regressor)):
         oob = breiman_regression_bound(regressor, X_train, y_train, oob=True)
@@ -213,7 +214,7 @@ def _test_row_vars(pred: np.ndarray, outputs: np.ndarray, weights: np.ndarray | 
     amb = ambiguity_vars(outputs, weights, y_arr)
     out.update({name: amb[name] for name in _AMBIGUITY})
     if outputs.shape[0] > 1:
-        bound = breiman_vars(outputs, y_arr, None)
+        bound = breiman_vars(outputs, y_arr, None, weights)
         out.update({name: bound[name] for name in _BREIMAN})
     return out
 
