@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from treelab.stats._ties import TIE_TOLERANCE, snap_ties
+
 __all__ = ["FOR_REFERENCE", "OUTCOMES", "ROPE_PERCENT", "ROPE_RATE", "TIE_TOLERANCE",
            "average_ranks", "bayesian_signed_rank", "check_outcome", "exact_wins", "holm",
            "posterior_evidence", "snap_ties"]
@@ -81,38 +83,6 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
         return p.copy()
     # the same step-down as treelab.stats.wilcoxon_holm and pairwise_over_datasets
     return multipletests(p, method="holm")[1]
-
-
-#: Two scores closer than this are one score: far below any real difference of fold-mean
-#: accuracies or errors (the smallest is 1 / (folds x the lcm of the fold sizes), above 1e-10
-#: for the folds of any data set of at most 10,000 rows), far above float noise (1e-16).
-TIE_TOLERANCE = 1e-12
-
-
-def snap_ties(scores: pd.DataFrame, tolerance: float = TIE_TOLERANCE) -> pd.DataFrame:
-    """``scores`` (data set x method) with the values of each row that lie within
-    ``tolerance`` of one another made exactly equal (each chain of near-equal values takes
-    its smallest), so that comparisons and ranks treat them as the ties they are: two methods
-    right on the same rows of every fold get averaged accuracies that may differ in the last
-    bit.
-
-    Examples
-    --------
-    >>> s = pd.DataFrame({"ERDT": [0.9466666666666668], "MMDT": [0.9466666666666667]})
-    >>> t = snap_ties(s)
-    >>> bool((s["ERDT"] > s["MMDT"]).iloc[0]), bool((t["ERDT"] > t["MMDT"]).iloc[0])
-    (True, False)
-    """
-    values = scores.to_numpy(dtype=float, copy=True)
-    for row in values:
-        original = row.copy()
-        order = np.argsort(original, kind="stable")
-        base = original[order[0]] if row.size else np.nan
-        for i in range(1, order.size):
-            if original[order[i]] - original[order[i - 1]] >= tolerance:
-                base = original[order[i]]
-            row[order[i]] = base
-    return pd.DataFrame(values, index=scores.index, columns=scores.columns)
 
 
 def exact_wins(scores: pd.DataFrame, a: str, b: str) -> tuple[int, int, int]:
