@@ -79,6 +79,22 @@ def test_float_noise_ties_are_ties_in_counts_and_ranks():
     np.testing.assert_allclose(average_ranks(counts).to_numpy(), [2.0, 5 / 3, 7 / 3])
 
 
+def test_a_missing_score_stays_missing_and_is_skipped_or_refused():
+    # MMDT has no score on d0: snapping must not give it the row's largest value (0.95)
+    s = pd.DataFrame({"ERDT": [0.90, 0.80, 0.70], "MMDT": [np.nan, 0.85, 0.60],
+                      "RDT": [0.95, 0.75, 0.65]}, index=["d0", "d1", "d2"])
+    snapped = snap_ties(s)
+    assert np.isnan(snapped.loc["d0", "MMDT"])
+    pd.testing.assert_frame_equal(snapped.fillna(-1.0), s.fillna(-1.0))
+    # a NaN between near-equal values does not break or join their chain
+    row = pd.DataFrame([[0.5, np.nan, np.nextafter(0.5, 1)]])
+    np.testing.assert_array_equal(snap_ties(row).to_numpy(), [[0.5, np.nan, 0.5]])
+    # d0 is not comparable: ERDT wins on d2, loses on d1, no tie
+    assert exact_wins(s, "ERDT", "MMDT") == (1, 0, 1)
+    with pytest.raises(ValueError, match="no value for data set 'd0', method 'MMDT'"):
+        average_ranks(s)
+
+
 def _gashler_folds(acc: pd.DataFrame) -> pd.DataFrame:
     rows = [{"grid": "gashler", "dataset": d, "ensemble": m, "repeat": 0, "fold": f,
              "accuracy": float(acc.loc[d, m])}

@@ -87,7 +87,8 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
 
 def exact_wins(scores: pd.DataFrame, a: str, b: str) -> tuple[int, int, int]:
     """Data sets where ``a`` scores higher than ``b``, ties, and where ``b`` scores higher,
-    after :func:`snap_ties` (counts of correct rows compare exactly as they are).
+    after :func:`snap_ties` (counts of correct rows compare exactly as they are). A data set
+    where ``a`` or ``b`` has no score (NaN) is in none of the three counts.
 
     Examples
     --------
@@ -103,13 +104,20 @@ def exact_wins(scores: pd.DataFrame, a: str, b: str) -> tuple[int, int, int]:
 def average_ranks(scores: pd.DataFrame, *, higher_is_better: bool = True) -> pd.Series:
     """Average rank of each method (column) over the data sets (rows), rank 1 the best,
     tied methods (after :func:`snap_ties`) sharing the mean of their ranks; computed once, for
-    a study's table and its figure alike.
+    a study's table and its figure alike. A missing score is refused: an average over the
+    data sets a method happens to have is not comparable with one over all of them.
 
     Examples
     --------
     >>> average_ranks(pd.DataFrame({"a": [3, 5], "b": [3, 4], "c": [1, 6]})).tolist()
     [1.75, 2.25, 2.0]
     """
+    missing = scores.isna().to_numpy()
+    if missing.any():
+        i, j = np.argwhere(missing)[0]
+        raise ValueError(f"scores has no value for data set {scores.index[i]!r}, method "
+                         f"{scores.columns[j]!r}; average ranks need every method on every "
+                         f"data set: drop that data set or method first")
     snapped = snap_ties(scores)
     return snapped.rank(axis=1, ascending=not higher_is_better, method="average").mean()
 

@@ -23,12 +23,15 @@ TIE_TOLERANCE = 1e-12
 def snap_rows(values: np.ndarray, tolerance: float = TIE_TOLERANCE) -> np.ndarray:
     """A copy of the 2-d ``values`` with the values of each row that lie within
     ``tolerance`` of one another made exactly equal (each chain of near-equal values takes
-    its smallest)."""
+    its smallest). A missing value (NaN) stays missing and joins no chain."""
     values = np.array(values, dtype=float)
     for row in values:
         original = row.copy()
+        # NaN - x >= tolerance is False, so a NaN sorted last would take the value of the
+        # chain before it and a missing score would read as a real one
         order = np.argsort(original, kind="stable")
-        base = original[order[0]] if row.size else np.nan
+        order = order[~np.isnan(original[order])]
+        base = original[order[0]] if order.size else np.nan
         for i in range(1, order.size):
             if original[order[i]] - original[order[i - 1]] >= tolerance:
                 base = original[order[i]]
@@ -41,7 +44,7 @@ def snap_ties(scores: pd.DataFrame, tolerance: float = TIE_TOLERANCE) -> pd.Data
     ``tolerance`` of one another made exactly equal (each chain of near-equal values takes
     its smallest), so that comparisons and ranks treat them as the ties they are: two methods
     right on the same rows of every fold get averaged accuracies that may differ in the last
-    bit.
+    bit. A missing value (NaN) stays missing.
 
     Examples
     --------
