@@ -19,6 +19,7 @@ import pandas as pd
 import scipy.stats
 
 from treelab.report._render import fmt, to_html, to_latex, to_markdown
+from treelab.stats._ties import snap_ties
 
 __all__ = ["Comparison", "compare"]
 
@@ -202,8 +203,9 @@ def compare(
     full = both.all(axis=1)
     sign = -1.0 if greater_is_better else 1.0
     if ranks and len(cols) > 1 and full.any():
-        pr = (sign * p[full]).rank(axis=1).mean()
-        tr = (sign * t[full]).rank(axis=1).mean()
+        # values equal up to float rounding tie, as in treelab.stats.friedman
+        pr = (sign * snap_ties(p[full])).rank(axis=1).mean()
+        tr = (sign * snap_ties(t[full])).rank(axis=1).mean()
     else:
         pr = tr = pd.Series(np.nan, index=cols)
     rank_rho = _spearman(pr, tr) if len(cols) >= 3 else float("nan")

@@ -20,6 +20,7 @@ import xarray as xr
 
 from treelab.report._render import fmt, to_html, to_latex, to_markdown
 from treelab.stats._common import collapse_alpha
+from treelab.stats._ties import snap_ties
 
 __all__ = ["ResultTable", "table"]
 
@@ -263,7 +264,8 @@ def table(
     Values are averaged over ``repeat`` and ``fold`` (the sd is over the same resamples,
     ddof = 1). The best method of a row is the smallest mean (largest with
     ``greater_is_better``); all tied best cells are marked. Against ``reference`` each method
-    *wins* on a data set when its mean is better, *loses* when worse, *ties* when equal; the
+    *wins* on a data set when its mean is better, *loses* when worse, *ties* when equal (means
+    equal up to floating-point rounding are equal, as in :func:`treelab.stats.friedman`); the
     *significant* counts keep the data sets where ``test`` rejects equality at
     ``significance``. Average ranks and the Friedman / Iman-Davenport tests are those of
     :func:`treelab.stats.friedman` (Demsar 2006): with N data sets, k methods and average
@@ -403,7 +405,10 @@ def table(
             + f"; the average ranks and the Friedman test need a value of every method on "
               f"every data set: drop that data set or method first ({int(holes.sum().sum())} "
               f"missing in all)")
-    values = -mean_f if greater_is_better else mean_f
+    # means that differ only by float rounding are ties for the bold, the wins and the ranks,
+    # as in treelab.stats.friedman
+    snapped = snap_ties(mean_f)
+    values = -snapped if greater_is_better else snapped
     best = values.eq(values.min(axis=1), axis=0)
     if reference is None:
         reference = ranked[0]

@@ -105,7 +105,8 @@ def pairwise_over_datasets(
     """Every pair of methods tested over the data sets, Holm-corrected over the pairs.
 
     For methods i and j the per-data-set values (averaged over ``repeat`` and ``fold``) give
-    differences d_n = value_i - value_j over the N data sets, tested with the two-sided
+    differences d_n = value_i - value_j over the N data sets (0 where the two differ only by
+    floating-point rounding, as in :func:`treelab.stats.friedman`), tested with the two-sided
     Wilcoxon signed-rank test (``scipy.stats.wilcoxon``, zero differences dropped; all zero
     gives p = 1) or the sign test (exact binomial, ties split evenly between the two methods,
     Demsar 2006, 3.2.1). Holm's step-down procedure controls the family-wise error over the
@@ -161,7 +162,7 @@ def pairwise_over_datasets(
     p = np.ones((k, k))
     upper = [(i, j) for i in range(k) for j in range(i + 1, k)]
     for i, j in upper:
-        p[i, j] = p[j, i] = _pair_p_value(r.table[:, i] - r.table[:, j], test)
+        p[i, j] = p[j, i] = _pair_p_value(r.snapped[:, i] - r.snapped[:, j], test)
     raw = np.array([p[i, j] for i, j in upper])
     reject, adjusted, _, _ = multipletests(raw, alpha=significance, method="holm")
     p_holm = np.ones((k, k))
@@ -253,7 +254,7 @@ def holm_control(
         cite = CITE_DEMSAR
         said = "z test of the average ranks (Demsar 2006), Holm-corrected"
     else:
-        raw = np.array([_pair_p_value(r.table[:, j] - r.table[:, c], test) for j in others])
+        raw = np.array([_pair_p_value(r.snapped[:, j] - r.snapped[:, c], test) for j in others])
         cite = f"{CITE_WILCOXON}; {CITE_POOL}"
         said = f"{PAIR_TESTS[test]}, Holm-corrected over the comparisons with the control"
     reject, adjusted, _, _ = multipletests(raw, alpha=significance, method="holm")

@@ -3,6 +3,10 @@
 The input is one value per data set and method (an error rate by default: lower is better).
 On every data set the methods are ranked 1..k (rank 1 the best; tied methods share the average
 of their ranks), and the tests work with the average rank R_j of method j over the N data sets.
+Values of one data set that differ only by floating-point rounding (by less than
+:data:`~treelab.stats._ties.TIE_TOLERANCE` x max(1, the data set's largest magnitude)) are
+ties, in the ranks and in the win/tie/loss counts alike: two methods right on the same rows
+get fold means that may differ in the last bit.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from treelab.stats._common import (
     check_significance,
     value_table,
 )
+from treelab.stats._ties import row_tolerance, snap_rows
 
 __all__ = ["bonferroni_dunn", "friedman", "nemenyi", "wins_ties_losses"]
 
@@ -57,13 +62,16 @@ class _Ranks:
                 f"errors must hold at least 2 data sets along {dim_dataset!r}, got {n}"
             )
         self.table = table
+        # float-noise ties exact before ranking or differencing (see the module docstring)
+        self.snapped = snap_rows(table)
         self.datasets = datasets
         self.methods = methods
         self.dropped = dropped
         self.dim_dataset = dim_dataset
         self.dim_method = dim_method
         self.greater_is_better = greater_is_better
-        self.ranks = scipy.stats.rankdata(-table if greater_is_better else table, axis=1)
+        self.ranks = scipy.stats.rankdata(-self.snapped if greater_is_better else self.snapped,
+                                          axis=1)
         self.average = self.ranks.mean(axis=0)
         self.n, self.k = n, k
         # standard error of a difference of two average ranks under the null hypothesis
@@ -391,7 +399,10 @@ def wins_ties_losses(
     Method a *wins* against b on a data set when its value is better by more than ``tol``
     (lower, or higher with ``greater_is_better``), *loses* when worse by more than ``tol``,
     and *ties* otherwise. Values are averaged over ``repeat`` and ``fold`` first (see
-    :func:`friedman` for how the table is built).
+    :func:`friedman` for how the table is built). A difference is compared with ``tol`` up to
+    floating-point rounding: values closer than ``TIE_TOLERANCE`` (1e-12) x max(1, the data
+    set's largest magnitude) are equal (as in the ranks), and a difference within that of
+    ``tol`` is a tie (0.4 - 0.3 is 0.10000000000000003 in floats, a tie at ``tol=0.1``).
 
     Parameters
     ----------
@@ -400,7 +411,7 @@ def wins_ties_losses(
     control : coordinate value, optional
         Only compare every method against this one (rows: the other methods).
     tol : float, default 0.0
-        Differences of at most ``tol`` count as ties.
+        Differences of at most ``tol`` (up to rounding) count as ties.
     %(rank_params)s
 
     Returns
@@ -430,14 +441,16 @@ def wins_ties_losses(
     if control is not None and not any(m == control for m in methods):
         raise ValueError(f"control={control!r} is not a method of {dim_method!r} "
                          f"({methods.tolist()})")
-    better = -table if greater_is_better else table  # lower is better from here on
+    snapped = snap_rows(table)
+    better = -snapped if greater_is_better else snapped  # lower is better from here on
+    limit = tol + row_tolerance(table)
     rows = []
     for i, a in enumerate(methods):
         for j, b in enumerate(methods):
             if i == j or (control is not None and b != control):
                 continue
             d = better[:, i] - better[:, j]
-            w, lo = int(np.sum(d < -tol)), int(np.sum(d > tol))
+            w, lo = int(np.sum(d < -limit)), int(np.sum(d > limit))
             t = len(d) - w - lo
             rows.append((a, b, w, t, lo, f"{w}/{t}/{lo}"))
     frame = pd.DataFrame(rows, columns=[dim_method, VERSUS, "wins", "ties", "losses", "w/t/l"])

@@ -12,20 +12,31 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["TIE_TOLERANCE", "snap_rows", "snap_ties"]
+__all__ = ["TIE_TOLERANCE", "row_tolerance", "snap_rows", "snap_ties"]
 
-#: Two scores closer than this are one score: far below any real difference of fold-mean
+#: Two scores of a row closer than this times max(1, the row's largest magnitude) are one
+#: score. For rates in [0, 1] that is 1e-12: far below any real difference of fold-mean
 #: accuracies or errors (the smallest is 1 / (folds x the lcm of the fold sizes), above 1e-10
-#: for the folds of any data set of at most 10,000 rows), far above float noise (1e-16).
+#: for the folds of any data set of at most 10,000 rows), far above float noise (1e-16). The
+#: noise of a mean grows with the values' magnitude, so the tolerance does too.
 TIE_TOLERANCE = 1e-12
+
+
+def row_tolerance(values: np.ndarray, tolerance: float = TIE_TOLERANCE) -> np.ndarray:
+    """Per row of the 2-d ``values``: ``tolerance`` x max(1, the row's largest finite
+    magnitude), the distance below which two of its values are one value."""
+    values = np.asarray(values, dtype=float)
+    magnitude = np.where(np.isfinite(values), np.abs(values), 0.0)
+    largest = magnitude.max(axis=1, initial=0.0)
+    return tolerance * np.maximum(1.0, largest)
 
 
 def snap_rows(values: np.ndarray, tolerance: float = TIE_TOLERANCE) -> np.ndarray:
     """A copy of the 2-d ``values`` with the values of each row that lie within
-    ``tolerance`` of one another made exactly equal (each chain of near-equal values takes
-    its smallest). A missing value (NaN) stays missing and joins no chain."""
+    :func:`row_tolerance` of one another made exactly equal (each chain of near-equal values
+    takes its smallest). A missing value (NaN) stays missing and joins no chain."""
     values = np.array(values, dtype=float)
-    for row in values:
+    for row, tol in zip(values, row_tolerance(values, tolerance), strict=True):
         original = row.copy()
         # NaN - x >= tolerance is False, so a NaN sorted last would take the value of the
         # chain before it and a missing score would read as a real one
@@ -33,7 +44,7 @@ def snap_rows(values: np.ndarray, tolerance: float = TIE_TOLERANCE) -> np.ndarra
         order = order[~np.isnan(original[order])]
         base = original[order[0]] if order.size else np.nan
         for i in range(1, order.size):
-            if original[order[i]] - original[order[i - 1]] >= tolerance:
+            if original[order[i]] - original[order[i - 1]] >= tol:
                 base = original[order[i]]
             row[order[i]] = base
     return values
@@ -41,10 +52,10 @@ def snap_rows(values: np.ndarray, tolerance: float = TIE_TOLERANCE) -> np.ndarra
 
 def snap_ties(scores: pd.DataFrame, tolerance: float = TIE_TOLERANCE) -> pd.DataFrame:
     """``scores`` (data set x method) with the values of each row that lie within
-    ``tolerance`` of one another made exactly equal (each chain of near-equal values takes
-    its smallest), so that comparisons and ranks treat them as the ties they are: two methods
-    right on the same rows of every fold get averaged accuracies that may differ in the last
-    bit. A missing value (NaN) stays missing.
+    ``tolerance`` x max(1, the row's largest magnitude) of one another made exactly equal
+    (each chain of near-equal values takes its smallest), so that comparisons and ranks treat
+    them as the ties they are: two methods right on the same rows of every fold get averaged
+    accuracies that may differ in the last bit. A missing value (NaN) stays missing.
 
     Examples
     --------
