@@ -26,6 +26,7 @@ import xarray as xr
 from treelab.analysis._dataset import Var
 from treelab.stats._common import build, check_flag, value_table
 from treelab.stats._paired import _outer, _paired_differences
+from treelab.stats._ties import row_tolerance, snap_rows
 
 __all__ = ["bayesian_correlated_t", "bayesian_signed_rank"]
 
@@ -81,15 +82,19 @@ def signed_rank_posterior(
 
         theta_right = sum_i sum_j w_i w_j I(z_i + z_j > 2 rope),
         theta_left  = sum_i sum_j w_i w_j I(z_i + z_j < -2 rope),
-        theta_rope  = 1 - theta_left - theta_right,
+        theta_rope  = sum_i sum_j w_i w_j I(-2 rope <= z_i + z_j <= 2 rope)
+                    = 1 - theta_left - theta_right,
 
-    over the Walsh averages (z_i + z_j) / 2 (i = j included), with a sum exactly on a bound
-    counted half (as baycomp does), so the rope is closed.
+    over the Walsh averages (z_i + z_j) / 2 (i = j included). The rope is the closed interval
+    [-2 rope, 2 rope] of the paper's definition: a sum exactly on a bound is in the rope, and
+    with ``rope = 0`` theta_rope is the weight of the sums that are exactly 0 (ties). baycomp
+    counts a sum on a bound half left or right instead, which with ``rope = 0`` splits every
+    tie between the two methods and leaves the rope empty.
     """
     z = np.concatenate([[0.0], diff])
     sums = z[:, None] + z[None, :]
-    right = (sums > 2 * rope).astype(np.float64) + 0.5 * (sums == 2 * rope)
-    left = (sums < -2 * rope).astype(np.float64) + 0.5 * (sums == -2 * rope)
+    right = (sums > 2 * rope).astype(np.float64)
+    left = (sums < -2 * rope).astype(np.float64)
     alpha = np.ones(z.size)
     alpha[0] = prior
     w = rng.dirichlet(alpha, size=n_samples)
@@ -101,9 +106,15 @@ def signed_rank_posterior(
 def _probability_vars(samples: np.ndarray, dims: tuple[str, ...], cite: str,
                       what: str) -> dict[str, Var]:
     """P(a better), P(rope), P(b better) from region samples (..., draw, region) for the
-    signed-rank test: the share of draws in which the region is the most probable one."""
-    winner = np.argmax(samples, axis=-1)
-    share = [np.mean(winner == r, axis=-1) for r in range(3)]
+    signed-rank test: the share of draws in which the region is the most probable one, a draw
+    whose largest probability is shared (up to float rounding) counted in equal parts to the
+    regions that share it."""
+    flat = samples.reshape(-1, samples.shape[-1])
+    # argmax would hand a tie to the first region, "a better": a tie is no win for either
+    top = flat.max(axis=-1, keepdims=True)
+    tied = (flat >= top - row_tolerance(flat)[:, None]).astype(np.float64)
+    parts = (tied / tied.sum(axis=-1, keepdims=True)).reshape(samples.shape)
+    share = [parts[..., r].mean(axis=-1) for r in range(3)]
     names = ("p_a_better", "p_rope", "p_b_better")
     labels = ("posterior probability that a is practically better than b",
               "posterior probability that a and b are practically equivalent",
@@ -139,10 +150,14 @@ def bayesian_signed_rank(
         theta_right = sum_{i,j} w_i w_j I(z_i + z_j > 2 rope),
         theta_rope  = 1 - theta_left - theta_right
 
-    (Walsh averages, i = j included; a sum on a bound counts half). The reported posterior
-    probability of a region is the share of draws in which it is the most probable of the
-    three, as in baycomp's ``SignedRankTest.probs``. With errors (lower is better) "a
-    better" is the left region, z < -rope; with ``greater_is_better`` it is the right one.
+    (Walsh averages, i = j included). The rope is closed, as in the paper: a Walsh sum
+    exactly on a bound (+-2 rope) is in the rope, and values of a and b that differ only by
+    floating-point rounding (see :func:`treelab.stats.friedman`) are equal, so their difference
+    is 0. The reported posterior probability of a region is the share of draws in which it is
+    the most probable of the three, as in baycomp's ``SignedRankTest.probs``; a draw in which
+    two or three regions are equally probable counts in equal parts to each of them (not as
+    a win of the first). With errors (lower is better) "a better" is the left region,
+    z < -rope; with ``greater_is_better`` it is the right one.
 
     Assumptions: the data sets are independent draws from one population of problems, and
     the differences are exchangeable; no distribution is assumed (a nonparametric test). Use
@@ -159,8 +174,9 @@ def bayesian_signed_rank(
         The two methods.
     rope : float
         Half-width of the region of practical equivalence, in the measure's units (0.01: one
-        percentage point of error). 0 gives no rope (theta_rope is then the weight of exact
-        ties).
+        percentage point of error). 0 gives no rope: theta_rope is then the weight of the
+        Walsh sums that are exactly 0 (ties), so two methods with equal values on every data
+        set get P(rope) = 1.
     prior : float, default 0.5
         Strength of the prior pseudo-observation at 0 (baycomp's default; Benavoli et al.
         use 0.5 or 1).
@@ -214,7 +230,8 @@ def bayesian_signed_rank(
         found.append(where[0])
     if found[0] == found[1]:
         raise ValueError(f"a and b must be two different methods; got {a!r} twice")
-    diff = table[:, found[0]] - table[:, found[1]]
+    pair = snap_rows(table[:, found])  # float-noise ties exact: a difference of 0
+    diff = pair[:, 0] - pair[:, 1]
     if diff.size < 2:
         raise ValueError(f"results must hold at least 2 data sets along {dim_dataset!r}, got "
                          f"{diff.size}")
