@@ -412,3 +412,28 @@ def test_wins_ties_losses_counts():
     pd.testing.assert_frame_equal(accuracy, frame)
     with pytest.raises(ValueError, match="tol"):
         stats.wins_ties_losses(da, tol=-1.0)
+
+
+def _fold_values_with_one_missing(bad: float) -> xr.DataArray:
+    rng = np.random.default_rng(0)
+    e = rng.normal(0.2, 0.02, (2, 2, 5, 2))  # ensemble, dataset, repeat, fold
+    e[0] -= 0.05  # A clearly better on both data sets
+    e[0, 1, 3, 1] = bad
+    return xr.DataArray(e, dims=("ensemble", "dataset", "repeat", "fold"),
+                        coords={"ensemble": ["A", "B"], "dataset": ["d0", "d1"]})
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+@pytest.mark.parametrize("test", [
+    lambda da: stats.wilcoxon_holm(da, "A", "B"),
+    lambda da: stats.bayesian_correlated_t(da, "A", "B", rope=0.01, test_fraction=0.5),
+    lambda da: stats.corrected_resampled_t(da, "A", "B", test_fraction=0.5),
+    lambda da: stats.five_by_two_cv_t(da, "A", "B"),
+    lambda da: stats.five_by_two_cv_f(da, "A", "B"),
+], ids=["wilcoxon_holm", "bayesian_correlated_t", "corrected_resampled_t", "five_by_two_cv_t",
+        "five_by_two_cv_f"])
+def test_paired_tests_refuse_a_missing_fold_value(test, bad):
+    # one NaN fold value made p NaN and "not significant" on that data set without a word
+    with pytest.raises(ValueError, match=r"missing or infinite values for a or b \(the first "
+                                         r"at dataset='d1', repeat=3, fold=1\)"):
+        test(_fold_values_with_one_missing(bad))

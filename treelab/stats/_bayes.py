@@ -360,8 +360,6 @@ def bayesian_correlated_t(
     diff = _paired_differences(results, a, b, dim_method=dim_method, var=var)
     dims, coords = _outer(diff)
     d = np.asarray(diff.values, dtype=np.float64)
-    if not np.all(np.isfinite(d)):
-        raise ValueError("results holds missing or infinite values for a or b")
     if d.shape[-1] < 2:
         raise ValueError(f"results must hold at least 2 resamples per test; got {d.shape[-1]}")
     mean, scale, df = correlated_t_posterior(d, rho)

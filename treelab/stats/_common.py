@@ -25,6 +25,7 @@ __all__ = [
     "build",
     "check_dim_name",
     "check_flag",
+    "check_paired_values",
     "check_significance",
     "collapse_alpha",
     "select_alpha",
@@ -70,6 +71,23 @@ def check_significance(value: Any, name: str = "significance") -> float:
     if not 0.0 < value < 1.0:
         raise ValueError(f"{name} must lie in (0, 1), got {value}")
     return value
+
+
+def check_paired_values(diff: xr.DataArray, name: str = "results") -> xr.DataArray:
+    """``diff`` (value(a) - value(b) over the resamples) when every value is finite; else a
+    ``ValueError`` naming the first missing one. A paired test over the resamples needs both
+    methods on every resample: a NaN would make its statistic NaN and its decision "not
+    significant" without a word."""
+    values = np.asarray(diff.values, dtype=np.float64)
+    if not np.all(np.isfinite(values)):
+        at = np.argwhere(~np.isfinite(values))[0]
+        where = ", ".join(
+            f"{d}={diff[d].values[i].item()!r}" if d in diff.coords else f"{d}={i}"
+            for d, i in zip(diff.dims, at, strict=True))
+        raise ValueError(f"{name} holds missing or infinite values for a or b (the first at "
+                         f"{where}); a paired test needs both methods on every resample: "
+                         f"select the complete data sets or resamples first")
+    return diff
 
 
 def to_dataarray_input(values: Any, name: str, var: str) -> xr.DataArray:

@@ -28,6 +28,7 @@ from treelab.stats._common import (
     CITE_DIETTERICH,
     build,
     check_dim_name,
+    check_paired_values,
     check_significance,
     to_dataarray_input,
 )
@@ -65,7 +66,8 @@ def _differences(
         pair = _align_alpha(pair, dim_method)
     diff = pair.isel({dim_method: 0}, drop=True) - pair.isel({dim_method: 1}, drop=True)
     others = [d for d in diff.dims if d not in (_dims.REPEAT, _dims.FOLD)]
-    return diff.transpose(*others, _dims.REPEAT, _dims.FOLD).astype(np.float64), n_rep
+    diff = diff.transpose(*others, _dims.REPEAT, _dims.FOLD).astype(np.float64)
+    return check_paired_values(diff), n_rep
 
 
 def _align_alpha(pair: xr.DataArray, dim_method: str) -> xr.DataArray:
@@ -112,7 +114,9 @@ def five_by_two_cv_t(
         Values with dims ``dim_method``, ``repeat`` (r >= 2) and ``fold`` (exactly 2), e.g. a
         :func:`treelab.experiment.run` result with protocol ``{"name": "5x2"}``. Other dims
         (``dataset``, ...) are kept: one test per coordinate. An ``alpha`` dim is aligned as
-        in :func:`treelab.stats.friedman`.
+        in :func:`treelab.stats.friedman`. A missing or infinite value of ``a`` or ``b`` is
+        refused, naming where it is (it would make the statistic NaN and the decision "not
+        significant").
     a, b : coordinate values
         The two methods (coordinates of ``dim_method``).
     dim_method : str, default "ensemble"

@@ -24,6 +24,7 @@ from treelab.analysis._dataset import Var
 from treelab.stats._common import (
     build,
     check_dim_name,
+    check_paired_values,
     check_significance,
     to_dataarray_input,
 )
@@ -71,7 +72,7 @@ def _paired_differences(
         pair = _align_alpha(pair, dim_method)
     diff = pair.isel({dim_method: 0}, drop=True) - pair.isel({dim_method: 1}, drop=True)
     others = [d for d in diff.dims if d not in res]
-    diff = diff.transpose(*others, *res).astype(np.float64)
+    diff = check_paired_values(diff.transpose(*others, *res).astype(np.float64))
     return diff.stack(_pair=res).drop_vars([*res, "_pair"], errors="ignore")
 
 
@@ -103,7 +104,8 @@ def wilcoxon_holm(
     ----------
     results : xarray.Dataset or DataArray
         Values with dims ``dim_method`` and ``repeat`` and/or ``fold``; other dims (usually
-        ``dataset``) give one test each.
+        ``dataset``) give one test each. A missing or infinite value of ``a`` or ``b`` is
+        refused, naming where it is.
     a, b : coordinate values
         The two methods.
     dim_method : str, default "ensemble"
@@ -127,8 +129,6 @@ def wilcoxon_holm(
     diff = _paired_differences(results, a, b, dim_method=dim_method, var=var)
     dims, coords = _outer(diff)
     d = diff.values.reshape(-1, diff.sizes["_pair"])
-    if not np.all(np.isfinite(d)):
-        raise ValueError("results holds missing or infinite values for a or b")
     stat = np.full(d.shape[0], np.nan)
     pval = np.ones(d.shape[0])
     for i, row in enumerate(d):
@@ -176,7 +176,8 @@ def corrected_resampled_t(
     Parameters
     ----------
     results : xarray.Dataset or DataArray
-        Values with dims ``dim_method`` and ``repeat`` and/or ``fold``.
+        Values with dims ``dim_method`` and ``repeat`` and/or ``fold``; a missing or
+        infinite value of ``a`` or ``b`` is refused (as by :func:`wilcoxon_holm`).
     a, b : coordinate values
         The two methods.
     test_fraction : float
