@@ -164,3 +164,36 @@ def test_a_control_that_is_no_method_is_refused_naming_it(test):
     with pytest.raises(ValueError, match=r"control='D' is not a method of 'ensemble' "
                                          r"\(\['A', 'B', 'C'\]\)"):
         getattr(stats, test)(errors, control="D")
+
+
+def test_holm_rejects_strictly_below_the_level_everywhere():
+    # six data sets, A lower on all: the exact two-sided Wilcoxon p is 2 / 2^6 = 0.03125
+    a = np.array([0.10, 0.20, 0.30, 0.40, 0.50, 0.60])
+    diff = np.array([0.01, 0.02, 0.03, 0.04, 0.05, 0.06])
+    assert scipy.stats.wilcoxon(-diff).pvalue == 2 / 2**6
+    # A against B and C alike: Holm over two comparisons, p_(1) = 0.03125 = alpha / 2 and
+    # p~ = 0.0625 = alpha exactly: "rejected while p_(i) < alpha / (m - i + 1)" rejects none
+    three = xr.DataArray(np.column_stack([a, a + diff, a + 2 * diff]),
+                         dims=("dataset", "ensemble"), coords={"ensemble": ["A", "B", "C"]})
+    alpha = 2 * 2 / 2**6
+    hc = stats.holm_control(three, control="A", significance=alpha)
+    np.testing.assert_array_equal(hc.p_holm.values, [1.0, alpha, alpha])
+    assert not hc.significant.values.any()
+    assert stats.holm_control(three, control="A",
+                              significance=np.nextafter(alpha, 1)).significant.values.tolist() \
+        == [0, 1, 1]
+    # all three pairs have p 0.03125: Holm over m = 3 gives 0.09375 for every pair
+    pw = stats.pairwise_over_datasets(three, significance=3 / 2**5)
+    assert float(pw.p_holm.sel(ensemble="A", versus="B")) == 3 / 2**5
+    assert not pw.significant.values.any()
+    # the same p-values given as a matrix: pairwise_p_values decides p < significance alike
+    given = stats.pairwise_p_values(pw.p_holm.to_pandas(), pw.average_rank.to_pandas(),
+                                    significance=3 / 2**5)
+    np.testing.assert_array_equal(given.significant.values, pw.significant.values)
+    # wilcoxon_holm over folds: two data sets, each six folds all in A's favour
+    folds = xr.DataArray(np.stack([np.stack([a, a]), np.stack([a + diff, a + diff])]),
+                         dims=("ensemble", "dataset", "fold"),
+                         coords={"ensemble": ["A", "B"], "dataset": ["d0", "d1"]})
+    wh = stats.wilcoxon_holm(folds, "A", "B", significance=alpha)
+    np.testing.assert_array_equal(wh.p_holm.values, [alpha, alpha])
+    assert not wh.significant.values.any()

@@ -74,15 +74,13 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
     >>> holm([0.04, 0.3, 0.01]).round(3).tolist()
     [0.08, 0.3, 0.03]
     """
-    from statsmodels.stats.multitest import multipletests
+    from treelab.stats._common import holm_step_down
 
     p = np.asarray(pvalues, dtype=float)
     if p.ndim != 1 or np.any(~np.isfinite(p)) or np.any((p < 0) | (p > 1)):
         raise ValueError("pvalues must be a 1-D sequence of finite values in [0, 1]")
-    if p.size == 0:
-        return p.copy()
     # the same step-down as treelab.stats.wilcoxon_holm and pairwise_over_datasets
-    return multipletests(p, method="holm")[1]
+    return holm_step_down(p, 0.05)[0]
 
 
 def exact_wins(scores: pd.DataFrame, a: str, b: str) -> tuple[int, int, int]:

@@ -23,10 +23,9 @@ import numpy as np
 import pandas as pd
 import scipy.stats
 import xarray as xr
-from statsmodels.stats.multitest import multipletests
 
 from treelab.analysis._dataset import Var
-from treelab.stats._common import CITE_DEMSAR, build, check_significance
+from treelab.stats._common import CITE_DEMSAR, build, check_significance, holm_step_down
 from treelab.stats._paired import CITE_HOLM, CITE_WILCOXON
 from treelab.stats._ranks import VERSUS, _Ranks
 from treelab.stats._signed_rank import signed_rank
@@ -110,8 +109,11 @@ def pairwise_over_datasets(
     Wilcoxon signed-rank test (``scipy.stats.wilcoxon``, zero differences dropped; all zero
     gives p = 1) or the sign test (exact binomial, ties split evenly between the two methods,
     Demsar 2006, 3.2.1). Holm's step-down procedure controls the family-wise error over the
-    k (k - 1) / 2 pairs. The decision about i and j depends on their values only, not on which
-    other methods are compared (Benavoli, Corani & Mangili 2016), unlike Nemenyi's.
+    k (k - 1) / 2 pairs: with the p-values sorted, the i-th smallest is rejected while
+    p_(i) < alpha / (m - i + 1) for it and all before it, i.e. where ``p_holm <
+    significance`` (strictly, as :func:`pairwise_p_values` decides). The decision about i
+    and j depends on their values only, not on which other methods are compared (Benavoli,
+    Corani & Mangili 2016), unlike Nemenyi's.
 
     Average ranks (for the diagram's axis) are Demsar's, as in :func:`treelab.stats.friedman`.
     Missing cells: ``missing="refuse"`` (the default) refuses them, because an average rank
@@ -164,7 +166,7 @@ def pairwise_over_datasets(
     for i, j in upper:
         p[i, j] = p[j, i] = _pair_p_value(r.snapped[:, i] - r.snapped[:, j], test)
     raw = np.array([p[i, j] for i, j in upper])
-    reject, adjusted, _, _ = multipletests(raw, alpha=significance, method="holm")
+    adjusted, reject = holm_step_down(raw, significance)
     p_holm = np.ones((k, k))
     sig = np.zeros((k, k), dtype=bool)
     for (i, j), q, rej in zip(upper, adjusted, reject, strict=True):
@@ -208,7 +210,8 @@ def holm_control(
     the data sets (see :func:`pairwise_over_datasets`); ``test="ranks"`` is Demsar's
     (2006, 3.2.2) z = (R_j - R_control) / sqrt(k (k + 1) / (6 N)) on the average ranks, which
     depends on the pool. Holm: with the k - 1 p-values sorted p_(1) <= ... the i-th
-    hypothesis is rejected while p_(i) < alpha / (k - i) for it and all before it.
+    hypothesis is rejected while p_(i) < alpha / (k - i) for it and all before it (strictly:
+    ``significant`` is ``p_holm < significance``, as in :func:`pairwise_p_values`).
 
     Parameters
     ----------
@@ -257,7 +260,7 @@ def holm_control(
         raw = np.array([_pair_p_value(r.snapped[:, j] - r.snapped[:, c], test) for j in others])
         cite = f"{CITE_WILCOXON}; {CITE_POOL}"
         said = f"{PAIR_TESTS[test]}, Holm-corrected over the comparisons with the control"
-    reject, adjusted, _, _ = multipletests(raw, alpha=significance, method="holm")
+    adjusted, reject = holm_step_down(raw, significance)
     p, p_holm = np.ones(r.k), np.ones(r.k)
     sig = np.zeros(r.k, dtype=bool)
     p[others], p_holm[others], sig[others] = raw, adjusted, reject

@@ -28,6 +28,7 @@ __all__ = [
     "check_paired_values",
     "check_significance",
     "collapse_alpha",
+    "holm_step_down",
     "select_alpha",
     "to_dataarray_input",
     "value_table",
@@ -88,6 +89,31 @@ def check_paired_values(diff: xr.DataArray, name: str = "results") -> xr.DataArr
                          f"{where}); a paired test needs both methods on every resample: "
                          f"select the complete data sets or resamples first")
     return diff
+
+
+def holm_step_down(pvalues: Any, significance: float) -> tuple[np.ndarray, np.ndarray]:
+    """Holm's (1979) adjusted p-values and decisions, in the input order.
+
+    With the m p-values sorted p_(1) <= ... <= p_(m), the i-th smallest is rejected while
+    p_(j) < alpha / (m - j + 1) for it and every one before it: the strict inequality of
+    the docs and of every other test of the package (p < significance). That is the
+    adjusted p~_(i) = max_{j <= i} min(1, (m - j + 1) p_(j)) (statsmodels' ``multipletests``)
+    below ``significance``; statsmodels' own decisions test <= and would reject a p-value
+    exactly at the level.
+
+    Examples
+    --------
+    >>> adjusted, reject = holm_step_down([0.03125, 0.5], 0.0625)
+    >>> adjusted.tolist(), reject.tolist()
+    ([0.0625, 0.5], [False, False])
+    """
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.asarray(pvalues, dtype=np.float64)
+    if p.size == 0:
+        return p.copy(), np.zeros(0, dtype=bool)
+    adjusted = multipletests(p, method="holm")[1]
+    return adjusted, adjusted < significance
 
 
 def to_dataarray_input(values: Any, name: str, var: str) -> xr.DataArray:

@@ -17,7 +17,6 @@ import numpy as np
 import scipy.stats
 import xarray as xr
 from statsmodels.stats.contingency_tables import mcnemar as _sm_mcnemar
-from statsmodels.stats.multitest import multipletests
 
 from treelab import _dims
 from treelab.analysis._dataset import Var
@@ -26,6 +25,7 @@ from treelab.stats._common import (
     check_dim_name,
     check_paired_values,
     check_significance,
+    holm_step_down,
     to_dataarray_input,
 )
 from treelab.stats._cv import _align_alpha
@@ -97,8 +97,10 @@ def wilcoxon_holm(
     two-sided Wilcoxon signed-rank test (``scipy.stats.wilcoxon``'s p-values: zero differences
     dropped as in Wilcoxon's procedure; the exact null distribution for small J, counted by
     ``_signed_rank.signed_rank`` where scipy enumerates the sign flips). Holm's
-    step-down procedure (``statsmodels.stats.multitest.multipletests(method="holm")``) then
-    controls the family-wise error over all the tests. All differences zero gives p = 1.
+    step-down procedure (``statsmodels.stats.multitest.multipletests(method="holm")``'s
+    adjusted p-values) then controls the family-wise error over all the tests: a test is
+    significant where ``p_holm < significance`` (strictly, as every test of the package).
+    All differences zero gives p = 1.
 
     Parameters
     ----------
@@ -119,7 +121,8 @@ def wilcoxon_holm(
     -------
     xarray.Dataset
         ``statistic`` (Wilcoxon's W, the smaller signed-rank sum), ``p_value`` (unadjusted),
-        ``p_holm`` (adjusted), ``significant`` (Holm rejects), ``median_difference``.
+        ``p_holm`` (adjusted), ``significant`` (Holm rejects: ``p_holm < significance``),
+        ``median_difference``.
 
     References
     ----------
@@ -134,7 +137,7 @@ def wilcoxon_holm(
     for i, row in enumerate(d):
         if np.any(row != 0):
             stat[i], pval[i] = signed_rank(row)
-    reject, p_holm, _, _ = multipletests(pval, alpha=significance, method="holm")
+    p_holm, reject = holm_step_down(pval, significance)
     shape = diff.shape[:-1]
     cite = f"{CITE_WILCOXON}; {CITE_HOLM}"
     variables = {
