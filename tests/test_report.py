@@ -8,6 +8,7 @@ import scipy.stats
 import xarray as xr
 from statsmodels.stats.multitest import multipletests
 
+from treelab import stats
 from treelab.report import compare, table
 
 # three data sets, three methods, one value each; worked by hand below
@@ -163,3 +164,25 @@ def test_compare_gaps_spearman_and_ranks():
         compare(paper, mine.rename(index={"a": "q", "b": "r", "c": "s"}))
     with pytest.raises(TypeError):
         compare(paper, [1, 2])
+
+
+def test_significant_counts_take_the_direction_the_wilcoxon_test_rejected_toward():
+    # 16 small positive and 14 large negative differences a - b over 30 folds: the test
+    # rejects because a's errors are smaller (R+ = 136 < R- = 329), while the median
+    # difference is positive (+0.001)
+    d = np.concatenate([0.001 + 0.0001 * np.arange(16), -(0.05 + 0.01 * np.arange(14))])
+    b = np.full(30, 0.20)
+    da = xr.DataArray(np.stack([b + d, b])[:, None, :], dims=("ensemble", "dataset", "fold"),
+                      coords={"ensemble": ["A", "B"], "dataset": ["d0"]})
+    r_plus = scipy.stats.wilcoxon(d, alternative="greater").statistic
+    assert (r_plus, 30 * 31 / 2 - r_plus) == (136, 329)
+    assert scipy.stats.wilcoxon(d, alternative="less").pvalue < 0.05 / 2
+    assert np.median(d) > 0
+    wtl = table(da, reference="B").wins_ties_losses
+    assert wtl.loc["A", ["significant_wins", "significant_losses"]].tolist() == [1, 0]
+    # the same as accuracies: A is still the significantly better one
+    acc = table(1 - da, reference="B", greater_is_better=True).wins_ties_losses
+    assert acc.loc["A", ["significant_wins", "significant_losses"]].tolist() == [1, 0]
+    res = stats.wilcoxon_holm(da, "A", "B")
+    assert bool(res.significant[0])
+    assert (float(res.rank_sum_positive[0]), float(res.rank_sum_negative[0])) == (136, 329)

@@ -229,13 +229,15 @@ def _ranks(values: pd.DataFrame) -> pd.Series:
 def _significance(da: xr.DataArray, reference: Any, method: Any, test: str, dim_method: str,
                   dim_dataset: str, significance: float) -> pd.Series:
     """+1 / -1 per data set where ``method`` is significantly greater / smaller than the
-    reference (in the measure's own direction), 0 otherwise."""
+    reference (in the measure's own direction), 0 otherwise: the direction is the one the
+    test rejected toward (Wilcoxon's larger rank sum; the 5x2cv F test's mean difference)."""
     from treelab import stats
 
     if test == "wilcoxon":
         res = stats.wilcoxon_holm(da, method, reference, dim_method=dim_method,
                                   significance=significance)
-        diff = res.median_difference
+        # the median difference can have the other sign than the rank sums the test reads
+        diff = res.rank_sum_positive - res.rank_sum_negative
     else:
         res = stats.five_by_two_cv_f(da, method, reference, dim_method=dim_method,
                                      significance=significance)
@@ -267,7 +269,9 @@ def table(
     *wins* on a data set when its mean is better, *loses* when worse, *ties* when equal (means
     equal up to floating-point rounding are equal, as in :func:`treelab.stats.friedman`); the
     *significant* counts keep the data sets where ``test`` rejects equality at
-    ``significance``. Average ranks and the Friedman / Iman-Davenport tests are those of
+    ``significance``, each counted in the direction the test rejected toward (Wilcoxon: the
+    larger of the rank sums R+ and R-, which the median difference need not follow; 5x2cv F:
+    the mean difference). Average ranks and the Friedman / Iman-Davenport tests are those of
     :func:`treelab.stats.friedman` (Demsar 2006): with N data sets, k methods and average
     ranks R_j, chi2_F = 12 N / (k (k + 1)) [sum_j R_j^2 - k (k + 1)^2 / 4]; with fewer than 2
     data sets or 2 ranked methods the ranks are still given and the test is NaN.

@@ -29,7 +29,7 @@ from treelab.stats._common import (
     to_dataarray_input,
 )
 from treelab.stats._cv import _align_alpha
-from treelab.stats._signed_rank import signed_rank
+from treelab.stats._signed_rank import rank_sums, signed_rank
 
 __all__ = ["corrected_resampled_t", "mcnemar", "wilcoxon_holm"]
 
@@ -122,7 +122,9 @@ def wilcoxon_holm(
     xarray.Dataset
         ``statistic`` (Wilcoxon's W, the smaller signed-rank sum), ``p_value`` (unadjusted),
         ``p_holm`` (adjusted), ``significant`` (Holm rejects: ``p_holm < significance``),
-        ``median_difference``.
+        ``median_difference``, ``rank_sum_positive`` and ``rank_sum_negative`` (R+ and R-,
+        Wilcoxon's rank sums: where the test rejects, a's values are the larger when R+ >
+        R-; the median difference can have the other sign).
 
     References
     ----------
@@ -134,9 +136,11 @@ def wilcoxon_holm(
     d = diff.values.reshape(-1, diff.sizes["_pair"])
     stat = np.full(d.shape[0], np.nan)
     pval = np.ones(d.shape[0])
+    sums = np.zeros((d.shape[0], 2))
     for i, row in enumerate(d):
         if np.any(row != 0):
             stat[i], pval[i] = signed_rank(row)
+            sums[i] = rank_sums(row)
     p_holm, reject = holm_step_down(pval, significance)
     shape = diff.shape[:-1]
     cite = f"{CITE_WILCOXON}; {CITE_HOLM}"
@@ -151,6 +155,12 @@ def wilcoxon_holm(
                            units="", cite=cite),
         "median_difference": Var(dims, np.median(d, axis=1).reshape(shape),
                                  "median of value(a) - value(b)", units="", cite=cite),
+        "rank_sum_positive": Var(dims, sums[:, 0].reshape(shape), "R+: sum of the ranks of "
+                                 "|d| over the differences value(a) - value(b) > 0", units="",
+                                 cite=CITE_WILCOXON),
+        "rank_sum_negative": Var(dims, sums[:, 1].reshape(shape), "R-: sum of the ranks of "
+                                 "|d| over the differences value(a) - value(b) < 0", units="",
+                                 cite=CITE_WILCOXON),
     }
     params = {"a": a, "b": b, "dim_method": dim_method, "var": var,
               "significance": significance}
