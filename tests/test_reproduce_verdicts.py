@@ -102,6 +102,29 @@ def _gashler_folds(acc: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["grid", "dataset", "ensemble", "repeat", "fold"])
 
 
+@pytest.mark.parametrize("sole,expected", [
+    ({"RDT": 2, "ERDT": 2, "MMDT": 1}, "does not hold"),  # a tie for the most is no lead
+    ({"RDT": 3, "ERDT": 2, "MMDT": 1}, "holds"),
+    ({"RDT": 2, "ERDT": 1, "MMDT": 3}, "does not hold"),
+])
+def test_gashler_table1_needs_rdt_on_strictly_more_sets(sole, expected):
+    from treelab.reproduce._gashler2008_report import _table1
+
+    rows, n = {}, 0
+    for winner, count in sole.items():
+        for _ in range(count):
+            rows[f"s{n}"] = {m: 0.9 if m == winner else 0.8 for m in ("RDT", "ERDT", "MMDT")}
+            n += 1
+    rows["tie"] = {"RDT": 0.9, "ERDT": 0.9, "MMDT": 0.8}  # no clear winner
+    acc = pd.DataFrame(rows).T
+    acc["CVDT"] = 0.85
+    _, (v,) = _table1(_gashler_folds(acc), "gashler")
+    assert "on more data sets than ERDT or MMDT" in v.rule
+    mine = ", ".join(f"100x{m} {c}" for m, c in sole.items())
+    assert f"treelab {mine}, no clear winner 1" in v.numbers
+    assert v.verdict == expected
+
+
 def test_every_study_report_treats_last_bit_differences_as_ties():
     from treelab.reproduce import _gashler2008_report, rotation
 
