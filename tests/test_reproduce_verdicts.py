@@ -256,3 +256,44 @@ def test_the_scan_finds_planted_numbers():
     source = "PAPER = {'Led 8i': (23.7, 9.4)}\nBIAS = 0.005833\nOK = 0.5\n"
     assert sorted(lit for _, lit in _transcriptions(source, rows)) == ["0.005833", "23.7", "9.4"]
     assert _transcriptions("SIZE = (4.2, 12.0)\nWIDTH = 1.5\n", rows) == []
+
+
+def _liu_ranks(friedman_rejects: bool):
+    """Ten data sets' ranks of five methods (seeded search) where Coalescence ranks best,
+    Bonferroni-Dunn finds Max-Diverse alone significantly worse, and Friedman (scipy's statistic:
+    no ties) does or does not reject at 0.05."""
+    import scipy.stats
+    import xarray as xr
+
+    from treelab import stats
+
+    methods = ["Coalescence", "Max-Diverse", "Bagging", "Random Forests", "Random Subspace"]
+    rng = np.random.default_rng(0)
+    for _ in range(20000):
+        tab = np.array([rng.permutation(5) + 1.0 for _ in range(10)])
+        if tab.mean(0)[0] != tab.mean(0).min():
+            continue
+        p = scipy.stats.friedmanchisquare(*tab.T).pvalue
+        da = xr.DataArray(tab, dims=("dataset", "ensemble"),
+                          coords={"ensemble": methods, "dataset": [f"d{i}" for i in range(10)]})
+        dunn = stats.bonferroni_dunn(da, control="Coalescence")
+        if (p < 0.05) == friedman_rejects and dunn.significant.values.tolist() == [0, 1, 0, 0, 0]:
+            return p, dunn, pd.Series(tab.mean(0), index=methods)
+    raise AssertionError("no such table in the search")
+
+
+@pytest.mark.parametrize("friedman_rejects,expected", [
+    (False, "partly (not over RF)"),  # Max-Diverse's post-hoc difference is not read
+    (True, "partly (over Max-Diverse, not over RF)"),
+])
+def test_liu_table3_reads_bonferroni_dunn_only_where_friedman_rejects(friedman_rejects,
+                                                                       expected):
+    from treelab.reproduce._liu2008_verdicts import _table3_verdicts
+
+    p, dunn, ranks = _liu_ranks(friedman_rejects)
+    f3 = {"paper_rank": ranks, "mine_rank": ranks, "common": list(range(10)), "dunn": dunn,
+          "wilcoxon_holm": {m: (0.5, 1.0) for m in ranks.index[1:]}, "bayesian": {}}
+    v = _table3_verdicts(f3)[1]
+    assert v.verdict == expected
+    assert "read only where Friedman rejects" in v.rule
+    assert f"Friedman p {p:.3g}" in v.numbers

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from treelab import stats
 from treelab.reproduce._liu2008_coalescence import ROPE, UNIT
 from treelab.reproduce._liu2008_coalescence import (
     coalescence_verdicts as _coalescence_verdicts,
@@ -43,8 +44,12 @@ def _table3_verdicts(f3: dict) -> list[Verdict]:
         rule="holds when Coalescence's average rank (1 = lowest error, ties averaged) is the "
              "lowest of the five methods treelab has")]
     d = f3["dunn"]
-    sig = {str(m): bool(s) for m, s in zip(d.ensemble.values, d.significant.values,
-                                            strict=True)}
+    # Demsar's procedure: the post-hoc test is read only where Friedman rejects; the Friedman
+    # test of Bonferroni-Dunn's own ranks is that of the error table (the same ranks)
+    p_friedman = float(stats.friedman(d["rank"]).chi2_p_value)
+    gate = p_friedman < LEVEL
+    sig = {str(m): bool(s) and gate for m, s in zip(d.ensemble.values, d.significant.values,
+                                                     strict=True)}
     better = {m: float(d.rank_difference.sel(ensemble=m)) > 0 for m in sig}
     wins = [m for m in sig if sig[m] and better[m]]
     parts = {"over Max-Diverse": "holds" if "Max-Diverse" in wins else "inconclusive",
@@ -54,13 +59,16 @@ def _table3_verdicts(f3: dict) -> list[Verdict]:
     out.append(Verdict(
         "Coalescence is significantly better than Max-Diverse and Bagging, not than RF "
         "(Friedman + Bonferroni)", part_verdict(parts),
-        f"Bonferroni-Dunn vs Coalescence (CD {float(d.critical_difference):.2f}): "
+        f"Friedman p {p_friedman:.3g}"
+        + ("" if gate else " (not below 0.05: the post-hoc test is not read)")
+        + f"; Bonferroni-Dunn vs Coalescence (CD {float(d.critical_difference):.2f}): "
         f"significantly worse: {', '.join(wins) or 'none'}; beside it, Wilcoxon signed-rank "
         "over the data sets, Holm over the four: "
         + ", ".join(f"{m} p {p:.3g} (Holm {h:.3g})" for m, (p, h) in wh.items())
         + "; " + "; ".join(text for text, _ in f3["bayesian"].values()),
-        rule="the paper's test: Friedman then Bonferroni-Dunn against Coalescence at 0.05; "
-             "a part holds when its method is (Max-Diverse, Bagging) or is not (RF) "
+        rule="the paper's test: Friedman then Bonferroni-Dunn against Coalescence at 0.05 "
+             "(the post-hoc test read only where Friedman rejects, Demsar 2006); a part "
+             "holds when its method is (Max-Diverse, Bagging) or is not (RF) "
              "significantly worse; a difference the test does not find is inconclusive; "
              + FOR_REFERENCE))
     return out
