@@ -307,3 +307,48 @@ def test_every_regression_variable_cites_a_paper_or_a_shipped_page(data):
             assert all((root / p).is_file() for p in pages), cite
             if name != "attrs":
                 assert da.attrs.get("long_name"), name
+
+
+def test_diagnose_leaves_out_the_out_of_bag_numbers_of_models_that_do_not_bag(data):
+    # extra-trees without bootstrap and voting keep no out-of-bag rows: the diagnosis of the
+    # test rows stands without them (it failed whole), as the classifiers' does
+    X, y, Xt, yt = data
+    for model in (ExtraTreesRegressor(n_estimators=4, random_state=0).fit(X, y),
+                  VotingRegressor([("lr", LinearRegression()), ("ridge", Ridge())]).fit(X, y)):
+        ds = A.diagnose(model, Xt, yt, X_train=X, y_train=y)
+        assert float(ds.mse) == pytest.approx(mean_squared_error(yt, model.predict(Xt)),
+                                              rel=1e-12)
+        assert not [name for name in ds.data_vars if name.startswith("oob_")]
+    bagged = RandomForestRegressor(n_estimators=6, random_state=0).fit(X, y)
+    assert "oob_forest_mse" in A.diagnose(bagged, Xt, yt, X_train=X, y_train=y)
+
+
+@pytest.mark.parametrize("bad", [np.nan, -1, 0.5])
+def test_in_bag_must_hold_counts(data, bad):
+    # was: negative counts read as in the bag, NaN and fractions as "no out-of-bag row"
+    X, y, Xt, yt = data
+    f = np.random.default_rng(0).normal(size=(3, y.size)) + y
+    bag = np.ones((3, y.size))
+    bag[:, ::3] = 0
+    A.breiman_regression_bound(f, y=y, in_bag=bag)  # counts pass
+    bag[1, 4] = bad
+    with pytest.raises(ValueError, match=r"in_bag must hold in-bag counts \(non-negative whole "
+                                         r"numbers\) or booleans"):
+        A.breiman_regression_bound(f, y=y, in_bag=bag)
+
+
+def test_weighted_treelab_regressor_out_of_bag_names_the_way_that_works(data):
+    import treelab
+    from treelab.analysis.oob import regression_in_bag_counts
+
+    X, y, Xt, yt = data
+    sw = np.linspace(0.5, 2.0, y.size)
+    model = treelab.BaggedTreesRegressor(n_estimators=4, random_state=0).fit(
+        X, y, sample_weight=sw)
+    with pytest.raises(ValueError, match=r"pass in_bag=treelab\.analysis\.oob\."
+                                         r"regression_in_bag_counts\(model, y_train, "
+                                         r"sample_weight=\.\.\.\)"):
+        A.diagnose(model, Xt, yt, X_train=X, y_train=y)
+    ds = A.breiman_regression_bound(model, X, y, in_bag=regression_in_bag_counts(
+        model, y, sample_weight=sw))
+    assert np.isfinite(float(ds.forest_mse))

@@ -280,7 +280,8 @@ def regression_in_bag_counts(regressor: Any, y: Any, sample_weight: Any = None) 
             raise ValueError(
                 f"tree {t}: its root holds {size} rows predicting {value!r}, not the "
                 f"{int(w.sum())} in-bag rows of y (mean {mean!r}); pass the training targets "
-                "(and the sample_weight) the regressor was fitted with")
+                "the regressor was fitted with (and the sample_weight, if it was fitted with "
+                "weights)")
         counts[t] = w
     return counts
 

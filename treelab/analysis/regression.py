@@ -416,6 +416,12 @@ def _oob_mask(model: Any, oob: bool, in_bag: Any, n_trees: int, n_rows: int,
         if bag.shape != (n_trees, n_rows):
             raise ValueError(f"in_bag must be (tree, sample) = {(n_trees, n_rows)}, got shape "
                              f"{bag.shape}")
+        # counts (how often a member drew the row) or booleans: anything else is no bag
+        counted = bag.dtype.kind in "biu" or (bag.dtype.kind == "f" and bool(
+            np.all(np.isfinite(bag)) and np.all(bag == np.round(bag))))
+        if not counted or (bag.dtype.kind != "b" and np.any(bag < 0)):
+            raise ValueError("in_bag must hold in-bag counts (non-negative whole numbers) or "
+                             "booleans, one per member and row")
         return bag == 0
     if not oob:
         return None
@@ -423,7 +429,14 @@ def _oob_mask(model: Any, oob: bool, in_bag: Any, n_trees: int, n_rows: int,
 
     if hasattr(model, "forest_") and hasattr(model, "member_predict"):
         # a treelab regressor: its trees' bootstrap draws replayed from their seeds
-        bag = regression_in_bag_counts(model, y)
+        try:
+            bag = regression_in_bag_counts(model, y)
+        except ValueError as exc:
+            raise ValueError(
+                f"{exc}. oob=True replays the draws of an unweighted fit; for a regressor "
+                "fitted with sample_weight pass in_bag=treelab.analysis.oob."
+                "regression_in_bag_counts(model, y_train, sample_weight=...) instead (in "
+                "diagnose, leave out X_train and y_train)") from exc
     elif hasattr(model, "member_predict") and not hasattr(model, "estimators_"):
         raise ValueError("oob=True reads scikit-learn's estimators_samples_ or a treelab "
                          "regressor's bootstrap draws; for this model pass in_bag= (tree, "

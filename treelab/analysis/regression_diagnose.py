@@ -61,7 +61,8 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     ``mean_residual``) follow. With ``X_train`` and ``y_train`` (the training rows of a model
     that records them, ``estimators_samples_``, or a bagged treelab regressor, whose
     bootstrap draws are replayed from its trees' seeds) the bound is also estimated out of
-    bag (``oob_*``).
+    bag (``oob_*``); a model that leaves no row out of any member (no bootstrap, voting) has
+    no out-of-bag numbers and gets the rest.
 
     With ``models``, K fitted regression ensembles of the same kind and size, one per
     training set (for example the regressor refitted on K bootstrap samples), their member
@@ -136,7 +137,7 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
         parts.append((breiman_regression_bound(outputs, y=y_arr, weights=m.weights), _BREIMAN,
                       ""))
     if X_train is not None and y_train is not None and (
-            hasattr(regressor, "estimators_") or _treelab_bagged(regressor)):
+            _treelab_bagged(regressor) or _sklearn_bagged(regressor, y_train)):
         oob = breiman_regression_bound(regressor, X_train, y_train, oob=True)
         parts.append((oob, ("forest_mse",) + _BREIMAN + ("n_rows",), "oob_"))
     if models is not None:
@@ -217,6 +218,19 @@ def _test_row_vars(pred: np.ndarray, outputs: np.ndarray, weights: np.ndarray | 
         bound = breiman_vars(outputs, y_arr, None, weights)
         out.update({name: bound[name] for name in _BREIMAN})
     return out
+
+
+def _sklearn_bagged(model: Any, y_train: Any) -> bool:
+    """A scikit-learn ensemble that records its members' training rows with some row left out
+    of some member (bootstrap or subsampled bagging): its out-of-bag numbers exist. Others
+    (no ``estimators_samples_``, or every member saw every row) have none, and the diagnosis
+    leaves them out, as the classifiers' does."""
+    from treelab.analysis.oob import sklearn_in_bag
+
+    if not hasattr(model, "estimators_"):
+        return False
+    n_rows = int(np.shape(np.asarray(getattr(y_train, "values", y_train)))[0])
+    return sklearn_in_bag(model, n_rows, strict=False) is not None
 
 
 def _treelab_bagged(model: Any) -> bool:
