@@ -93,6 +93,8 @@ def test_reduced_error_pruning_gives_a_subtree_with_no_lower_tuning_accuracy(see
     acc_full = full.score(X[mask], y[mask])
     assert acc_pruned >= acc_full
     assert acc_pruned > acc_full  # on 20% label noise pruning does help
+    # a refit without pruning forgets the held-out rows
+    assert not hasattr(est.set_params(prune=None).fit(X, y), "tuning_mask_")
 
 
 def test_reduced_error_pruning_matches_a_recursive_reference():

@@ -85,6 +85,8 @@ class DecisionTree(C45Baseline, TreeEnsembleClassifier):
         check_prune_params(self.prune, self.tuning_fraction)
 
     def _fit_encoded(self, Xv, y_codes, weights=None) -> None:
+        # a refit forgets the held-out rows of an earlier reduced-error fit
+        self.__dict__.pop("tuning_mask_", None)
         if self.prune is None:
             super()._fit_encoded(Xv, y_codes, weights)
             return
