@@ -691,17 +691,21 @@ def bias_variance_diversity(Q, tau, loss):
 
 def ece(P, y, bins, equal_count):
     """Expected calibration error by loops over bins; equal-count bins split the rows sorted
-    by confidence into bins of sizes differing by at most one, larger bins first."""
+    by confidence into bins of sizes differing by at most one, larger bins first, and then
+    move every row to the bin of the first row of equal confidence."""
     n = len(y)
     conf = [max(row) for row in P]
     right = [1.0 if row.index(max(row)) == y[i] else 0.0 for i, row in enumerate(P)]
     if equal_count:
         order = sorted(range(n), key=lambda i: conf[i])
         sizes = [n // bins + (1 if b < n % bins else 0) for b in range(bins)]
-        groups, start = [], 0
-        for size in sizes:
-            groups.append(order[start:start + size])
-            start += size
+        place_bin, start = [], 0
+        for b, size in enumerate(sizes):
+            place_bin += [b] * size
+        first = {}
+        for place, i in enumerate(order):
+            first.setdefault(conf[i], place_bin[place])
+        groups = [[i for i in range(n) if first[conf[i]] == b] for b in range(bins)]
     else:
         groups = [[i for i in range(n) if (b == 0 and conf[i] <= 1 / bins)
                    or (b / bins < conf[i] <= (b + 1) / bins)] for b in range(bins)]

@@ -125,6 +125,20 @@ def test_probability_quality_handworked_and_dims():
         probability_quality(P * 0.5, y)
 
 
+def test_equal_count_ece_keeps_tied_confidences_in_one_bin():
+    # five rows of confidence 0.6 (three right) and three of 0.9 (two right), two bins: the
+    # 4 | 4 split falls inside the tie, which once went by the rows' order (0.2375 or 0.0875)
+    conf = np.array([0.6] * 5 + [0.9] * 3)
+    right = np.array([1, 1, 1, 0, 0, 1, 1, 0])
+    P = np.stack([conf, 1 - conf], axis=1)
+    y = np.where(right == 1, 0, 1)
+    # by hand: the 0.6 rows in one bin (accuracy 0.6, gap 0), the 0.9 rows in the other
+    expected = abs(2 - 3 * 0.9) / 8
+    for perm in ([0, 1, 2, 3, 4, 5, 6, 7], [3, 4, 0, 1, 2, 5, 6, 7], [7, 0, 3, 6, 1, 4, 2, 5]):
+        ds = probability_quality(P[perm], y[perm], n_bins=2)
+        assert float(ds.ece_count) == pytest.approx(expected, abs=1e-15), perm
+
+
 def test_diagnose_auc_keeps_tied_vote_fractions_tied():
     """Vote fractions whose rows sum to 1 but for the last bit were divided by those sums,
     which split equal scores of different rows: the AUC differed from scikit-learn's on the

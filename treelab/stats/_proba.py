@@ -58,9 +58,14 @@ def _ece(conf: np.ndarray, correct: np.ndarray, n_bins: int, equal_count: bool) 
     n = conf.size
     if equal_count:
         order = np.argsort(conf, kind="stable")
+        at = np.empty(n, dtype=np.int64)  # the bin of each place in increasing order
+        for b, places in enumerate(np.array_split(np.arange(n), n_bins)):
+            at[places] = b
+        # rows of equal confidence share the bin of the first of them, so that no bin edge
+        # splits a tie by the rows' order (tree probabilities tie often)
+        ordered = conf[order]
         bins = np.empty(n, dtype=np.int64)
-        for b, idx in enumerate(np.array_split(order, n_bins)):
-            bins[idx] = b
+        bins[order] = at[np.searchsorted(ordered, ordered, side="left")]
     else:  # bins (k/B, (k+1)/B], the first closed at 0
         bins = np.clip(np.ceil(conf * n_bins).astype(np.int64) - 1, 0, n_bins - 1)
     gap = np.bincount(bins, weights=correct - conf, minlength=n_bins)
@@ -86,7 +91,8 @@ def probability_quality(
     * ECE = sum_b (n_b / N) |acc_b - conf_b| over bins of the confidence max_c p_ic, with
       acc_b the share of rows in bin b whose argmax is right: ``ece_width`` with B equal-width
       bins (k/B, (k+1)/B], ``ece_count`` with B bins of (nearly) equal row counts (Naeini et
-      al. 2015; Guo et al. 2017);
+      al. 2015; Guo et al. 2017), rows of equal confidence kept in one bin (that of the first
+      of them in increasing order: the ECE depends on the rows, not on their order);
     * ``auc_ovr``: macro average over classes of the one-vs-rest ROC AUC
       (``sklearn.metrics.roc_auc_score(multi_class="ovr")``; for 2 classes the AUC of class
       1); NaN when some class never occurs in ``y``.
