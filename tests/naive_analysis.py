@@ -699,7 +699,7 @@ def ece(P, y, bins, equal_count):
     if equal_count:
         order = sorted(range(n), key=lambda i: conf[i])
         sizes = [n // bins + (1 if b < n % bins else 0) for b in range(bins)]
-        place_bin, start = [], 0
+        place_bin = []
         for b, size in enumerate(sizes):
             place_bin += [b] * size
         first = {}
