@@ -9,6 +9,7 @@ import os
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 import xarray as xr
 from test_experiment import small_config, strip
@@ -301,3 +302,30 @@ def test_killed_worker_is_recorded_and_the_run_goes_on(tmp_path):
         np.testing.assert_array_equal(ds[var].sel(ensemble="Agg.", alpha=0.5).values,
                                       alone[var].sel(ensemble="Agg.", alpha=0.5).values)
     assert not math.isnan(float(ds.ensemble_error.sel(ensemble="Agg.", alpha=0.5).mean()))
+
+
+# ------------------------------------------------------------ a summary of failed cells
+
+def test_summary_of_a_mean_with_a_failed_fold_is_nan_not_the_finished_folds(tmp_path):
+    # k-nearest neighbours with k = 119 fails on the fold with 118 training rows; the
+    # summary once showed the mean of the two folds that finished
+    ensembles = [{"name": "knn", "estimator": "sklearn.neighbors:KNeighborsClassifier",
+                  "params": {"n_neighbors": 119}},
+                 {"name": "Agg.", "estimator": "VRTrees", "params": {"n_estimators": 5}}]
+    config = wine_config(tmp_path / "o", ensembles=ensembles, on_error="continue")
+    ds = run(config, progress=False)
+    assert len(CellStore(tmp_path / "o").errors()) == 1
+    table = pd.read_csv(tmp_path / "o" / "summary.csv", index_col=[0, 1])
+    assert ("wine", "knn") in table.index  # its row is kept, its mean missing
+    assert table.loc[("wine", "knn")].isna().all()
+    # the complete row: the mean over its three folds, by hand from the Dataset
+    agg = table.loc[("wine", "Agg."), "alpha=0.5"]
+    assert agg == pytest.approx(float(ds.ensemble_error.sel(ensemble="Agg.", alpha=0.5)
+                                      .mean()), abs=1e-12)
+
+
+def test_summary_columns_of_close_alphas_keep_their_digits(tmp_path):
+    config = wine_config(tmp_path / "o", alphas=[0.1, 0.1000001])
+    run(config, progress=False)
+    header = (tmp_path / "o" / "summary.csv").read_text().splitlines()[0]
+    assert header.split(",")[2:] == ["alpha=0.1", "alpha=0.1000001"]

@@ -114,3 +114,39 @@ def test_a_failed_cell_with_on_error_raise_leaves_no_lock(tmp_path):
         run(config, progress=False)
     assert (tmp_path / "o" / "errors.jsonl").is_file()
     assert not (tmp_path / "o" / ".lock").exists()
+
+
+def _grid(**changes):
+    spec = dict(name="p", datasets=[{"name": "wine", "builtin": "wine"}],
+                ensembles=[{"name": "Agg.", "estimator": "VRTrees",
+                            "params": {"n_estimators": 3}}],
+                protocol={"name": "stratified_kfold", "n_splits": 3})
+    spec.update(changes)
+    return ExperimentConfig(**spec)
+
+
+@pytest.mark.parametrize("dim", ["k", "threshold", "class", "tree", "margin_threshold"])
+def test_a_transform_sweeping_a_measures_dim_is_refused(dim):
+    # dim = "k" with three noise levels once ran and wrote a result whose noise coordinate
+    # was diagnose's k, and a summary of the first level alone
+    with pytest.raises(ValueError, match=rf"transforms\['class_noise'\]\.dim must not be one "
+                                         rf"of .*'{dim}'"):
+        _grid(transforms=[{"kind": "class_noise", "values": [0.0, 0.1, 0.2], "dim": dim}])
+
+
+@pytest.mark.parametrize("n_jobs", [-2, -5])
+def test_n_jobs_below_minus_one_is_refused(n_jobs):
+    with pytest.raises(ValueError, match=rf"n_jobs must be a positive integer \(n_jobs: or "
+                                         rf"-1\); got {n_jobs}"):
+        _grid(n_jobs=n_jobs)
+
+
+def test_replace_seed_moves_a_protocol_seeded_by_the_experiment():
+    # replace(seed=1) kept the folds of seed 0 while the estimators' seeds moved
+    config = _grid(seed=0)
+    assert config.replace(seed=1).protocol == _grid(seed=1).protocol
+    assert config.replace(seed=1).protocol["random_state"] == 1
+    # a protocol seeded on its own keeps its seed
+    fixed = _grid(seed=0, protocol={"name": "stratified_kfold", "n_splits": 3,
+                                      "random_state": 5})
+    assert fixed.replace(seed=1).protocol["random_state"] == 5

@@ -183,7 +183,7 @@ class ExperimentConfig:
             value = getattr(self, key)
             if value is not None and (isinstance(value, bool) or
                                       not isinstance(value, numbers.Integral) or value == 0
-                                      or (key == "n_workers" and value < 1)):
+                                      or value < (1 if key == "n_workers" else -1)):
                 raise ValueError(f"{key} must be a positive integer (n_jobs: or -1); "
                                  f"got {value!r}")
         if self.on_error not in ("raise", "continue"):
@@ -197,6 +197,10 @@ class ExperimentConfig:
         object.__setattr__(self, "ensembles", ensembles)
         object.__setattr__(self, "transforms", transforms)
         object.__setattr__(self, "alphas", alphas)
+        # replace() starts from the protocol as given: one whose seed was the experiment's
+        # takes the new seed with it
+        object.__setattr__(self, "_protocol_given",
+                           dict(protocol) if isinstance(protocol, Mapping) else protocol)
         object.__setattr__(self, "protocol", proto.to_dict())
         object.__setattr__(self, "measures", measures)
         if self.out is not None:
@@ -235,8 +239,11 @@ class ExperimentConfig:
         return cls.from_dict(spec)
 
     def replace(self, **changes: Any) -> ExperimentConfig:
-        """A copy with some fields changed (validated again)."""
+        """A copy with some fields changed (validated again). A protocol whose
+        ``random_state`` was left to default follows a changed ``seed``, as a configuration
+        built with that seed has it."""
         values = {name: getattr(self, name) for name in inspect.signature(type(self)).parameters}
+        values["protocol"] = self._protocol_given
         values.update(changes)
         return type(self)(**values)
 

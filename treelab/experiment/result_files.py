@@ -70,17 +70,37 @@ def summary(ds: xr.Dataset, var: str = "ensemble_error") -> pd.DataFrame:
     -------
     pandas.DataFrame
         Index (dataset, ensemble, and any transform dims); columns the alphas ("alpha=nan" for
-        ensembles without alpha); entries the means.
+        ensembles without alpha); entries the means, NaN where a cell of the mean failed
+        (``on_error = "continue"``) rather than a mean of the folds that finished.
     """
     if var not in ds:
         raise ValueError(f"var must be a variable of ds; got {var!r}")
     da = ds[var]
-    da = da.mean([d for d in (_dims.REPEAT, _dims.FOLD) if d in da.dims])
+    over = [d for d in (_dims.REPEAT, _dims.FOLD) if d in da.dims]
+    means = da.mean(over)
+    complete = means
+    if "fit_time" in ds and over:
+        # a cell that failed (on_error = "continue") has no record: the mean over the folds
+        # that happened to finish is not the mean the caption promises, so it is NaN, its
+        # row kept; combinations with no cell at all (an ensemble without alpha at an
+        # alpha) stay empty
+        done = ds["fit_time"].notnull().sum([d for d in over if d in ds["fit_time"].dims])
+        total = int(np.prod([ds.sizes[d] for d in over]))
+        complete = means.where((done == 0) | (done == total))
+    rows = _by_alpha(means, var).dropna(how="all").index
+    return _by_alpha(complete, var).loc[rows]
+
+
+def _by_alpha(da: xr.DataArray, var: str) -> pd.DataFrame:
+    """Means (dataset, ensemble, ... x alpha) as a table with the alphas as columns."""
     extra = [d for d in da.dims if d not in (_dims.DATASET, _dims.ENSEMBLE, _dims.ALPHA)]
     if extra:
         da = da.isel({d: 0 for d in extra if d in (_dims.THRESHOLD, _dims.K)})
     frame = da.to_dataframe(name=var)[var].unstack(_dims.ALPHA)
     order = [a for a in da[_dims.ALPHA].values if any(_same(a, c) for c in frame.columns)]
     frame = frame[[next(c for c in frame.columns if _same(a, c)) for a in order]]
-    frame.columns = [f"alpha={a:g}" for a in order]
-    return frame.dropna(how="all")
+    names = [f"alpha={a:g}" for a in order]
+    if len(set(names)) < len(names):  # alphas closer than %g shows them: all their digits
+        names = [f"alpha={float(a)!r}" for a in order]
+    frame.columns = names
+    return frame

@@ -64,7 +64,11 @@ DATASET_KEYS = frozenset({"name", *_SOURCES, "params", "n_samples", "test", "min
 ENSEMBLE_KEYS = frozenset({"name", "estimator", "params", "alphas", "single"})
 TRANSFORM_KEYS = frozenset({"kind", "values", "dim",
                             *(k for opts in _TRANSFORM_OPTIONS.values() for k in opts)})
-_RESERVED_DIMS = {_dims.DATASET, _dims.ENSEMBLE, _dims.ALPHA, _dims.REPEAT, _dims.FOLD}
+#: the grid's own dims and those of the stored measures: a transform sweeping one of them would
+#: meet a measure's coordinates of that name in the result (k, threshold, class, ...)
+_RESERVED_DIMS = {_dims.DATASET, _dims.ENSEMBLE, _dims.ALPHA, _dims.REPEAT, _dims.FOLD,
+                  _dims.TREE, _dims.SAMPLE, _dims.CLASS, _dims.THRESHOLD, _dims.K, _dims.BIN,
+                  _dims.TREE_OTHER, _dims.MARGIN_THRESHOLD}
 
 
 def check_jsonable(value: Any, where: str) -> Any:
