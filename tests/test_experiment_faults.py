@@ -329,3 +329,41 @@ def test_summary_columns_of_close_alphas_keep_their_digits(tmp_path):
     run(config, progress=False)
     header = (tmp_path / "o" / "summary.csv").read_text().splitlines()[0]
     assert header.split(",")[2:] == ["alpha=0.1", "alpha=0.1000001"]
+
+
+# ----------------------------------------------------- other rows under a data set's name
+
+def _bundle(folder, flip_seed):
+    """A UCI bundle whose sonar has a fifth of its labels flipped (the same schema)."""
+    src = D.find_uci_root()
+    folder.mkdir()
+    entry = next(e for e in json.loads((src / "index.json").read_text())
+                 if e["name"] == "sonar")
+    frame = pd.read_csv(src / "sonar.tsv.gz", sep="\t")
+    flip = np.random.default_rng(flip_seed).random(len(frame)) < 0.2
+    frame.loc[flip, "target"] = 1 - frame.loc[flip, "target"]
+    frame.to_csv(folder / "sonar.tsv.gz", sep="\t", index=False)
+    entry = {k: v for k, v in entry.items() if k not in ("sha256", "class_counts")}
+    (folder / "index.json").write_text(json.dumps([entry]))
+    return str(folder)
+
+
+def test_other_rows_under_a_data_sets_name_are_computed_again(tmp_path):
+    # the stored cells of the shipped sonar answered for another bundle's sonar (the key
+    # left the folder out), and so did the process's cache in a fresh folder
+    def config(out, root=None):
+        ds = {"name": "sonar", "uci": "sonar"} | ({"root": root} if root else {})
+        return wine_config(out, datasets=[ds], alphas=[0.0])
+
+    shipped = run(config(tmp_path / "o"), progress=False)
+    mine = _bundle(tmp_path / "mine", 0)
+    resumed = run(config(tmp_path / "o", mine), progress=False)
+    assert (tmp_path / "o" / "cells.jsonl").read_text().count("\n") == 6  # three more
+    fresh = run(config(tmp_path / "fresh", mine), progress=False)  # same process, new folder
+    xr.testing.assert_identical(strip(resumed), strip(fresh))
+    assert not np.array_equal(shipped.ensemble_error.values, fresh.ensemble_error.values)
+    # every row of the flipped bundle is a test row once
+    data = D.load_uci("sonar", root=mine)
+    assert int(fresh.n_test.sum()) == data.n_samples
+    # the shipped bundle's keys are as before (nothing of its rows in them)
+    assert all("rows" not in c.spec for c in expand(config(tmp_path / "o")))

@@ -3,6 +3,9 @@ split and the swept transforms, cached per process because many cells share them
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from dataclasses import replace
 from typing import Any
 
@@ -43,6 +46,50 @@ def _drop_small_classes(data: LabeledData, min_size: int | None) -> LabeledData:
     return data.take(keep)
 
 
+def source_stamp(ds: dict[str, Any], root: str | None = None) -> list[Any]:
+    """Where a data set's rows are read from, for the per-process caches: the bundle a UCI or
+    regression set is read from (``root``, else ``TREELAB_DATA``, else the shipped one) or a
+    file's path, size and modification time. A data set's identity leaves its folder out (the
+    same rows from another folder are the same data set), but a cache must not answer with
+    rows read from another folder or from an older file."""
+    if "uci" in ds or "regression" in ds:
+        from treelab.datasets.loaders import find_uci_root
+
+        found = find_uci_root(root, required=False)
+        return [None if found is None else str(found)]
+    if "path" in ds:
+        try:
+            stat = os.stat(ds["path"])
+        except OSError:
+            return [ds["path"]]
+        return [ds["path"], stat.st_size, stat.st_mtime_ns]
+    return []
+
+
+def outside_rows(ds: dict[str, Any], root: str | None, data: LabeledData) -> str | None:
+    """A digest of the rows of a data set read from a file of the user's, or from a bundle
+    other than the shipped one (``root`` or ``TREELAB_DATA``); None for the shipped bundle,
+    scikit-learn's sets and generators, whose rows the configuration fixes. The cells' keys
+    carry it, so that a run resumed with other rows under the same name recomputes its cells
+    instead of taking the stored ones."""
+    if "uci" in ds or "regression" in ds:
+        from treelab.datasets.loaders import _CHECKOUT_BUNDLE, _PACKAGED_BUNDLE, find_uci_root
+
+        found = find_uci_root(root, required=False)
+        shipped = {find_uci_root(_PACKAGED_BUNDLE, required=False),
+                   find_uci_root(_CHECKOUT_BUNDLE, required=False)} - {None}
+        if found in shipped:
+            return None
+    elif "path" not in ds:
+        return None
+    digest = hashlib.sha256()
+    X = np.ascontiguousarray(data.X)
+    digest.update(f"{X.shape} {X.dtype} {list(data.feature_types)}".encode())
+    digest.update(X.tobytes())
+    digest.update(json.dumps([str(v) for v in np.asarray(data.y).tolist()]).encode())
+    return digest.hexdigest()[:32]
+
+
 def load_base(ds: dict[str, Any], seed: int, root: str | None = None) -> LabeledData:
     """The data set of an index protocol, before transforms (cached per process)."""
 
@@ -66,7 +113,7 @@ def load_base(ds: dict[str, Any], seed: int, root: str | None = None) -> Labeled
             data = load_table(ds["path"], name=ds["name"], **ds.get("params", {}))
         return _drop_small_classes(data, ds.get("min_class_size"))
 
-    return _DATA.get(canonical_json([ds, seed]), make)
+    return _DATA.get(canonical_json([ds, seed, source_stamp(ds, root)]), make)
 
 
 def _gen_params(ds: dict[str, Any]) -> set[str]:
@@ -115,7 +162,7 @@ def train_test(spec: dict[str, Any]) -> tuple[LabeledData, LabeledData]:
                 data = _irrelevant(data, t, seed, ds["name"])
             return data
 
-        data_key = canonical_json([ds, seed, whole])
+        data_key = canonical_json([ds, seed, whole, source_stamp(ds, spec.get("root"))])
         data = _DATA.get(data_key, make_data)
 
         if spec.get("task") == "regression":

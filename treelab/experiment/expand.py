@@ -15,7 +15,7 @@ import numpy as np
 from treelab import _dims
 from treelab.datasets import LabeledData
 from treelab.experiment.config import ExperimentConfig
-from treelab.experiment.data import load_base
+from treelab.experiment.data import load_base, outside_rows
 from treelab.experiment.seeds import canonical_json
 from treelab.protocols import make_protocol
 
@@ -175,8 +175,10 @@ def expand(config: ExperimentConfig) -> list[Cell]:
     for ds in config.datasets:
         n_rows = None
         size = 0.0
+        rows = None
         if not protocol.uses_generator or ds.source != "generator":  # rows of a data set
             base = load_base(ds.to_dict(), config.seed, ds.root)
+            rows = outside_rows(ds.to_dict(), ds.root, base)
             check_sizes(base, protocol, f"datasets[{ds.name!r}]", config.task)
             n_rows = base.n_samples
             size = float(base.n_samples) * base.n_features
@@ -205,6 +207,8 @@ def expand(config: ExperimentConfig) -> list[Cell]:
                         }
                         if config.task != "classification":  # classification keys unchanged
                             spec["task"] = config.task
+                        if rows is not None:  # rows of the user's, not fixed by the config
+                            spec["rows"] = rows
                         key = hashlib.sha256(canonical_json(spec).encode()).hexdigest()[:32]
                         spec["root"] = ds.root
                         coords = {_dims.DATASET: ds.name, _dims.ENSEMBLE: ens.name,
