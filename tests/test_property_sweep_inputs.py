@@ -274,13 +274,20 @@ def test_zero_weight_rows_with_nominal_columns_are_removed_rows(cls, options, ca
     extra = {"categorical_features": ["coded"], **options}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        weighted = cls(random_state=seed, **small(cls), **extra).fit(X, y, sample_weight=w)
-        kept = w > 0
-        removed = cls(random_state=seed, **small(cls), **extra).fit(
-            X[kept].reset_index(drop=True), y[kept], sample_weight=w[kept])
+        weighted, removed = _weighted_and_removed(cls, extra, X, y, w, seed)
+    np.testing.assert_array_equal(weighted.predict_proba(X_test), removed.predict_proba(X_test))
+
+
+def _weighted_and_removed(cls, options, X, y, w, seed):
+    """The fit with weights ``w`` and the fit without the rows of weight 0, checked to hold the
+    same categories (a category of weight-0 rows only is unseen in both)."""
+    weighted = cls(random_state=seed, **small(cls), **options).fit(X, y, sample_weight=w)
+    kept = w > 0
+    removed = cls(random_state=seed, **small(cls), **options).fit(
+        X[kept].reset_index(drop=True), y[kept], sample_weight=w[kept])
     assert [list(c) for c in weighted.categories_ if c is not None] == \
         [list(c) for c in removed.categories_ if c is not None]
-    np.testing.assert_array_equal(weighted.predict_proba(X_test), removed.predict_proba(X_test))
+    return weighted, removed
 
 
 #: the regressors whose trees depend on their rows alone
@@ -303,12 +310,7 @@ def test_zero_weight_rows_with_nominal_columns_are_removed_rows_in_regression(cl
     # reached an empty child answering its parent's mean)
     X, y, w, X_test = case
     target = y * 2.5 + np.arange(y.size) % 3
-    weighted = cls(random_state=seed, **small(cls), **options).fit(X, target, sample_weight=w)
-    kept = w > 0
-    removed = cls(random_state=seed, **small(cls), **options).fit(
-        X[kept].reset_index(drop=True), target[kept], sample_weight=w[kept])
-    assert [list(c) for c in weighted.categories_ if c is not None] == \
-        [list(c) for c in removed.categories_ if c is not None]
+    weighted, removed = _weighted_and_removed(cls, options, X, target, w, seed)
     np.testing.assert_array_equal(weighted.predict(X_test), removed.predict(X_test))
 
 

@@ -23,6 +23,7 @@ from treelab.analysis._inputs import (
     check_classes,
     encode_labels,
     encode_unseen,
+    index_coords,
     n_classes_of,
 )
 from treelab.analysis.members import complete_classes, infer_classes, read_members
@@ -63,7 +64,7 @@ def split_input(value: Any, name: str, core: tuple[str, ...], *, labels: bool = 
                              f"{value.dims}")
         lead = tuple(str(d) for d in value.dims if d not in core)
         value = value.transpose(*lead, *core)
-        coords = {str(d): np.asarray(value.indexes[d]) for d in value.dims if d in value.indexes}
+        coords = index_coords(value)
         arr = np.asarray(value.values)
     else:
         try:
@@ -108,7 +109,7 @@ def batched_labels(
         if extra or _dims.SAMPLE not in y.dims:
             raise ValueError(f"y must have dim 'sample' and only leading dims of {name} "
                              f"{lead}, got {y.dims}")
-        y_coords = {str(d): np.asarray(y.indexes[d]) for d in y.dims if d in y.indexes}
+        y_coords = index_coords(y)
         y = y.expand_dims([d for d in lead if d not in y.dims]).transpose(*lead, _dims.SAMPLE)
         # paired with the member labels by coordinate, never by position: the same labels in
         # another order are reordered, different ones refused (docs/measures/correctness.md)

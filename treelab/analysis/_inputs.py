@@ -14,6 +14,14 @@ __all__ = ["SUM_TOLERANCE", "align_to", "as_array", "check_classes", "check_prob
            "encode_labels", "encode_unseen", "n_classes_of"]
 
 
+def index_coords(value: Any) -> dict[str, np.ndarray]:
+    """The labels a DataArray carries for its dims (those with an index); {} for anything
+    else: what :func:`align_to` pairs arguments by."""
+    if not isinstance(value, xr.DataArray):
+        return {}
+    return {str(d): np.asarray(value.indexes[d]) for d in value.dims if d in value.indexes}
+
+
 def as_array(
     value: Any, name: str, dims: tuple[str, ...], *, labels: bool = False
 ) -> tuple[np.ndarray, dict]:

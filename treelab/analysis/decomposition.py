@@ -16,7 +16,7 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis._batch import batched_labels, build, split_input
 from treelab.analysis._dataset import Var, vote_counts
-from treelab.analysis._inputs import align_to, check_proba, encode_labels
+from treelab.analysis._inputs import align_to, check_proba, encode_labels, index_coords
 from treelab.analysis.members import infer_classes
 
 __all__ = ["bias_variance_01", "bias_variance_diversity"]
@@ -273,8 +273,7 @@ def bias_variance_diversity(
     if loss not in _LOSSES:
         raise ValueError(f"loss must be one of {list(_LOSSES)}, got {loss!r}")
     # a labelled target is paired with the member outputs by its sample labels below
-    t_coords = ({str(d): np.asarray(target.indexes[d]) for d in target.dims
-                 if d in target.indexes} if isinstance(target, xr.DataArray) else {})
+    t_coords = index_coords(target)
     if isinstance(target, xr.DataArray) and target.ndim == 2 and _dims.SAMPLE in target.dims:
         target = target.transpose(_dims.SAMPLE, ...)
     if X is not None:

@@ -23,7 +23,7 @@ from treelab.analysis._diagnose_inputs import (
     read,
     unknown_tree_vars,
 )
-from treelab.analysis._inputs import as_array, check_proba
+from treelab.analysis._inputs import as_array, check_proba, index_coords
 from treelab.analysis._measure_intervals import documents_ci_options, too_large
 from treelab.analysis._model_checks import check_y, is_regressor_model
 from treelab.analysis._replicates import PAIR_MATRICES, replicate_statistics
@@ -362,9 +362,8 @@ def diagnose_parts(
     variables.update(strength_vars(labels, y_codes, n_all, votes))
     variables.update(arrangement_vars(labels, y_codes, n_all, votes,
                                       summed if p.treelab else None, {"n_known": n_classes}))
-    rows = {_dims.SAMPLE: np.asarray(y.indexes[_dims.SAMPLE])} if isinstance(
-        y, xr.DataArray) and _dims.SAMPLE in y.indexes else {}
-    thresholds = thresholds_in_row_order(thresholds, rows)  # (the intervals read them too)
+    # per-row thresholds in the rows' order (the intervals read them too)
+    thresholds = thresholds_in_row_order(thresholds, index_coords(y))
     mse, names = thresholded_var(proba, y_codes, thresholds, n_classes)
     variables["thresholded_mse"] = mse
     variables["topk_error"] = topk_var(proba, y_codes, ks, n_classes)

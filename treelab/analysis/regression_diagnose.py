@@ -136,10 +136,13 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     if outputs.shape[0] > 1:
         parts.append((breiman_regression_bound(outputs, y=y_arr, weights=m.weights), _BREIMAN,
                       ""))
-    if X_train is not None and y_train is not None and (
-            _treelab_bagged(regressor) or _sklearn_bagged(regressor, y_train)):
-        oob = breiman_regression_bound(regressor, X_train, y_train, oob=True)
-        parts.append((oob, ("forest_mse",) + _BREIMAN + ("n_rows",), "oob_"))
+    if X_train is not None and y_train is not None:
+        # a scikit-learn ensemble's in-bag rows, read (and checked against y_train) once
+        bag = _sklearn_in_bag(regressor, y_train)
+        if bag is not None or _treelab_bagged(regressor):
+            oob = breiman_regression_bound(regressor, X_train, y_train, oob=bag is None,
+                                           in_bag=bag)
+            parts.append((oob, ("forest_mse",) + _BREIMAN + ("n_rows",), "oob_"))
     if models is not None:
         if isinstance(models, np.ndarray | xr.DataArray):
             rep, own = check_outputs(models, "models", (_dims.REPEAT, _dims.TREE, _dims.SAMPLE))
@@ -220,17 +223,18 @@ def _test_row_vars(pred: np.ndarray, outputs: np.ndarray, weights: np.ndarray | 
     return out
 
 
-def _sklearn_bagged(model: Any, y_train: Any) -> bool:
-    """A scikit-learn ensemble that records its members' training rows with some row left out
-    of some member (bootstrap or subsampled bagging): its out-of-bag numbers exist. Others
-    (no ``estimators_samples_``, or every member saw every row) have none, and the diagnosis
-    leaves them out, as the classifiers' does."""
+def _sklearn_in_bag(model: Any, y_train: Any) -> np.ndarray | None:
+    """The in-bag counts of a scikit-learn ensemble that records its members' training rows
+    with some row left out of some member (bootstrap or subsampled bagging), its trees'
+    roots checked against ``y_train``; None for others (no ``estimators_samples_``, or every
+    member saw every row), whose out-of-bag numbers the diagnosis leaves out, as the
+    classifiers' does."""
     from treelab.analysis.oob import sklearn_in_bag
 
     if not hasattr(model, "estimators_"):
-        return False
+        return None
     n_rows = int(np.shape(np.asarray(getattr(y_train, "values", y_train)))[0])
-    return sklearn_in_bag(model, n_rows, strict=False) is not None
+    return sklearn_in_bag(model, n_rows, strict=False, y=y_train)
 
 
 def _treelab_bagged(model: Any) -> bool:
