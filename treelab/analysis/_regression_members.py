@@ -32,6 +32,15 @@ from treelab.analysis._model_checks import (
 __all__ = ["RegressionMembers", "is_regressor_model", "read_outputs", "resolve_regression",
            "stack_repeats", "values_on"]
 
+#: the units of a squared error of the regression measures
+UNITS = "squared units of y"
+
+
+def tree_sample_coords(coords: dict) -> dict:
+    """The ``tree`` and ``sample`` labels of member outputs, as a measure's result keeps them."""
+    return {k: v for k, v in coords.items() if k in (_dims.TREE, _dims.SAMPLE)}
+
+
 # relative tolerance of the check that the members combine to the model's own predict: the
 # float64 sum of up to thousands of members in another order differs by a few ulps
 _COMBINE_RTOL = 1e-8

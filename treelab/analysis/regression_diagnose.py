@@ -29,10 +29,9 @@ from treelab.analysis.regression import (
     ambiguity,
     ambiguity_vars,
     bias_variance_covariance,
-    breiman_regression_bound,
-    breiman_vars,
     louppe_variance,
 )
+from treelab.analysis.regression_breiman import breiman_regression_bound, breiman_vars
 from treelab.analysis.regression_decomposition import bias_variance_diversity
 
 __all__ = ["diagnose_regression"]
