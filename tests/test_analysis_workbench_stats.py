@@ -161,3 +161,17 @@ def test_diagnose_auc_keeps_tied_vote_fractions_tied():
         if float(ds.auc_ovr) != ref:
             differ.append((seed, float(ds.auc_ovr), ref))
     assert differ == []
+
+
+def test_probability_quality_auc_nan_names_the_classes_without_rows():
+    # three class columns, no row of the third: its one-vs-rest AUC (and so the macro
+    # average) is undefined, and the variable says which class left it NaN
+    P = np.array([[0.7, 0.2, 0.1], [0.2, 0.7, 0.1], [0.6, 0.3, 0.1], [0.1, 0.8, 0.1]])
+    ds = probability_quality(P, ["a", "b", "a", "b"], classes=["a", "b", "zz"])
+    assert np.isnan(float(ds.auc_ovr))
+    assert "['zz'] have no row in y" in ds.auc_ovr.attrs["description"]
+    coded = probability_quality(P, [0, 1, 0, 1])
+    assert "[2] have no row in y" in coded.auc_ovr.attrs["description"]
+    every = probability_quality(P, [0, 1, 2, 1])
+    assert float(every.auc_ovr) == pytest.approx(naive.auc_ovr(P.tolist(), [0, 1, 2, 1], 3))
+    assert "have no row" not in every.auc_ovr.attrs["description"]

@@ -95,7 +95,8 @@ def probability_quality(
       of them in increasing order: the ECE depends on the rows, not on their order);
     * ``auc_ovr``: macro average over classes of the one-vs-rest ROC AUC
       (``sklearn.metrics.roc_auc_score(multi_class="ovr")``; for 2 classes the AUC of class
-      1); NaN when some class never occurs in ``y``.
+      1); NaN when some class never occurs in ``y``, with the variable's ``description``
+      naming those classes.
 
     Parameters
     ----------
@@ -150,7 +151,7 @@ def probability_quality(
         raise ValueError("proba rows must sum to 1")
     flat = arr.reshape(-1, n, n_c)
     lead = tuple(lead)
-    variables = _quality_vars(flat, codes, n_bins, lead, arr.shape[:-2])
+    variables = _quality_vars(flat, codes, n_bins, lead, arr.shape[:-2], classes)
     params: dict[str, Any] = {"n_bins": int(n_bins), "n_classes": n_c}
     if options is not None:
         skip = {name: NO_INTERVAL[name] for name in ("brier_uncertainty", "ece_width",
@@ -165,13 +166,26 @@ def probability_quality(
     return build(variables, function="probability_quality", params=params, coords=coords)
 
 
+def _names(codes: np.ndarray, classes: Any) -> list:
+    """The labels of class columns ``codes`` (the codes themselves without ``classes``)."""
+    if classes is None:
+        return codes.tolist()
+    return [np.asarray(classes)[c].item() for c in codes]
+
+
+_AUC_DEFINED = "NaN where some class has no row in y (its one-vs-rest AUC is undefined)"
+
+
 def _quality_vars(flat: np.ndarray, codes: np.ndarray, n_bins: int, lead: tuple,
-                  shape: tuple) -> dict[str, Var]:
-    """Variables of :func:`probability_quality` from probabilities (batch, sample, class)."""
+                  shape: tuple, classes: Any = None) -> dict[str, Var]:
+    """Variables of :func:`probability_quality` from probabilities (batch, sample, class);
+    ``classes`` (the columns' labels, if given) name the classes without rows in the NaN
+    ``auc_ovr``'s description."""
     n_c = flat.shape[-1]
     out = np.full((flat.shape[0], 8), np.nan)
     labels = np.arange(n_c)
-    every_class = np.unique(codes).size == n_c
+    missing = np.setdiff1d(labels, codes)
+    every_class = missing.size == 0
     for b, p in enumerate(flat):
         out[b, 0] = log_loss(codes, p, labels=labels)
         out[b, 1:5] = brier_decomposition(p, codes)
@@ -192,7 +206,10 @@ def _quality_vars(flat: np.ndarray, codes: np.ndarray, n_bins: int, lead: tuple,
         ("ece_count", "expected calibration error, equal-count bins", CITE_ECE),
         ("auc_ovr", "one-vs-rest ROC AUC, macro average", CITE_AUC),
     ]
+    why = {"auc_ovr": _AUC_DEFINED if every_class else
+           f"NaN: class(es) {_names(missing, classes)} have no row in y, and a class's "
+           "one-vs-rest AUC needs rows of the class and of the others"}
     return {
-        key: Var(lead, out[:, i].reshape(shape), text, cite=cite)
+        key: Var(lead, out[:, i].reshape(shape), text, cite=cite, description=why.get(key, ""))
         for i, (key, text, cite) in enumerate(spec)
     }
