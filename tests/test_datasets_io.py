@@ -213,6 +213,30 @@ def test_add_class_noise_rate_and_other_class():
         D.add_class_noise(np.zeros(5), 0.5)
 
 
+def test_class_noise_draws_every_listed_class_whole_and_never_the_same_one():
+    # rate 1: every label changes, to one of the other listed classes with chance 1/(C - 1),
+    # whatever the classes' type, order or length, and whether the sample shows them or not
+    y = np.array(["a", "b"] * 3000)
+    noisy = D.add_class_noise(y, 1.0, classes=["ccc", "b", "a"], random_state=0)
+    assert np.all(noisy != y)
+    for label in ("a", "b"):
+        drawn = noisy[y == label]
+        others = sorted({"a", "b", "ccc"} - {label})
+        assert set(drawn) == set(others)  # 'ccc' whole, not cut to 'c'
+        assert np.mean(drawn == others[0]) == pytest.approx(0.5, abs=0.03)
+    ints = D.add_class_noise(np.array([0, 1] * 500), 1.0, classes=[0, 1, 2.5], random_state=1)
+    assert set(ints.tolist()) == {0.0, 1.0, 2.5}
+    # a class listed twice would let a label be "replaced" by itself
+    with pytest.raises(ValueError, match="classes must list each class once"):
+        D.add_class_noise(np.array([0, 1, 0, 1]), 1.0, classes=[0, 0, 1])
+    # a data set's true probabilities follow its own classes: others are refused, not mixed in
+    data = D.fan_synthetic(50, random_state=0)
+    with pytest.raises(ValueError, match="classes must be the data set's classes"):
+        D.add_class_noise(data, 0.5, classes=[0, 1, 2, 3, 4])
+    same = D.add_class_noise(data, 0.5, classes=[3, 2, 1, 0], random_state=2)
+    np.testing.assert_array_equal(same.y, D.add_class_noise(data, 0.5, random_state=2).y)
+
+
 def test_add_attribute_noise():
     data = D.led(20000, n_irrelevant=0, noise=0.0, random_state=0)
     noisy = D.add_attribute_noise(data, 0.25, random_state=1)

@@ -107,8 +107,9 @@ def add_class_noise(
     rate : float
         Noise rate in [0, 1].
     classes : array-like, optional
-        The possible classes; default the distinct labels (``LabeledData.classes`` for a data
-        set). At least two are needed when ``rate > 0``.
+        The possible classes, each once (any order); default the distinct labels. A data set
+        brings its own (``LabeledData.classes``, which its true probabilities follow), so for a
+        LabeledData only those classes are accepted. At least two are needed when ``rate > 0``.
     random_state : int, numpy Generator or None, default None
         Seed of the noise.
 
@@ -125,9 +126,22 @@ def add_class_noise(
     labels = y.y if isinstance(y, LabeledData) else np.asarray(y)
     if labels.ndim != 1:
         raise ValueError(f"y must be 1-D; got shape {labels.shape}")
+    own = y.classes if isinstance(y, LabeledData) else None
     if classes is None:
-        classes = y.classes if isinstance(y, LabeledData) else np.unique(labels)
+        classes = own if own is not None else np.unique(labels)
     classes = np.asarray(classes)
+    if classes.ndim != 1:
+        raise ValueError(f"classes must be 1-D; got shape {classes.shape}")
+    # the replacement below is "another position in classes": a repeated class would let a
+    # label be replaced by itself, and the search needs them sorted
+    distinct = np.unique(classes)
+    if distinct.shape[0] != classes.shape[0]:
+        raise ValueError(f"classes must list each class once; got {classes.tolist()!r}")
+    classes = distinct
+    if own is not None and not np.array_equal(classes, np.sort(own)):
+        raise ValueError(f"classes must be the data set's classes {np.sort(own).tolist()!r} "
+                         f"(its true probabilities and n_classes follow them); got "
+                         f"{classes.tolist()!r}")
     rng = check_random_state(random_state)
     C = classes.shape[0]
     if rate > 0 and C < 2:
@@ -136,7 +150,9 @@ def add_class_noise(
     if rate > 0:
         pos = np.searchsorted(classes, labels)
         if np.any(pos >= C) or np.any(classes[np.minimum(pos, C - 1)] != labels):
-            raise ValueError("classes must contain every label of y (sorted)")
+            raise ValueError("classes must contain every label of y")
+        # wide enough for every class: a '<U1' array would cut 'ccc' to 'c', an int one 2.5 to 2
+        noisy = labels.astype(np.result_type(labels, classes))
         hit = rng.random(labels.shape[0]) < rate
         shift = rng.integers(1, C, size=labels.shape[0])  # a different class, uniformly
         noisy[hit] = classes[(pos[hit] + shift[hit]) % C]
