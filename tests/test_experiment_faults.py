@@ -20,6 +20,7 @@ from treelab.analysis import topk_error
 from treelab.cli import main
 from treelab.experiment import CellStore, ExperimentError, cell_seed, expand, run, status
 from treelab.experiment.backends import WORKER_DIED
+from treelab.experiment.data import _drop_small_classes, train_test
 from treelab.protocols import StratifiedKFold
 
 
@@ -280,6 +281,29 @@ def test_class_smaller_than_the_folds_is_named_in_a_warning(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert len(expand(toml_like)) == 10
+
+
+def test_dropped_small_classes_are_gone_from_the_classes_class_noise_draws(tmp_path):
+    # 30 + 30 + 3 rows, classes under 10 rows dropped: the data set has two classes, so
+    # class noise at rate 1 turns every a into b and every b into a, never into c
+    path = _table(tmp_path / "small.csv", {"a": 30, "b": 30, "c": 3})
+    config = wine_config(tmp_path / "o", datasets=[{"name": "small", "path": path,
+                                                    "min_class_size": 10}],
+                         protocol={"name": "stratified_kfold", "n_splits": 3},
+                         transforms=[{"kind": "class_noise", "values": [1.0]}])
+    for cell in expand(config):
+        clean = train_test({**cell.spec, "transforms": []})[0]
+        train, test = train_test(cell.spec)
+        assert train.classes.tolist() == test.classes.tolist() == ["a", "b"]
+        np.testing.assert_array_equal(train.y, np.where(clean.y == "a", "b", "a"))
+    # a generator's true probabilities are conditioned on the kept classes
+    data = D.led(60, random_state=0)
+    counts = np.bincount(data.y, minlength=10)
+    kept = np.flatnonzero(counts >= 7)
+    rows = _drop_small_classes(data, 7)
+    assert rows.classes.tolist() == kept.tolist() and set(rows.y) <= set(kept)
+    p = data.true_proba[np.isin(data.y, kept)][:, kept]
+    np.testing.assert_allclose(rows.true_proba, p / p.sum(axis=1, keepdims=True))
 
 
 # ------------------------------------------------------------------- a killed worker

@@ -40,10 +40,20 @@ def _drop_small_classes(data: LabeledData, min_size: int | None) -> LabeledData:
     if not min_size:
         return data
     labels, counts = np.unique(data.y, return_counts=True)
-    keep = np.isin(data.y, labels[counts >= min_size])
+    kept = labels[counts >= min_size]
+    keep = np.isin(data.y, kept)
     if keep.all():
         return data
-    return data.take(keep)
+    rows = data.take(keep)
+    # take() keeps the data set's classes; the dropped ones must go too, or class noise draws
+    # them back into the training rows (on primary-tumor, 38 of 76 noisy labels)
+    proba = rows.true_proba
+    if proba is not None:
+        # P(y | x, y kept) = P(y | x) / P(kept | x); unknown where P(kept | x) = 0
+        proba = proba[:, np.isin(rows.classes, kept)]
+        mass = proba.sum(axis=1, keepdims=True)
+        proba = proba / mass if np.all(mass > 0) else None
+    return replace(rows, classes=kept, true_proba=proba)
 
 
 def source_stamp(ds: dict[str, Any], root: str | None = None) -> list[Any]:
