@@ -47,6 +47,18 @@ def test_load_table_csv_tsv_gz_and_frame(tmp_path):
     assert D.load_table(tsv).name == "t"
 
 
+def test_load_table_keeps_the_labels_of_a_category_target():
+    # a category column's labels are its values: integers stay the integers, text stays text
+    frame = pd.DataFrame({"x": [0.5, 1.5, 2.5, 3.5],
+                          "ints": pd.Categorical([3, 1, 3, 2]),
+                          "text": pd.Categorical(["b", "a", "b", "c"])})
+    ints = D.load_table(frame.drop(columns="text"), target="ints")
+    assert ints.y.tolist() == [3, 1, 3, 2] and ints.y.dtype.kind == "i"
+    np.testing.assert_array_equal(ints.classes, [1, 2, 3])
+    text = D.load_table(frame.drop(columns="ints"), target="text")
+    assert text.y.tolist() == ["b", "a", "b", "c"] and text.y.dtype.kind == "U"
+
+
 def test_load_table_roundtrips_labeled_data(tmp_path):
     data = D.monks(2, 60, random_state=0)
     back = D.load_table(data.to_frame())

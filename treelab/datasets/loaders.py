@@ -284,7 +284,7 @@ def _from_frame(frame: pd.DataFrame, *, target: str | int | None, nominal: Itera
     y = y_series.to_numpy()
     if y.dtype.kind == "f" and np.all(y == np.round(y)):
         y = y.astype(np.int64)
-    elif y.dtype.kind == "O" or isinstance(y_series.dtype, pd.CategoricalDtype):
+    elif y.dtype.kind == "O":  # text labels (a category column of text comes out as objects)
         y = np.asarray(y_series.astype(str).to_numpy(), dtype=str)
     return LabeledData(
         X=X,
