@@ -299,6 +299,12 @@ def test_subsample():
     np.testing.assert_array_equal(D.subsample(data, 1.0).X, data.X)
     with pytest.raises(ValueError, match="fraction"):
         D.subsample(data, 0.0)
+    # numpy's numbers are fractions like Python's: the same rows as 0.5 and 1
+    np.testing.assert_array_equal(D.subsample_indices(y, np.float32(0.5), random_state=4),
+                                  D.subsample_indices(y, 0.5, random_state=4))
+    assert D.subsample_indices(y, np.int64(1), random_state=4).size == y.size
+    with pytest.raises(ValueError, match="fraction"):
+        D.subsample_indices(y, "0.5")
     with pytest.raises(ValueError, match="stratify"):
         D.subsample_indices(10, 0.5, stratify=True)
     with pytest.raises(TypeError, match="data"):

@@ -41,7 +41,7 @@ def test_half_rounds_up_fraction_one_keeps_all_and_seed_fixes_the_choice():
     assert len(keep_important(odd, 0.5, n_estimators=10, random_state=1)) == 4
     a = forest_importance(data, n_estimators=10, random_state=3)
     np.testing.assert_array_equal(a, forest_importance(data, n_estimators=10, random_state=3))
-    for bad in (0.0, 1.5, True):
+    for bad in (0.0, 1.5, True, "0.5"):
         with pytest.raises(ValueError, match="fraction"):
             keep_important(data, bad)
 

@@ -19,6 +19,7 @@ Liu, F. T., Ting, K. M., Yu, Y. & Zhou, Z.-H. (2008). Spectrum of variable-rando
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import replace
 from typing import Any
 
@@ -115,7 +116,8 @@ def keep_important(train: LabeledData, fraction: float, *, n_estimators: int = 1
     >>> keep_important(data, 0.5, n_estimators=30, random_state=0).tolist()
     [0, 3]
     """
-    if isinstance(fraction, bool) or not 0 < float(fraction) <= 1:
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) \
+            or not 0 < float(fraction) <= 1:
         raise ValueError(f"fraction must be in (0, 1]; got {fraction!r}")
     d = train.n_features
     k = max(1, int(np.ceil(float(fraction) * d - 1e-9)))

@@ -13,6 +13,7 @@ heterogeneous is better than large homogeneous. *ICMLA* (irrelevant Gaussian att
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -268,7 +269,8 @@ def subsample_indices(
     """
     if isinstance(n_or_y, bool) or not isinstance(n_or_y, int | np.integer | np.ndarray):
         raise TypeError(f"n_or_y must be a row count or a label array; got {n_or_y!r}")
-    if not isinstance(fraction, float | int) or isinstance(fraction, bool) \
+    # any real number (numpy's float32 and int64 too), not a bool and not text
+    if not isinstance(fraction, numbers.Real) or isinstance(fraction, bool) \
             or not 0.0 < float(fraction) <= 1.0:
         raise ValueError(f"fraction must be in (0, 1]; got {fraction!r}")
     if not isinstance(stratify, bool):
