@@ -10,6 +10,7 @@ from scipy import stats
 import treelab
 from treelab.engine.forest import Forest
 from treelab.engine.pruning import c45_added_errors, pessimistic_prune, reduced_error_prune
+from treelab.estimators.tree import tuning_mask
 
 
 def noisy(seed, n=600, noise=0.2):
@@ -279,3 +280,26 @@ def test_bad_pruning_parameters():
         treelab.DecisionTree(prune=True).fit(X, y)
     with pytest.raises(ValueError, match="tuning_fraction"):
         treelab.DecisionTree(prune="reduced_error", tuning_fraction=1.0).fit(X, y)
+
+
+def test_reduced_error_pruning_without_a_tuning_row_is_refused():
+    # one row per class: round(n_c / 3) capped at n_c - 1 holds out nothing, and pruning on
+    # no tuning row used to cut the tree to its root (every row predicted as class 0)
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([0, 1, 2, 3])
+    tree = {"criterion": "entropy", "c45": False, "min_samples_split": 2, "curtail_min": 1}
+    assert treelab.DecisionTree(**tree).fit(X, y).score(X, y) == 1.0  # one leaf per row
+    with pytest.raises(ValueError, match=r"tuning_fraction=0\.333333 holds out no tuning row"):
+        treelab.DecisionTree(**tree, prune="reduced_error", random_state=0).fit(X, y)
+    # rows held out, but all of weight 0: no tuning error can be counted either
+    X2, y2 = noisy(1, n=30)
+    mask = tuning_mask(y2, 1 / 3, 5)
+    assert mask.any()
+    w = np.where(mask, 0.0, 1.0)
+    with pytest.raises(ValueError, match="every held-out row has sample weight 0"):
+        treelab.DecisionTree(prune="reduced_error", random_state=5).fit(X2, y2,
+                                                                        sample_weight=w)
+    # one tuning row is enough
+    est = treelab.DecisionTree(**tree, prune="reduced_error", random_state=0).fit(
+        np.array([[0.0], [0.5], [1.0], [2.0], [3.0]]), np.array([0, 0, 1, 2, 3]))
+    assert est.tuning_mask_.sum() == 1

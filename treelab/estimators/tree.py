@@ -54,7 +54,10 @@ class DecisionTree(C45Baseline, TreeEnsembleClassifier):
     prune : {None, "reduced_error", "pessimistic"}, default None
         Post-pruning of the grown tree.
     tuning_fraction : float in (0, 1), default 1/3
-        Share of the rows of every class held out for reduced-error pruning.
+        Share of the rows of every class held out for reduced-error pruning: round(fraction
+        * n_c) rows of class c, at most n_c - 1. A fit that would hold out no row (every
+        class too small, or only rows of sample weight 0) is refused with a ValueError,
+        since pruning on no tuning row would cut the tree to its root.
     %(class_weight)s
     %(max_bins)s
     %(shared)s
@@ -128,6 +131,25 @@ def tuning_mask(y_codes: np.ndarray, fraction: float, random_state) -> np.ndarra
     return mask
 
 
+def check_tuning_rows(n_tune: int, y_codes: np.ndarray, fraction: float,
+                      weighted: bool) -> None:
+    """Refuse reduced-error pruning without a tuning row: with none, every subtree makes no
+    tuning error as a leaf, so the whole tree would be cut to its root leaf (a majority-class
+    model) without a word. ``n_tune``: the held-out rows, each repeated by its weight units."""
+    if n_tune > 0:
+        return
+    sizes = np.bincount(y_codes).tolist()
+    if weighted:
+        why = "every held-out row has sample weight 0"
+    else:
+        why = (f"round(tuning_fraction * n_c), at most n_c - 1, is 0 for every class "
+               f"(class sizes {sizes})")
+    raise ValueError(
+        f"prune='reduced_error' with tuning_fraction={fraction:g} holds out no tuning row: "
+        f"{why}, and pruning on no tuning row would cut the tree to its root; raise "
+        "tuning_fraction, give more rows, or use prune='pessimistic'")
+
+
 def fit_pruned(est, Xv: np.ndarray, y_codes: np.ndarray, grow,
                weights: np.ndarray | None = None) -> None:
     """Grow and prune ``est.forest_`` (``grow(Xv, y_codes, weights)`` is the unpruned growth).
@@ -149,11 +171,13 @@ def fit_pruned(est, Xv: np.ndarray, y_codes: np.ndarray, grow,
     mask = tuning_mask(y_codes, est.tuning_fraction, est.random_state)
     tune = np.flatnonzero(mask)
     if weights is not None:
-        grow(Xv[~mask], y_codes[~mask], weights[~mask])
         # a tuning row of weight w counts w errors; the comparison is scale-free, so rows are
         # repeated by their units (integer weights: the weights themselves)
         units = engine_weights(weights[mask], False).units
         tune = np.repeat(tune, units)
+    check_tuning_rows(tune.shape[0], y_codes, est.tuning_fraction, weights is not None)
+    if weights is not None:
+        grow(Xv[~mask], y_codes[~mask], weights[~mask])
     else:
         grow(Xv[~mask], y_codes[~mask])
     est.forest_, _ = reduced_error_prune(est.forest_, Xv[tune], y_codes[tune], est._min_n())
