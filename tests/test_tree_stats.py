@@ -36,3 +36,23 @@ def test_tree_stats_count_each_trees_nodes(monkeypatch, mean_nodes):
     internal = n_nodes - leaves
     np.testing.assert_array_equal(stats["random_share"], random / internal)
     assert stats["n_leaves"].dtype == np.int64
+
+
+def test_extra_trees_nodes_are_counted_as_their_docstring_says():
+    # the node flags, read tree by tree, against what ExtraTrees' docstring tells a reader to
+    # expect of random_share and decision_nodes (it once said "recorded as random nodes",
+    # while every Extra-Tree node has always been stored as deterministic)
+    rng = np.random.default_rng(2)
+    X = rng.random((80, 4))
+    y = (X[:, 0] + 0.4 * rng.random(80) > 0.7).astype(int)
+    est = treelab.ExtraTrees(n_estimators=5, random_state=3).fit(X, y)
+    stats = est.tree_stats()
+    leaves, random = _by_tree(est.forest_)
+    internal = np.diff(est.forest_.node_offsets) - leaves
+    assert (internal > 0).all()
+    doc = " ".join(treelab.ExtraTrees.__doc__.split())
+    assert "recorded as deterministic nodes" in doc
+    assert "recorded as random" not in doc
+    np.testing.assert_array_equal(random, 0)
+    np.testing.assert_array_equal(stats.random_share.values, 0.0)
+    np.testing.assert_array_equal(stats.decision_nodes.values, internal)

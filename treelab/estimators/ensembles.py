@@ -279,7 +279,11 @@ class RandomForest(_DeterministicEnsemble):
 class ExtraTrees(_DeterministicEnsemble):
     """Extremely randomised trees (Geurts, Ernst & Wehenkel 2006): at every node
     ``max_features`` features each draw one uniform threshold, and the best by the criterion is
-    kept. Extra-Tree nodes are recorded as random nodes (their thresholds are drawn at random).
+    kept. Extra-Tree nodes are recorded as deterministic nodes (``forest_.random`` 0, counted
+    in ``tree_stats().decision_nodes`` and its gain ties, so ``random_share`` is 0): the
+    criterion chooses the test among the drawn candidates, as in the deterministic
+    test-selection (algorithms spec 2.1), not a uniform draw of one test as in the random one
+    (2.2); only the candidates' thresholds are random.
 
     Parameters
     ----------
