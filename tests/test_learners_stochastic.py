@@ -295,3 +295,28 @@ def test_lookahead_on_many_features_warns_before_any_work():
     with warnings.catch_warnings():
         warnings.simplefilter("error", LookaheadCostWarning)
         treelab.StochasticID3(n_estimators=2, lookahead=0).fit(X[:, :50], y)  # no warning
+
+
+def _param_doc(cls, name):
+    """The description of parameter ``name`` in a numpydoc docstring, on one line."""
+    lines = cls.__doc__.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.strip().startswith(f"{name} : "))
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    body = []
+    for ln in lines[start + 1:]:
+        if ln.strip() and len(ln) - len(ln.lstrip()) <= indent:
+            break
+        body.append(ln.strip())
+    return " ".join(body)
+
+
+def test_choice_and_laplace_options_are_documented_next_to_their_rules():
+    # the rules the frequencies test above checks, read from the docstring: each option must
+    # be named beside its own rule (they were once listed {"gain", "entropy"} and described
+    # in the other order, so the default "gain" read as the entropy rule)
+    choice = _param_doc(treelab.StochasticID3, "choice")
+    assert choice.index('"gain"') < choice.index("best gain / beta") < choice.index(
+        '"entropy"') < choice.index("E <= beta E_min")
+    laplace = _param_doc(treelab.StochasticID3, "entropy_laplace")
+    assert laplace.index('"all"') < laplace.index("in every entropy") < laplace.index(
+        '"weights"') < laplace.index("only in the 1 / E draw weights")

@@ -94,10 +94,12 @@ class StochasticID3(TreeEnsembleClassifier):
         One-step lookahead in the score (see Notes for its cost; a ``LookaheadCostWarning``
         is given when the estimate is large).
     choice : {"gain", "entropy"}, default "gain"
-        Choice set on the entropy (E <= beta E_min) or on the gain (gain >= best / beta).
+        The choice set: ``"gain"``, the candidates whose gain H(node) - E is at least the best
+        gain / beta; ``"entropy"``, those with E <= beta E_min.
     entropy_laplace : {"all", "weights"}, default "all"
-        Laplace correction only in the 1 / E draw weights (scores and the choice set use plain
-        entropies), or in every entropy (the algorithms spec's wording).
+        Where the Laplace correction applies: ``"all"``, in every entropy (the algorithms
+        spec's wording); ``"weights"``, only in the 1 / E draw weights (scores and the choice
+        set use plain entropies).
     tie_break : {"first", "random"}, default "first"
         How a tree grown with ``beta=1`` (the single-model baseline) chooses among candidates
         whose score ties E_min exactly: the lowest feature index, or one drawn uniformly
