@@ -320,3 +320,11 @@ def test_choice_and_laplace_options_are_documented_next_to_their_rules():
     laplace = _param_doc(treelab.StochasticID3, "entropy_laplace")
     assert laplace.index('"all"') < laplace.index("in every entropy") < laplace.index(
         '"weights"') < laplace.index("only in the 1 / E draw weights")
+
+
+@pytest.mark.parametrize("beta", [np.inf, np.nan, 0.5])
+def test_refused_beta_is_told_the_half_open_range(beta):
+    # beta = inf is refused, so the range the message gives must not contain it
+    X, y = continuous_data(0, n=20, n_classes=2)
+    with pytest.raises(ValueError, match=r"^beta must be in \[1\.0, inf\), got "):
+        treelab.StochasticID3(beta=beta).fit(X, y)

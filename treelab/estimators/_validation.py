@@ -23,12 +23,15 @@ def check_int(name: str, value, low: int | None = None, high: int | None = None,
 
 
 def check_real(name: str, value, low: float, high: float, *, low_open: bool = False) -> None:
-    """A real number within [low, high] (or (low, high] with ``low_open``)."""
+    """A finite real number within [low, high] (or (low, high] with ``low_open``); an
+    infinite ``high`` is an open end, [low, inf)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
     if not np.isfinite(value) or value > high or value < low or (low_open and value == low):
         bracket = "(" if low_open else "["
-        raise ValueError(f"{name} must be in {bracket}{low}, {high}], got {value}")
+        # infinite values are refused, so an infinite upper bound is never reached
+        close = "]" if np.isfinite(high) else ")"
+        raise ValueError(f"{name} must be in {bracket}{low}, {high}{close}, got {value}")
 
 
 def check_option(name: str, value, options: Iterable[str]) -> None:
