@@ -282,3 +282,18 @@ def test_class_map_numbers_present_classes_in_order():
     assert k == 3
     np.testing.assert_array_equal(cmap, [-1, 0, -1, 1, 2])
     np.testing.assert_array_equal(present[:k], [3.0, 2.0, 1.0])
+
+
+def test_mdl_penalty_is_paid_by_the_entropy_criteria_only_as_documented():
+    # the data of the test above: the best threshold gains 0.0519 bits, less than the penalty
+    # log2(19)/20 = 0.2124, so both entropy criteria make a leaf; the Gini decrease of that
+    # threshold, 0.5 - 19/20 * 2 (9/19)(10/19) = 0.0263, pays no penalty and splits
+    x = np.arange(20.0)[:, None]
+    y = np.tile([0, 1], 10)
+    doc = " ".join(treelab.DecisionTree.__doc__.split())
+    assert "pays none (``\"gini\"``, ``\"parabola\"``)" in doc
+    for criterion, splits in (("gain_ratio", False), ("entropy", False), ("gini", True),
+                              ("parabola", True)):
+        tree = treelab.DecisionTree(criterion=criterion, c45=True, min_objs=1,
+                                    min_samples_split=2, max_depth=1).fit(x, y)
+        assert (tree.forest_.kind[0] != 0) == splits, criterion

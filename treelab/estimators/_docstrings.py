@@ -10,7 +10,9 @@ SHARED_DOC = """
         gain is at least the average gain of the candidates, with ``c45`` True or False.
     c45 : bool
         C4.5 details (algorithms spec 2.1): a test needs two branches of at least ``min_objs``
-        rows, and continuous gains pay the MDL penalty log2(N - 1) / n.
+        rows, and continuous gains pay the MDL penalty log2(N - 1) / n under the entropy
+        criteria (``"gain_ratio"``, ``"entropy"``); a Gini decrease is not in bits and pays
+        none (``"gini"``, ``"parabola"``).
     min_objs : int
         C4.5's -m.
     min_samples_split : int
