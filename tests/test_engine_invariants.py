@@ -192,3 +192,17 @@ def test_integer_coded_nominal_columns_get_sorted_codes():
     Xp = np.array([[5.0, 0], [3.0, 0], [9.0, 0], [np.nan, 0], [-1.0, 0], [7.0, 0], [2.0, 0]])
     np.testing.assert_array_equal(encode_features(est, Xp, fit=False)[:, 0],
                                   [1, np.nan, np.nan, np.nan, np.nan, 2, 0])
+
+
+@pytest.mark.parametrize(("d", "n_sub"), [(5, 2), (7, 4), (6, 3)])
+def test_subspace_size_is_pythons_round_of_half_the_features(d, n_sub):
+    # the documented size: round(0.5 * d) with halves to the even number, so 2 of 5 features
+    # and 4 of 7; complete-random trees grown to purity on noise use every visible feature
+    rng = np.random.default_rng(d)
+    X, y = rng.random((400, d)), rng.integers(0, 2, 400)
+    f = treelab.VRTrees(n_estimators=20, alpha=0.0, sampling="subspace", subspace_fraction=0.5,
+                random_state=0).fit(X, y).forest_
+    for t in range(f.n_trees):
+        nodes = slice(f.node_offsets[t], f.node_offsets[t + 1])
+        split = f.kind[nodes] != 0
+        assert np.unique(f.feature[nodes][split]).size == n_sub

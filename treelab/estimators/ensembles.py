@@ -80,7 +80,8 @@ class VRTrees(_VRFamily):
         "Choosing alpha").
     sampling : {"none", "bootstrap", "subspace", "bootstrap+subspace"}
         Construction: aggregating (every tree sees all rows), bagging, random subspaces of
-        round(subspace_fraction * d) features, or both.
+        round(subspace_fraction * d) features (at least one; Python's round, which takes a
+        half to the even number: 2 of 5 features and 4 of 7 at the default 0.5), or both.
     subspace_fraction : float in (0, 1]
         gamma of the random subspace method.
     random_split : {"pair_midpoint", "pair_distinct", "uniform", "pert"}
