@@ -42,6 +42,7 @@ from treelab.analysis.regression import (
 )
 from treelab.analysis.regression_diagnose import diagnose_regression
 from treelab.analysis.strength import strength_correlation
+from treelab.analysis.subspaces import subspace_features
 from treelab.analysis.ties import gain_ties, gain_ties_from_counts
 
 __all__ = [
@@ -77,6 +78,7 @@ __all__ = [
     "repeated_member_outputs",
     "sample_density",
     "strength_correlation",
+    "subspace_features",
     "thresholded_mse",
     "topk_error",
 ]
