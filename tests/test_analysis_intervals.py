@@ -11,7 +11,7 @@ import pytest
 import xarray as xr
 from statsmodels.stats.proportion import proportion_confint
 
-from treelab.analysis import diagnose
+from treelab.analysis import diagnose, errors
 from treelab.analysis._dataset import vote_counts
 from treelab.analysis._row_means import row_mean_recipes
 from treelab.analysis.diagnose import diagnose_parts
@@ -21,7 +21,9 @@ from treelab.analysis.intervals import (
     grid_intervals,
     interval,
     measure_replicates,
+    no_interval_reasons,
     recipe_replicates,
+    replicate_weights,
     row_parts,
     stratified_weights,
 )
@@ -105,7 +107,7 @@ def test_weights_of_ones_give_diagnose_values_of_the_row_mean_measures():
     recipes = row_mean_recipes(v, labels, y, ens, 4, votes=votes, summed=None, proba=proba,
                                true_proba=None, thresholds=thresholds, ks=np.array([1, 2]),
                                n_known=4)
-    assert len(recipes) == 20  # all but exact_mse (no true probabilities here)
+    assert len(recipes) == 21  # all but exact_mse (no true probabilities here)
     for name, recipe in recipes.items():
         got = recipe_replicates(recipe, np.ones((1, y.size)))[0]
         np.testing.assert_allclose(got, np.asarray(v[name].data, dtype=float), rtol=1e-10,
@@ -129,6 +131,9 @@ def test_row_mean_measures_of_diagnose_with_true_proba_and_intervals():
         got = recipe_replicates(recipe, np.ones((1, y.size)))[0]
         np.testing.assert_allclose(got, res[name].values, rtol=1e-10, atol=1e-14,
                                    equal_nan=True, err_msg=name)
+        if name in NO_INTERVAL:  # class_share: an interval under ci_resample="rows" only
+            assert f"{name}_lower" not in res, name
+            continue
         lo, hi = res[f"{name}_lower"], res[f"{name}_upper"]
         assert lo.dims == res[name].dims, name
         inside = (lo.values <= res[name].values + 1e-12) & (res[name].values <= hi.values + 1e-12)
@@ -156,7 +161,11 @@ def fitted_vrtrees():
     return est, X[200:], y[200:]
 
 
-def test_every_numeric_variable_has_an_interval_or_a_documented_reason(fitted_vrtrees):
+@pytest.mark.parametrize("resample", ["stratified", "rows"])
+def test_every_numeric_variable_has_an_interval_or_a_documented_reason(fitted_vrtrees,
+                                                                      resample):
+    # under "rows" the class shares vary: class_share and brier_uncertainty get intervals,
+    # not the stratified reason (and keep none under "stratified")
     from pathlib import Path
 
     labels, y, true_proba = _three_class_case(n_rows=120)
@@ -165,10 +174,14 @@ def test_every_numeric_variable_has_an_interval_or_a_documented_reason(fitted_vr
     true_test = np.full((y_test.size, est.classes_.size), 1.0 / est.classes_.size)
     results = [
         diagnose(labels, None, y, classes=[0, 1, 2], single=0.3, true_proba=true_proba,
-                 measures=ALL_MEASURES, ci=0.95, n_boot=100, ci_method="percentile"),
+                 measures=ALL_MEASURES, ci=0.95, n_boot=100, ci_method="percentile",
+                 ci_resample=resample),
         diagnose(est, X_test, y_test, single=0.3, true_proba=true_test,
-                 measures=ALL_MEASURES, ci=0.95, n_boot=100),
+                 measures=ALL_MEASURES, ci=0.95, n_boot=100, ci_resample=resample),
     ]
+    reasons = no_interval_reasons(resample)
+    assert (set(NO_INTERVAL) - set(reasons) == {"class_share", "brier_uncertainty"}) == (
+        resample == "rows")
     page = (Path(__file__).parents[1] / "docs" / "measures" / "uncertainty.md").read_text()
     for res in results:
         for name in INTERVAL_MEASURES:
@@ -177,7 +190,12 @@ def test_every_numeric_variable_has_an_interval_or_a_documented_reason(fitted_vr
             if name.endswith(("_lower", "_upper")) or da.dtype.kind not in "fiu":
                 continue
             has = f"{name}_lower" in res and f"{name}_upper" in res
-            assert has != (name in NO_INTERVAL), name
+            assert has != (name in reasons), name
+        for name in ("class_share", "brier_uncertainty"):
+            if resample == "rows":  # an interval that moves, around the estimate
+                lo, hi = res[f"{name}_lower"].values, res[f"{name}_upper"].values
+                assert np.all(lo <= res[name].values) and np.all(res[name].values <= hi)
+                assert np.any(lo < hi), name
     for name in NO_INTERVAL:
         assert f"`{name}`" in page, name
 
@@ -187,6 +205,104 @@ def test_stratified_weights_keep_class_counts():
     w = stratified_weights(y, 50, np.random.default_rng(1))
     for k in range(3):
         assert np.all(w[:, y == k].sum(axis=1) == np.sum(y == k))
+
+
+def test_row_weights_draw_n_rows_from_all_rows():
+    # the row bootstrap: one multinomial draw of n rows over all n (class counts vary), the
+    # draw of a single stratum; the stratified one keeps every class's count
+    y = np.array([0] * 30 + [1] * 10)
+    rows = replicate_weights(y, y.size, 300, np.random.default_rng(4), "rows")
+    want = np.random.default_rng(4).multinomial(40, np.full(40, 1 / 40), size=300)
+    np.testing.assert_array_equal(rows, want)
+    assert np.unique(rows[:, y == 1].sum(axis=1)).size > 5
+    kept = replicate_weights(y, y.size, 300, np.random.default_rng(4), "stratified")
+    np.testing.assert_array_equal(kept, stratified_weights(y, 300, np.random.default_rng(4)))
+    assert np.all(kept[:, y == 1].sum(axis=1) == 10)
+
+
+@pytest.mark.parametrize("measure", ["diagnose", "errors"])
+def test_row_bootstrap_of_an_error_that_differs_by_class_agrees_with_wilson(measure):
+    # 5000 rows, half of each class, class errors 0 and 0.8: the error (0.4) is a binomial
+    # proportion of the population and Wilson's half-width (0.0136) its sampling spread. The
+    # row bootstrap matches Wilson's limits to 0.0014 (a tenth of it); the stratified one
+    # leaves out the spread of the class shares and is narrower by
+    # sqrt(0.5 * 0.16 / 0.24) = 0.58 (its limits 0.0058 inside Wilson's): an option that
+    # stratified silently fails here
+    rng = np.random.default_rng(5)
+    n = 5000
+    y = np.repeat([0, 1], n // 2)
+    wrong = (y == 1) & (rng.random(n) < 0.8)
+    labels = np.repeat(np.where(wrong, 1 - y, y)[None, :], 3, axis=0)
+    low, high = proportion_confint(int(wrong.sum()), n, alpha=0.05, method="wilson")
+
+    def limits(resample):
+        kw = {"ci": 0.95, "ci_method": "percentile", "n_boot": 2000, "ci_resample": resample}
+        res = (diagnose(labels, None, y, classes=[0, 1], **kw) if measure == "diagnose"
+               else errors(labels, y, n_classes=2, **kw))
+        return float(res.ensemble_error_lower), float(res.ensemble_error_upper)
+
+    lo, hi = limits("rows")
+    assert lo == pytest.approx(low, abs=1.4e-3) and hi == pytest.approx(high, abs=1.4e-3)
+    s_lo, s_hi = limits("stratified")
+    assert (s_hi - s_lo) / (high - low) == pytest.approx(np.sqrt(0.5 * 0.16 / 0.24), abs=0.06)
+
+
+def test_row_bootstrap_covers_an_error_that_differs_by_class():
+    # the docs' simulation, smaller: 120 test sets of 200 rows (class shares 0.5, class
+    # errors 0 and 0.8, true error 0.4), 95% percentile intervals of 200 replicates. The
+    # row bootstrap covers about 93% (Wilson's interval 95%), the stratified one about 73%
+    # (115 and 93 of these 120); the bands below are about 2 binomial sd from each
+    rng = np.random.default_rng(8)
+    hits = {"rows": 0, "stratified": 0}
+    for _ in range(120):
+        y = (rng.random(200) < 0.5).astype(np.int64)
+        wrong = (y == 1) & (rng.random(200) < 0.8)
+        labels = np.where(wrong, 1 - y, y)[None, :]
+        for resample in hits:
+            res = errors(labels, y, n_classes=2, ci=0.95, ci_method="percentile", n_boot=200,
+                         ci_seed=int(rng.integers(2**31)), ci_resample=resample)
+            hits[resample] += float(res.ensemble_error_lower) <= 0.4 <= float(
+                res.ensemble_error_upper)
+    assert hits["rows"] / 120 >= 0.88, hits
+    assert hits["stratified"] / 120 <= 0.83, hits
+
+
+def test_replicates_without_a_class_are_counted_and_left_out():
+    # class 2 has 4 of 100 rows: a row replicate misses it with probability 0.96^100 = 1.7%.
+    # class_error of class 2 is undefined there: with 5 such of 400 replicates (1.25%) the
+    # limits are NaN and the description says so; with fewer than 1% they are the quantiles
+    # of the defined replicates, and the description gives the count (slow reference: the
+    # same multinomial draws, the class error computed row by row)
+    y = np.array([0] * 60 + [1] * 36 + [2] * 4)
+    ens = y.copy()
+    ens[[0, 1, 60, 61, 62, 96]] = [1, 1, 0, 0, 2, 0]  # a class-2 row wrong
+    labels = ens[None, :]
+    cases = set()
+    for seed in range(40):
+        w = np.random.default_rng(seed).multinomial(100, np.full(100, 0.01), size=400)
+        absent = int(np.sum(w[:, y == 2].sum(axis=1) == 0))
+        res = diagnose(labels, None, y, classes=[0, 1, 2], ci=0.9, n_boot=400,
+                       ci_method="percentile", ci_seed=seed, ci_resample="rows")
+        lo, hi = res.class_error_lower.values[2], res.class_error_upper.values[2]
+        note = res.class_error_lower.attrs["description"]
+        cases.add("nan" if absent > 4 else "left out" if absent else "none")
+        if absent > 4:
+            assert np.isnan(lo) and np.isnan(hi)
+            assert f"limits NaN where more than 1% of the replicates are undefined (up to " \
+                   f"{absent} of 400)" in note
+        else:
+            kept = w[w[:, y == 2].sum(axis=1) > 0]
+            errs = [np.sum(wi[y == 2] * (ens != y)[y == 2]) / np.sum(wi[y == 2])
+                    for wi in kept]
+            np.testing.assert_allclose([lo, hi], np.quantile(errs, [0.05, 0.95]), rtol=1e-12)
+            if absent:
+                assert f"{absent} of 400 replicates (at most, per element) where the " \
+                       f"measure is undefined" in note
+            else:
+                assert "undefined" not in note
+        if {"nan", "left out"} <= cases:
+            break
+    assert {"nan", "left out"} <= cases, cases
 
 
 @pytest.mark.parametrize("method", ["percentile", "bca"])
@@ -249,7 +365,8 @@ def test_intervals_are_seeded_and_refused_when_undefined():
     for kwargs, message in [({"ci": 95}, "ci must"), ({"ci": 0.95, "ci_method": "basic"},
                                                         "ci_method"),
                             ({"ci": 0.95, "n_boot": 10}, "n_boot"),
-                            ({"ci": 0.95, "ci_seed": -1}, "ci_seed")]:
+                            ({"ci": 0.95, "ci_seed": -1}, "ci_seed"),
+                            ({"ci": 0.95, "ci_resample": "class"}, "ci_resample")]:
         with pytest.raises(ValueError, match=message):
             diagnose(labels, None, y, classes=[0, 1], **kwargs)
 

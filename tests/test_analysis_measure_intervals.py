@@ -1,6 +1,7 @@
 """Intervals of every public measure (``ci=``): against a slow bootstrap written here (a loop
-that redraws the rows and calls the public measure), against diagnose's for the same seed,
-against the normal-theory interval of a mean, and the refusals."""
+that redraws the rows and calls the public measure; within every class or, for
+``ci_resample="rows"``, from all rows), against diagnose's for the same seed, against the
+normal-theory interval of a mean, and the refusals."""
 
 from __future__ import annotations
 
@@ -45,8 +46,8 @@ def _regression(seed=0, n_rows=80, n_trees=6):
 def _slow_percentile(measure, n_rows, strata, seed):
     """The percentile interval written out: redraw every class's rows (one multinomial
     draw per class, classes in sorted order, n_boot replicates at once, as diagnose draws
-    them; one stratum for regression), call the measure on the redrawn rows, take the
-    quantiles of each variable."""
+    them; one stratum, all rows, for regression and ``ci_resample="rows"``: strata None),
+    call the measure on the redrawn rows, take the quantiles of each variable."""
     rng = np.random.default_rng(seed)
     groups = np.zeros(n_rows, dtype=int) if strata is None else strata
     counts = np.zeros((N_BOOT, n_rows), dtype=int)
@@ -90,16 +91,26 @@ def _vote_shares(labels):
     return 0.9 * shares + 0.1 / 3  # no zero probability: a finite log loss
 
 
+@pytest.mark.parametrize("resample", ["stratified", "rows"])
 @pytest.mark.parametrize("name", [*CLASSIFICATION, *REGRESSION])
-def test_interval_equals_slow_bootstrap_of_the_public_measure(name):
+def test_interval_equals_slow_bootstrap_of_the_public_measure(name, resample):
+    # "rows" against the slow bootstrap from all rows: an option that stratified silently
+    # (or a regression measure that split its rows) would draw other rows and fail here
     measure = {**CLASSIFICATION, **REGRESSION}[name]
-    strata = Y if name in CLASSIFICATION else None
+    strata = Y if name in CLASSIFICATION and resample == "stratified" else None
     n_rows = Y.size if name in CLASSIFICATION else TRUTH.size
     every = np.arange(n_rows)
-    res = measure(every, ci=LEVEL, ci_method="percentile", n_boot=N_BOOT, ci_seed=3)
+    res = measure(every, ci=LEVEL, ci_method="percentile", n_boot=N_BOOT, ci_seed=3,
+                  ci_resample=resample)
     slow = _slow_percentile(measure, n_rows, strata, seed=3)
     ci = json.loads(res.attrs["params"])["ci"]
     assert ci["seed"] == 3 and ci["n_boot"] == N_BOOT and ci["method"] == "percentile"
+    words = {(True, "stratified"): "test rows, stratified by class",
+             (True, "rows"): "test rows, not stratified (ci_resample='rows': the class "
+                             "counts vary)"}
+    assert ci["resampling"] == words.get((name in CLASSIFICATION, resample), "test rows")
+    if name == "probability_quality":  # the class shares vary under "rows" only
+        assert ("brier_uncertainty_lower" in res) == (resample == "rows")
     checked = 0
     for var in list(res.data_vars):
         if f"{var}_lower" not in res:
@@ -126,12 +137,17 @@ def test_bca_interval_contains_the_estimate(name):
             assert np.all(lo[ok] <= est[ok] + 1e-12) and np.all(est[ok] <= hi[ok] + 1e-12), var
 
 
-@pytest.mark.parametrize("method", ["bca", "percentile"])
-def test_measures_equal_diagnose_for_the_same_seed(method):
+@pytest.mark.parametrize(("method", "resample"), [("bca", "stratified"),
+                                                  ("percentile", "stratified"),
+                                                  ("bca", "rows"), ("percentile", "rows")])
+def test_measures_equal_diagnose_for_the_same_seed(method, resample):
+    # diagnose reweights sums, the measures recompute on repeated rows: the same draws of
+    # either resampling give the same limits
     res = diagnose(LABELS, None, Y, classes=[0, 1, 2], measures=["pairwise_diversity",
                    "nonpairwise_diversity"], ci=0.95, ci_method=method, n_boot=150,
-                   ci_seed=5)
-    kw = {"n_classes": 3, "ci": 0.95, "ci_method": method, "n_boot": 150, "ci_seed": 5}
+                   ci_seed=5, ci_resample=resample)
+    kw = {"n_classes": 3, "ci": 0.95, "ci_method": method, "n_boot": 150, "ci_seed": 5,
+          "ci_resample": resample}
     pairs = {"pairwise_diversity_correlation": "correlation"}
     by_measure = [
         (errors(LABELS, Y, **kw), ("ensemble_error", "mean_member_error", "member_error")),
@@ -197,12 +213,22 @@ def test_diagnose_of_a_regressor_takes_ci():
     assert {"mse_lower", "r2_upper", "breiman_bound_lower", "member_mse_upper"} <= set(res)
     ci = json.loads(res.attrs["params"])["ci"]
     assert ci["resampling"] == "test rows" and "oob_breiman_bound" in ci["no_interval"]
+    # no classes to keep: "rows" passes through to the same draws from all rows
+    rows = diagnose(rf, X[80:], y[80:], ci=0.9, n_boot=100, X_train=X[:80], y_train=y[:80],
+                    ci_resample="rows")
+    for name in ("mse_lower", "r2_upper", "breiman_bound_lower"):
+        assert float(rows[name]) == float(res[name]), name
+    with pytest.raises(ValueError, match="ci_resample must be one of"):
+        diagnose(rf, X[80:], y[80:], ci=0.9, ci_resample="class")
 
 
 @pytest.mark.parametrize(("kwargs", "named"), [
     ({"ci": 1.0}, "ci must"), ({"ci": 0}, "ci must"), ({"ci": True}, "ci must"),
     ({"ci": 0.9, "n_boot": 1}, "n_boot"), ({"ci": 0.9, "n_boot": 50}, "n_boot"),
     ({"ci": 0.9, "ci_method": "basic"}, "ci_method"), ({"ci": 0.9, "ci_seed": -1}, "ci_seed"),
+    ({"ci": 0.9, "ci_resample": "plain"},
+     r"ci_resample must be one of \('stratified', 'rows'\).*'plain'"),
+    ({"ci": 0.9, "ci_resample": None}, "ci_resample"),
 ])
 @pytest.mark.parametrize("name", [*CLASSIFICATION, *REGRESSION])
 def test_undefined_interval_options_are_refused_naming_the_argument(name, kwargs, named):
@@ -248,3 +274,61 @@ def test_leading_dims_get_one_interval_per_cell_from_one_draw():
     alone = pairwise_diversity(LABELS[::-1], Y, **kw)
     np.testing.assert_allclose(pairs.kappa_upper.values[1], alone.kappa_upper.values,
                                rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", [*CLASSIFICATION, *REGRESSION])
+def test_an_unknown_resampling_is_refused_before_any_work(name):
+    # rows that do not fit (y one row short) fail later, when the measure reads them: the
+    # resampling is refused first, naming the argument and the allowed values
+    measure = {**CLASSIFICATION, **REGRESSION}[name]
+    n_rows = Y.size if name in CLASSIFICATION else TRUTH.size
+    with pytest.raises(ValueError) as later:
+        _short_y(name)(np.arange(n_rows), ci=0.9)
+    assert "ci_resample" not in str(later.value)
+    with pytest.raises(ValueError, match="ci_resample must be one of"):
+        _short_y(name)(np.arange(n_rows), ci=0.9, ci_resample="by_class")
+    with pytest.raises(ValueError, match="ci_resample must be one of"):
+        measure(np.arange(n_rows), ci=0.9, ci_resample="Rows")
+
+
+def test_diagnose_refuses_an_unknown_resampling_before_reading_the_rows():
+    with pytest.raises(ValueError) as later:
+        diagnose(LABELS, None, Y[:-1], classes=[0, 1, 2], ci=0.9)
+    assert "ci_resample" not in str(later.value)
+    with pytest.raises(ValueError, match="ci_resample must be one of"):
+        diagnose(LABELS, None, Y[:-1], classes=[0, 1, 2], ci=0.9, ci_resample="class")
+
+
+def _short_y(name):
+    """The measure with y one row short of the members' rows."""
+    if name in REGRESSION:
+        fn = {"ambiguity": ambiguity, "breiman_regression_bound": breiman_regression_bound}[name]
+        return lambda r, **kw: fn(OUT[:, r], y=TRUTH[r][:-1], **kw)
+    if name == "probability_quality":
+        return lambda r, **kw: probability_quality(_vote_shares(LABELS[:, r]), Y[r][:-1], **kw)
+    fn = {"errors": errors, "error_correlation": error_correlation,
+          "strength_correlation": strength_correlation,
+          "pairwise_diversity": pairwise_diversity,
+          "nonpairwise_diversity": nonpairwise_diversity,
+          "error_arrangement": error_arrangement}[name]
+    return lambda r, **kw: fn(LABELS[:, r], Y[r][:-1], n_classes=3, **kw)
+
+
+def test_every_measure_with_ci_takes_every_interval_option():
+    # the shared docstring fills only a signature with every option at its default: a
+    # measure that forgot ci_resample (or changed a default) is refused at import
+    def forgot(x, *, ci=None, ci_method="bca", n_boot=2000, ci_seed=0):
+        """Doc.
+
+        Parameters
+        ----------
+            %(ci_options)s
+        """
+
+    forgot.__doc__ = forgot.__doc__.replace("            %(ci_options)s", "    %(ci_options)s")
+    with pytest.raises(AssertionError, match="ci_resample"):
+        _measure_intervals.documents_ci_options(forgot)
+    for fn in (errors, error_correlation, strength_correlation, pairwise_diversity,
+               nonpairwise_diversity, error_arrangement, probability_quality, ambiguity,
+               breiman_regression_bound, diagnose, diagnose_regression):
+        assert "ci_resample : {\"stratified\", \"rows\"}" in fn.__doc__, fn.__name__

@@ -85,5 +85,6 @@ def test_every_measure_with_intervals_documents_one_set_of_options():
         doc = fn.__doc__ or ""
         assert "%(" not in doc, f"{name}'s docstring has an unfilled fragment"
         assert CI_OPTIONS_DOC in doc, f"{name} documents ci_method/n_boot/ci_seed its own way"
+        assert "ci_resample" in inspect.signature(fn).parameters, f"{name} lacks ci_resample"
         documented.append(name)
     assert len(documented) >= 9, documented

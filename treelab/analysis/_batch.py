@@ -235,9 +235,9 @@ def member_dataset(
     """The Dataset of a measure over member labels: validate and encode the inputs
     (:func:`member_inputs`), compute ``vars_of(labels, y, n_classes)`` and build the result
     (no class coordinate: these measures have no class dim). ``ci``: checked interval options
-    (:func:`treelab.analysis._measure_intervals.ci_options`) for the stratified bootstrap
+    (:func:`treelab.analysis._measure_intervals.ci_options`) for the bootstrap
     intervals of :func:`treelab.analysis._measure_intervals.row_intervals`."""
-    from treelab.analysis._measure_intervals import STRATIFIED, ci_params, row_intervals
+    from treelab.analysis._measure_intervals import ci_params, row_intervals
 
     inp = member_inputs(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     coords = {k: v for k, v in inp.coords.items() if k != _dims.CLASS}
@@ -248,5 +248,5 @@ def member_dataset(
             variables, lambda rows: vars_of(inp.labels[:, rows], inp.y[rows], inp.n_classes),
             inp.y.size, ci, strata=inp.y, no_interval=no_interval)
         variables = {**variables, **limits}
-        params["ci"] = ci_params(ci, STRATIFIED, skipped)
+        params["ci"] = ci_params(ci, skipped, classes=True)
     return to_dataset(variables, function=function, params=params, coords=coords)

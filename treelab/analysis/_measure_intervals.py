@@ -2,8 +2,9 @@
 the bootstrap of :mod:`treelab.analysis.intervals`.
 
 A measure given ``ci=`` recomputes its own numbers on every bootstrap replicate of the test
-rows: the replicate's row counts w_i (stratified by class for classification, plain for
-regression, drawn from the seed exactly as :func:`treelab.analysis.diagnose` draws them) become
+rows: the replicate's row counts w_i (stratified by class for classification with
+``ci_resample="stratified"``, the default; drawn from all rows with ``ci_resample="rows"`` and
+for regression; from the seed exactly as :func:`treelab.analysis.diagnose` draws them) become
 the rows repeated w_i times, the measure's variables are recomputed on them (the members'
 outputs of a row held fixed: only the test sample is resampled), and the percentile or BCa
 limits of :func:`treelab.analysis.intervals.interval` are put next to each estimate as
@@ -19,6 +20,7 @@ its ``no_interval`` reasons are left without one; the reasons are recorded in th
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -28,21 +30,22 @@ from treelab import _dims
 from treelab.analysis._dataset import Var
 from treelab.analysis.intervals import (
     _JACKKNIFE_GROUPS,
+    CIOptions,
     _jackknife_weights,
     check_interval_options,
+    interval_how,
     limit_vars,
-    stratified_weights,
+    replicate_weights,
+    resampling_words,
 )
 
-__all__ = ["MAX_REPLICATE_BYTES", "batch_intervals", "ci_options", "ci_params", "row_intervals"]
+__all__ = ["MAX_REPLICATE_BYTES", "batch_intervals", "ci_options", "ci_params",
+           "row_intervals"]
 
 #: Largest memory the replicates of a measure's variables may take (8 bytes per value of
 #: every replicate and jackknife value); above, a variable gets no interval, with its size.
 MAX_REPLICATE_BYTES = 256 * 2**20
 
-#: What ``params["ci"]["resampling"]`` says (diagnose's words for classification).
-STRATIFIED = "test rows, stratified by class"
-PLAIN = "test rows"
 #: Why a variable per test row gets no interval.
 PER_ROW = "one value per test row, not a mean over rows"
 #: Refusal of leading dims whose rows differ (each cell has its own test rows).
@@ -58,33 +61,56 @@ CI_OPTIONS_DOC = """    ci_method : {"bca", "percentile"}, default "bca"
     n_boot : int, default 2000
         Bootstrap replicates (at least 100).
     ci_seed : int, default 0
-        Resampling seed, recorded in ``params["ci"]``."""
+        Resampling seed, recorded in ``params["ci"]``.
+    ci_resample : {"stratified", "rows"}, default "stratified"
+        How a replicate redraws the test rows: ``"stratified"`` within every true class
+        (each class keeps its row count: the interval is the precision given the test set's
+        class counts), ``"rows"`` n rows from all n (the class counts vary as between test
+        sets; covers a measure that differs by class, docs/measures/uncertainty.md). A
+        replicate that draws no row of a class gives what the measure gives on such rows
+        (NaN where it divides by the class: ``class_error``, ``auc_ovr``); up to 1% of
+        undefined replicates are left out of the limits and counted in their description,
+        more give NaN limits. Regression has no classes: both draw from all rows. Recorded
+        in ``params["ci"]["resampling"]`` and each limit's description."""
+
+#: The interval options and their defaults, as every measure with ``ci=`` takes them.
+CI_DEFAULTS = {"ci_method": "bca", "n_boot": 2000, "ci_seed": 0, "ci_resample": "stratified"}
 
 
 def documents_ci_options(fn: Callable) -> Callable:
     """Write the interval options (:data:`CI_OPTIONS_DOC`) where ``fn``'s docstring says
-    ``%(ci_options)s``: one text for every measure that takes them."""
+    ``%(ci_options)s``: one text for every measure that takes them; a measure whose
+    signature lacks one of them (:data:`CI_DEFAULTS`) or gives it another default is refused
+    at import, so that no measure documents an option it does not take."""
     mark = "    %(ci_options)s"
     if fn.__doc__ is None or mark not in fn.__doc__:
         raise AssertionError(f"{fn.__name__}'s docstring has no {mark.strip()} to fill")
+    params = inspect.signature(fn).parameters
+    wrong = {name: default for name, default in CI_DEFAULTS.items()
+             if name not in params or params[name].default != default}
+    if wrong:
+        raise AssertionError(f"{fn.__name__} must take the interval options {wrong} "
+                             f"(keyword, with these defaults)")
     fn.__doc__ = fn.__doc__.replace(mark, CI_OPTIONS_DOC)
     return fn
 
 
-def ci_options(ci: Any, ci_method: Any, n_boot: Any, ci_seed: Any) -> tuple | None:
+def ci_options(ci: Any, ci_method: Any, n_boot: Any, ci_seed: Any,
+               ci_resample: Any = "stratified") -> CIOptions | None:
     """None for ``ci=None`` (no intervals), else the checked options; refused before any
     work when undefined, naming the argument."""
     if ci is None:
         return None
-    return check_interval_options(ci, ci_method, n_boot, ci_seed)
+    return check_interval_options(ci, ci_method, n_boot, ci_seed, ci_resample)
 
 
-def ci_params(options: tuple, resampling: str, no_interval: Mapping[str, str]) -> dict:
-    """What the result's ``params["ci"]`` records: diagnose's keys, and the variables
-    without an interval with the reason."""
-    ci, method, n_boot, seed = options
-    return {"level": ci, "method": method, "n_boot": n_boot, "seed": seed,
-            "resampling": resampling, "no_interval": dict(no_interval)}
+def ci_params(options: CIOptions, no_interval: Mapping[str, str], *, classes: bool) -> dict:
+    """What the result's ``params["ci"]`` records: diagnose's keys (``resampling`` in words,
+    :func:`treelab.analysis.intervals.resampling_words`; ``classes``: classification), and
+    the variables without an interval with the reason."""
+    return {"level": options.level, "method": options.method, "n_boot": options.n_boot,
+            "seed": options.seed, "resampling": resampling_words(options.resample, classes),
+            "no_interval": dict(no_interval)}
 
 
 def strata_of(y: np.ndarray) -> np.ndarray:
@@ -102,7 +128,7 @@ def row_intervals(
     variables: Mapping[str, Var],
     recompute: Callable[[np.ndarray], Mapping[str, Any]],
     n_rows: int,
-    options: tuple,
+    options: CIOptions,
     *,
     strata: np.ndarray | None,
     no_interval: Mapping[str, str] | None = None,
@@ -112,12 +138,13 @@ def row_intervals(
     is not per row (``sample`` dim) nor in ``no_interval``, and the reasons of those left out.
 
     ``recompute(rows)`` gives the measure's variables (their data) on the test rows ``rows``
-    (indices, with repeats); ``strata`` the class codes of the rows (stratified resampling:
-    every class keeps its row count), or None for a plain bootstrap (regression). ``lead``
-    counts the batch axes in front of a variable's dims (left out of ``Var.dims``). The
-    weights come from the seed as diagnose draws them: replicates first, then the jackknife.
+    (indices, with repeats); ``strata`` the class codes of the rows (a classification: the
+    replicates keep every class's row count unless ``options.resample`` is ``"rows"``), or
+    None (regression: drawn from all rows). ``lead`` counts the batch axes in front of a
+    variable's dims (left out of ``Var.dims``). The weights come from the seed as diagnose
+    draws them (:func:`treelab.analysis.intervals.replicate_weights`): replicates first,
+    then the jackknife.
     """
-    ci, method, n_boot, seed = options
     skipped = dict(no_interval or {})
     names = []
     for name, var in variables.items():
@@ -129,19 +156,17 @@ def row_intervals(
             names.append(name)
         else:
             skipped[name] = "not a number"
-    rng = np.random.default_rng(seed)
-    groups = np.zeros(n_rows, dtype=np.int64) if strata is None else np.asarray(strata)
-    boot_w = stratified_weights(groups, n_boot, rng)
-    jack_w = _jackknife_weights(n_rows, rng) if method == "bca" else None
+    rng = np.random.default_rng(options.seed)
+    boot_w = replicate_weights(strata, n_rows, options.n_boot, rng, options.resample)
+    jack_w = _jackknife_weights(n_rows, rng) if options.method == "bca" else None
     boot = _replicates(recompute, boot_w, names)
     jack = _replicates(recompute, jack_w, names) if jack_w is not None else {}
-    how = (f"{method} {ci:.0%} interval from {n_boot} "
-           f"{'stratified ' if strata is not None else ''}bootstrap replicates of the test "
-           f"rows (seed {seed})")
+    how = interval_how(options, classes=strata is not None)
     flat = {name: variables[name]._replace(dims=(*(f"_lead{i}" for i in range(lead)),
                                                  *variables[name].dims))
             for name in names}
-    out = limit_vars(flat, names, boot, jack, ci=ci, method=method, how=how)
+    out = limit_vars(flat, names, boot, jack, ci=options.level, method=options.method,
+                     how=how)
     return {k: v._replace(dims=v.dims[lead:]) for k, v in out.items()}, skipped
 
 
@@ -159,14 +184,13 @@ def _replicates(recompute: Callable[[np.ndarray], Mapping[str, Any]], weights: n
     return {name: np.stack(v) for name, v in values.items()}
 
 
-def replicate_count(options: tuple, n_rows: int) -> int:
+def replicate_count(options: CIOptions, n_rows: int) -> int:
     """Replicates an interval computes: n_boot, plus the BCa jackknife's."""
-    _, method, n_boot, _ = options
-    return n_boot + (min(n_rows, _JACKKNIFE_GROUPS) if method == "bca" else 0)
+    return options.n_boot + (min(n_rows, _JACKKNIFE_GROUPS) if options.method == "bca" else 0)
 
 
 def too_large(variables: Mapping[str, Var], names: tuple[str, ...], n_values: int,
-              options: tuple, n_rows: int) -> dict[str, str]:
+              options: CIOptions, n_rows: int) -> dict[str, str]:
     """The reasons of ``names`` whose replicates together take more than
     :data:`MAX_REPLICATE_BYTES` (``n_values`` values each)."""
     present = [name for name in names if name in variables]
@@ -183,7 +207,7 @@ def batch_intervals(
     variables: dict[str, Var],
     recompute: Callable[[np.ndarray], Mapping[str, Any]],
     y: np.ndarray,
-    options: tuple,
+    options: CIOptions,
     *,
     no_interval: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, Var], dict]:
@@ -193,4 +217,4 @@ def batch_intervals(
     strata = strata_of(y)
     limits, skipped = row_intervals(variables, recompute, strata.size, options,
                                     strata=strata, no_interval=no_interval, lead=1)
-    return {**variables, **limits}, ci_params(options, STRATIFIED, skipped)
+    return {**variables, **limits}, ci_params(options, skipped, classes=True)

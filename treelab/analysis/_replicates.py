@@ -16,13 +16,17 @@ diagnose's own value (tested for every one):
   N00 from N = sum w and n_t = sum_i w_i o_ti, and the label agreements sum_i w_i [f_t = f_k]
   and class shares of kappa, then the mean over the pairs where each is defined. A replicate
   costs about (C + 1) T^2 N multiply-adds (C classes, T trees, N rows).
-* ``brier_reliability``, ``brier_resolution`` (Murphy 1973): the forecast groups (rows with
-  identical probability vectors f_k) are fixed; a replicate's group sizes N_k and observed
-  class frequencies o_k are weighted counts, REL = sum_k N_k ||f_k - o_k||^2 / N and
-  RES = sum_k N_k ||o_k - o||^2 / N.
+* ``brier_reliability``, ``brier_resolution``, ``brier_uncertainty`` (Murphy 1973): the
+  forecast groups (rows with identical probability vectors f_k) are fixed; a replicate's group
+  sizes N_k and observed class frequencies o_k are weighted counts, REL =
+  sum_k N_k ||f_k - o_k||^2 / N, RES = sum_k N_k ||o_k - o||^2 / N and UNC = sum_c o_c (1 - o_c)
+  of the weighted class shares o (constant under the stratified replicates: diagnose asks for
+  it only with ``ci_resample="rows"``).
 * ``auc_ovr``: the one-vs-rest AUC of class c is sum_{i in c, j not in c} w_i w_j
   ([s_i > s_j] + [s_i = s_j] / 2) / (W_c W_not c), a weighted two-sample U statistic of the
-  scores s = p_c (the macro average over classes; class 1's for two classes).
+  scores s = p_c (the macro average over classes; class 1's for two classes); NaN in a
+  replicate that drew no row of a class (or only rows of it), as ``roc_auc_score`` has no
+  value there.
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ PAIR_MEANS = ("mean_q_statistic", "mean_correlation", "mean_kappa")
 PAIR_MATRICES = {"q_statistic": "q_statistic", "pairwise_diversity_correlation": "correlation",
                  "disagreement": "disagreement", "double_fault": "double_fault",
                  "kappa": "kappa", "pair_error": "pair_error"}
+#: Murphy's terms at row weights, in the order :class:`_Murphy` computes them.
+_MURPHY = ("brier_reliability", "brier_resolution", "brier_uncertainty")
 #: Cells (replicate x tree x row) of one batch of the pair counts' matrix products.
 _BATCH_CELLS = 2**22
 
@@ -75,7 +81,7 @@ def replicate_statistics(
     if matrices:
         out.append(_pair_matrices(labels, y, n_classes, matrices))
     unit = unit_rows(proba)
-    wanted = [name for name in ("brier_reliability", "brier_resolution") if name in variables]
+    wanted = [name for name in _MURPHY if name in variables]
     if wanted:
         out.append(_Murphy(unit, y, wanted).statistic)
     if "auc_ovr" in variables:
@@ -188,8 +194,7 @@ class _Murphy:
 
     def statistic(self, weights: np.ndarray) -> dict[str, np.ndarray]:
         terms = np.stack([self._one(row) for row in _rows(weights)])
-        order = ("brier_reliability", "brier_resolution")
-        return {name: terms[:, order.index(name)] for name in self.names}
+        return {name: terms[:, _MURPHY.index(name)] for name in self.names}
 
     def _one(self, w: np.ndarray) -> np.ndarray:
         k, c = self.forecasts.shape
@@ -201,7 +206,7 @@ class _Murphy:
         base = counts.sum(axis=0) / n
         rel = np.sum(n_k[used] * np.sum((self.forecasts[used] - obs) ** 2, axis=1)) / n
         res = np.sum(n_k[used] * np.sum((obs - base) ** 2, axis=1)) / n
-        return np.array([rel, res])
+        return np.array([rel, res, np.sum(base * (1.0 - base))])
 
 
 def _auc_ovr(unit: np.ndarray, y: np.ndarray) -> Statistic:
@@ -221,7 +226,8 @@ def _auc_ovr(unit: np.ndarray, y: np.ndarray) -> Statistic:
             w_pos = np.bincount(level[pos], weights=w[pos], minlength=n_levels)
             w_neg = np.bincount(level[~pos], weights=w[~pos], minlength=n_levels)
             below = np.cumsum(w_neg) - w_neg  # negatives' weight at lower scores
-            aucs.append(np.sum(w_pos * (below + 0.5 * w_neg)) / (w_pos.sum() * w_neg.sum()))
+            with np.errstate(divide="ignore", invalid="ignore"):  # a class not drawn: NaN
+                aucs.append(np.sum(w_pos * (below + 0.5 * w_neg)) / (w_pos.sum() * w_neg.sum()))
         return float(np.mean(aucs))
 
     return lambda weights: {"auc_ovr": np.array([one(row) for row in _rows(weights)])}

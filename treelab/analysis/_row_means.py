@@ -5,7 +5,8 @@ replicate takes, and the function of those means that gives the measure.
 A measure M = f(mean_i x_i) over the test rows (x_i a row of ``columns``) is, at bootstrap row
 weights w, f(sum_i w_i x_i / sum_i w_i); with unit weights it is diagnose's value (tested for
 every recipe). The intervals of :mod:`treelab.analysis.intervals` reweight these columns with
-the same stratified weights as the error, diversity and strength measures.
+the same weights as the error, diversity and strength measures (stratified by class, or
+drawn from all rows for ``ci_resample="rows"``).
 """
 
 from __future__ import annotations
@@ -132,6 +133,8 @@ def row_mean_recipes(
     wrong = (ens != y).astype(np.float64)[:, None]
     out["class_error"] = RowMeans(np.hstack([onehot * wrong, onehot]), _ratio(n_all),
                                   (_dims.CLASS,))
+    # the class shares: fixed by the stratified replicates, varying under ci_resample="rows"
+    out["class_share"] = RowMeans(onehot, _same, (_dims.CLASS,))
     _, per_row = thresholded_rows(proba, y, thresholds, n_known)
     out["thresholded_mse"] = RowMeans(np.stack(per_row, axis=1), _same, (_dims.THRESHOLD,))
     rank = topk_rank(proba, y, n_known)

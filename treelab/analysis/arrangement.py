@@ -15,7 +15,6 @@ from treelab.analysis._cite import CITE_ARRANGEMENT, CITE_ERRORS, treelab_docs
 from treelab.analysis._dataset import Var, to_dataset, vote_counts
 from treelab.analysis._independent import MAX_STATES, independent_vote_error
 from treelab.analysis._measure_intervals import (
-    STRATIFIED,
     ci_options,
     ci_params,
     documents_ci_options,
@@ -61,6 +60,7 @@ def error_arrangement(
     ci_method: str = "bca",
     n_boot: int = 2000,
     ci_seed: int = 0,
+    ci_resample: str = "stratified",
 ) -> xr.Dataset:
     """Observed, independent and optimal arrangements of member errors (Ali & Pazzani §5.3).
 
@@ -126,7 +126,7 @@ def error_arrangement(
         ``observed_error``, ``independent_error``, ``independent_error_se``, ``optimal_error``
         and ``member_error`` (tree); with ``ci`` the ``_lower`` and ``_upper`` limits above.
     """
-    ci_opts = ci_options(ci, ci_method, n_boot, ci_seed)
+    ci_opts = ci_options(ci, ci_method, n_boot, ci_seed, ci_resample)
     for name, value, low in (("max_states", max_states, 1), ("n_draws", n_draws, 1),
                              ("random_state", random_state, 0)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
@@ -154,7 +154,7 @@ def error_arrangement(
         limits, skipped = row_intervals(variables, variables_of, inp.y.size, ci_opts,
                                         strata=inp.y, no_interval=skip)
         variables = {**variables, **limits}
-        params["ci"] = ci_params(ci_opts, STRATIFIED, skipped)
+        params["ci"] = ci_params(ci_opts, skipped, classes=True)
     coords = {k: v for k, v in inp.coords.items() if k != _dims.CLASS}
     return to_dataset(variables, function="error_arrangement", params=params, coords=coords)
 

@@ -24,13 +24,13 @@ from treelab.analysis._diagnose_inputs import (
     unknown_tree_vars,
 )
 from treelab.analysis._inputs import as_array, check_proba, index_coords
-from treelab.analysis._measure_intervals import documents_ci_options, too_large
+from treelab.analysis._measure_intervals import ci_params, documents_ci_options, too_large
 from treelab.analysis._model_checks import check_y, is_regressor_model
 from treelab.analysis._replicates import PAIR_MATRICES, replicate_statistics
 from treelab.analysis._row_means import row_mean_recipes
 from treelab.analysis.arrangement import arrangement_vars
 from treelab.analysis.diversity import correlation_vars, errors_vars
-from treelab.analysis.intervals import check_interval_options, interval_vars
+from treelab.analysis.intervals import check_interval_options, interval_vars, no_interval_reasons
 from treelab.analysis.probability import (
     _check_k,
     _thresholds,
@@ -96,6 +96,7 @@ def diagnose(
     ci_method: str = "bca",
     n_boot: int = 2000,
     ci_seed: int = 0,
+    ci_resample: str = "stratified",
 ) -> xr.Dataset:
     """Diagnose a fitted ensemble on a test set: errors, diversity, strength, probabilities.
 
@@ -191,8 +192,9 @@ def diagnose(
         (the experiment runner times that pass as the cell's prediction): the trees are not
         walked again. Refused for other models.
     ci : float, optional
-        Confidence level (e.g. 0.95) of intervals on the scalar measures: the stratified
-        bootstrap over the test rows (:mod:`treelab.analysis.intervals`) adds
+        Confidence level (e.g. 0.95) of intervals on the scalar measures: the bootstrap
+        over the test rows (:mod:`treelab.analysis.intervals`; stratified by class unless
+        ``ci_resample="rows"``) adds
         ``<measure>_lower`` and ``<measure>_upper`` for ``ensemble_error``,
         ``mean_member_error``, ``error_ratio`` (E_s held fixed), ``phi_e``, ``phi_star``,
         ``phi_gap``, ``strength``, ``correlation``, ``breiman_bound``,
@@ -205,7 +207,9 @@ def diagnose(
         ``mean_q_statistic``, ``mean_correlation``, ``mean_kappa``, the per-pair matrices
         of ``measures=["pairwise_diversity"]`` (up to a memory bound; beyond it the reason
         is in ``params["ci"]["no_interval"]``), ``brier_reliability``,
-        ``brier_resolution`` and ``auc_ovr``. For a regressor: those of
+        ``brier_resolution`` and ``auc_ovr``; with ``ci_resample="rows"`` also
+        ``class_share`` and ``brier_uncertainty``, which vary with the class counts. For a
+        regressor: those of
         :func:`treelab.analysis.diagnose_regression` (plain bootstrap of the test rows).
         The variables without one, and why, are listed in ``docs/measures/uncertainty.md``
         (:data:`treelab.analysis.intervals.NO_INTERVAL`). None (default): no intervals.
@@ -235,12 +239,13 @@ def diagnose(
                                    label=label, single=single, true_proba=true_proba,
                                    measures=measures, combine=combine, classes=classes,
                                    member_counts=member_counts, ci=ci,
-                                   ci_method=ci_method, n_boot=n_boot, ci_seed=ci_seed)
+                                   ci_method=ci_method, n_boot=n_boot, ci_seed=ci_seed,
+                                   ci_resample=ci_resample)
     parts = diagnose_parts(
         ensemble, X, y, single=single, true_proba=true_proba, X_train=X_train,
         y_train=y_train, thresholds=thresholds, k=k, measures=measures, label=label,
         combine=combine, classes=classes, member_counts=member_counts, ci=ci,
-        ci_method=ci_method, n_boot=n_boot, ci_seed=ci_seed)
+        ci_method=ci_method, n_boot=n_boot, ci_seed=ci_seed, ci_resample=ci_resample)
     out = to_dataset(parts.variables, function="diagnose", params=parts.params,
                      coords=parts.coords)
     out.attrs.update({f"note_{key}": text for key, text in parts.notes.items()})
@@ -249,7 +254,7 @@ def diagnose(
 
 def _diagnose_regressor(ensemble: Any, X: Any, y: Any, *, X_train: Any, y_train: Any,
                         label: str | None, ci: float | None, ci_method: str, n_boot: int,
-                        ci_seed: int, **classification: Any) -> xr.Dataset:
+                        ci_seed: int, ci_resample: str, **classification: Any) -> xr.Dataset:
     """A regressor's diagnosis (:func:`treelab.analysis.diagnose_regression`), refusing the
     options that only a classifier has."""
     given = sorted(k for k, v in classification.items() if v is not None and v != ())
@@ -260,7 +265,8 @@ def _diagnose_regressor(ensemble: Any, X: Any, y: Any, *, X_train: Any, y_train:
     from treelab.analysis.regression_diagnose import diagnose_regression
 
     return diagnose_regression(ensemble, X, y, X_train=X_train, y_train=y_train, label=label,
-                               ci=ci, ci_method=ci_method, n_boot=n_boot, ci_seed=ci_seed)
+                               ci=ci, ci_method=ci_method, n_boot=n_boot, ci_seed=ci_seed,
+                               ci_resample=ci_resample)
 
 
 class Parts(NamedTuple):
@@ -295,6 +301,7 @@ def diagnose_parts(
     ci_method: str = "bca",
     n_boot: int = 2000,
     ci_seed: int = 0,
+    ci_resample: str = "stratified",
 ) -> Parts:
     """:func:`diagnose`'s computation without the Dataset (same arguments and checks); the
     experiment runner stores a cell's values from these parts directly, and may hand it a
@@ -305,8 +312,8 @@ def diagnose_parts(
     ks = _check_k(k)
     extra_measures = check_measures(measures)
     check_model(ensemble, X)
-    if ci is not None:
-        check_interval_options(ci, ci_method, n_boot, ci_seed)
+    options = (check_interval_options(ci, ci_method, n_boot, ci_seed, ci_resample)
+               if ci is not None else None)
     p = read(ensemble, X, y, combine=combine, classes=classes, member_counts=member_counts,
              member_pass=member_pass)
     y_codes, unseen = p.y_codes, p.unseen
@@ -380,20 +387,23 @@ def diagnose_parts(
     variables.update(class_vars(y_codes, ens, n_all))
     if X_train is not None and y_train is not None and not p.treelab:
         variables.update(oob_vars(ensemble, X_train, y_train))
-    if ci is not None:  # intervals from the bootstrap over the test rows
-        recipes = row_mean_recipes(variables, labels, y_codes, ens, n_all, votes=votes,
-                                   summed=summed if p.treelab else None, proba=proba,
-                                   true_proba=tp, thresholds=thresholds, ks=ks,
-                                   n_known=n_classes)
+    if options is not None:  # intervals from the bootstrap over the test rows
+        # class_share and brier_uncertainty vary only when the class counts do (rows)
+        fixed = no_interval_reasons(options.resample)
+        recipes = {k: v for k, v in row_mean_recipes(
+            variables, labels, y_codes, ens, n_all, votes=votes,
+            summed=summed if p.treelab else None, proba=proba, true_proba=tp,
+            thresholds=thresholds, ks=ks, n_known=n_classes).items() if k not in fixed}
         # the per-pair matrices' replicates take n_boot x T^2 values each: bounded
-        too_big = too_large(variables, tuple(PAIR_MATRICES), labels.shape[0] ** 2,
-                            (ci, ci_method, n_boot, ci_seed), y_codes.size)
+        too_big = too_large(variables, tuple(PAIR_MATRICES), labels.shape[0] ** 2, options,
+                            y_codes.size)
         statistics = replicate_statistics(
-            {k: v for k, v in variables.items() if k not in too_big}, labels, y_codes, n_all,
-            proba, n_classes)
+            {k: v for k, v in variables.items() if k not in too_big and k not in fixed},
+            labels, y_codes, n_all, proba, n_classes)
         variables.update(interval_vars(labels, y_codes, ens, n_all, variables, ci=ci,
                                        method=ci_method, n_boot=n_boot, seed=ci_seed,
-                                       votes=votes, recipes=recipes, statistics=statistics))
+                                       resample=ci_resample, votes=votes, recipes=recipes,
+                                       statistics=statistics))
     params = {
         "estimator": p.source,
         "estimator_params": _get_params(ensemble),
@@ -404,11 +414,10 @@ def diagnose_parts(
         "true_proba": true_proba is not None,
         "measures": list(extra_measures),
     }
-    if ci is not None:
-        params["ci"] = {"level": float(ci), "method": ci_method, "n_boot": int(n_boot),
-                        "seed": int(ci_seed), "resampling": "test rows, stratified by class"}
-        if too_big:
-            params["ci"]["no_interval"] = too_big
+    if options is not None:
+        params["ci"] = ci_params(options, too_big, classes=True)
+        if not too_big:  # diagnose lists only the size-bound reasons (the others: NO_INTERVAL)
+            del params["ci"]["no_interval"]
     coords = {**extra_coords, _dims.THRESHOLD: np.array(names), _dims.K: ks,
               _dims.CLASS: np.concatenate([p.classes, unseen]) if unseen.size else p.classes}
     return Parts(variables, coords, params, dict(p.notes), p.source)

@@ -24,7 +24,6 @@ from treelab.analysis._cite import (
 from treelab.analysis._dataset import Var, to_dataarray, to_dataset, vote_counts
 from treelab.analysis._inputs import align_to, as_array, encode_labels
 from treelab.analysis._measure_intervals import (
-    STRATIFIED,
     ci_options,
     ci_params,
     documents_ci_options,
@@ -97,6 +96,7 @@ def errors(
     ci_method: str = "bca",
     n_boot: int = 2000,
     ci_seed: int = 0,
+    ci_resample: str = "stratified",
 ) -> xr.Dataset:
     """Member errors, their mean and the ensemble error.
 
@@ -135,7 +135,7 @@ def errors(
         ``member_error`` (tree), ``mean_member_error``, ``ensemble_error``; with ``ci`` their
         ``_lower`` and ``_upper`` limits (the ensemble labels of a row held fixed).
     """
-    options = ci_options(ci, ci_method, n_boot, ci_seed)
+    options = ci_options(ci, ci_method, n_boot, ci_seed, ci_resample)
     if X is not None and ensemble_labels is None:
         # a model's own combination, not uniform voting: read (and checked) once, here
         from treelab.analysis.members import read_members
@@ -165,7 +165,7 @@ def errors(
             variables, lambda rows: errors_vars(inp.labels[:, rows], inp.y[rows], ens[rows], how),
             inp.y.size, options, strata=inp.y)
         variables = {**variables, **limits}
-        params["ci"] = ci_params(options, STRATIFIED, skipped)
+        params["ci"] = ci_params(options, skipped, classes=True)
     return to_dataset(variables, function="errors", params=params, coords=inp.coords)
 
 
@@ -188,7 +188,7 @@ def errors_vars(labels: np.ndarray, y: np.ndarray, ens: np.ndarray, how: str) ->
 def error_correlation(
     member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None,
     X: Any = None, ci: float | None = None, ci_method: str = "bca", n_boot: int = 2000,
-    ci_seed: int = 0,
+    ci_seed: int = 0, ci_resample: str = "stratified",
 ) -> xr.Dataset:
     """Error correlation phi_e and its independence value phi* (Ali & Pazzani 1995).
 
@@ -252,7 +252,7 @@ def error_correlation(
     >>> float(ds.phi_e), str(ds.relation.values)
     (0.5, 'positive')
     """
-    options = ci_options(ci, ci_method, n_boot, ci_seed)
+    options = ci_options(ci, ci_method, n_boot, ci_seed, ci_resample)
     return member_dataset(correlation_vars, "error_correlation", member_labels, y,
                           n_classes=n_classes, classes=classes, X=X, ci=options)
 

@@ -5,10 +5,12 @@ a function of sums over the test rows: the ensemble error of the rows' errors, p
 rows' pairs of identical errors, the strength of their margins, Breiman's correlation of the
 margins and of every tree's hits and rival votes. A bootstrap replicate redraws the rows, with
 replacement, within every true class (the class shares stay those of the test set: the
-stratified bootstrap), and recomputes each measure from the redrawn sums; the row's own
-quantities (its margin, its rival class, its votes) do not change, because the ensemble is
-fixed and only the test sample is resampled. Replicates are weight vectors (how often each row
-is drawn), so all of them are computed at once by matrix products.
+stratified bootstrap, ``ci_resample="stratified"``, the default) or from all rows at once
+(``ci_resample="rows"``: n rows drawn from all n, the class counts vary as they do between
+test sets drawn from the population), and recomputes each measure from the redrawn sums; the
+row's own quantities (its margin, its rival class, its votes) do not change, because the
+ensemble is fixed and only the test sample is resampled. Replicates are weight vectors (how
+often each row is drawn), so all of them are computed at once by matrix products.
 
 Intervals (Efron & Tibshirani 1993, chapters 13-14):
 
@@ -34,8 +36,9 @@ import xarray as xr
 
 from treelab.analysis._dataset import Var, margin_counts, vote_counts
 
-__all__ = ["CI_METHODS", "INTERVAL_MEASURES", "NO_INTERVAL", "grid_intervals", "interval_vars",
-           "measure_replicates", "stratified_weights"]
+__all__ = ["CI_METHODS", "CI_RESAMPLES", "INTERVAL_MEASURES", "NO_INTERVAL", "CIOptions",
+           "grid_intervals", "interval_vars", "measure_replicates", "no_interval_reasons",
+           "replicate_weights", "stratified_weights"]
 
 CITE_BOOTSTRAP = (
     "Efron & Tibshirani (1993), An Introduction to the Bootstrap, Chapman & Hall, chapters "
@@ -43,6 +46,8 @@ CITE_BOOTSTRAP = (
     "their Application, section 3.2 (stratified resampling)"
 )
 CI_METHODS = ("bca", "percentile")
+#: How the test rows are redrawn (``ci_resample``): within every class, or from all rows.
+CI_RESAMPLES = ("stratified", "rows")
 #: Measures that get an interval from the row parts below, in output order (others get theirs
 #: from :mod:`treelab.analysis._row_means` and :mod:`treelab.analysis._replicates`).
 INTERVAL_MEASURES = ("ensemble_error", "mean_member_error", "error_ratio", "phi_e", "phi_star",
@@ -72,6 +77,13 @@ NO_INTERVAL = {
     "ece_width": "binned: bin edges and bin contents move with the resample (not smooth)",
     "ece_count": "binned: bin edges and bin contents move with the resample (not smooth)",
 }
+#: The measures of :data:`NO_INTERVAL` that only the stratified bootstrap holds fixed (with
+#: ``ci_resample="rows"`` they get intervals: :func:`no_interval_reasons`).
+_FIXED_BY_STRATA = ("class_share", "brier_uncertainty")
+#: What ``params["ci"]["resampling"]`` says: classification by ``ci_resample``, regression.
+STRATIFIED = "test rows, stratified by class"
+ROWS = "test rows, not stratified (ci_resample='rows': the class counts vary)"
+PLAIN = "test rows"
 #: What an interval's description adds for some measures.
 _NOTES = {
     "error_ratio": "; the single-model error held fixed",
@@ -85,7 +97,18 @@ _CHUNK = 256
 _JACKKNIFE_GROUPS = 1000
 
 
-def check_interval_options(ci: Any, method: Any, n_boot: Any, seed: Any) -> tuple:
+class CIOptions(NamedTuple):
+    """Checked interval options (:func:`check_interval_options`)."""
+
+    level: float
+    method: str
+    n_boot: int
+    seed: int
+    resample: str = "stratified"
+
+
+def check_interval_options(ci: Any, method: Any, n_boot: Any, seed: Any,
+                           resample: Any = "stratified") -> CIOptions:
     """The interval options, refused before any work when undefined."""
     if isinstance(ci, bool) or not isinstance(ci, numbers.Real) or not 0.0 < float(ci) < 1.0:
         raise ValueError(f"ci must be a confidence level in (0, 1) such as 0.95, or None for "
@@ -98,7 +121,38 @@ def check_interval_options(ci: Any, method: Any, n_boot: Any, seed: Any) -> tupl
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise ValueError(f"ci_seed must be a non-negative int (the resampling seed, recorded "
                          f"in the result), got {seed!r}")
-    return float(ci), str(method), int(n_boot), int(seed)
+    if not isinstance(resample, str) or resample not in CI_RESAMPLES:
+        raise ValueError(f"ci_resample must be one of {CI_RESAMPLES} (\"stratified\": every "
+                         f"class keeps its row count; \"rows\": n rows drawn from all n), "
+                         f"got {resample!r}")
+    return CIOptions(float(ci), str(method), int(n_boot), int(seed), resample)
+
+
+def no_interval_reasons(resample: str) -> dict[str, str]:
+    """:data:`NO_INTERVAL` for the resampling ``resample``: under ``"rows"`` the class
+    shares vary, so ``class_share`` and ``brier_uncertainty`` get intervals."""
+    if resample == "stratified":
+        return dict(NO_INTERVAL)
+    return {k: v for k, v in NO_INTERVAL.items() if k not in _FIXED_BY_STRATA}
+
+
+def resampling_words(resample: str, classes: bool) -> str:
+    """What ``params["ci"]["resampling"]`` records: :data:`STRATIFIED` or :data:`ROWS` for
+    classification (``classes``), :data:`PLAIN` for regression (no classes to keep)."""
+    if not classes:
+        return PLAIN
+    return STRATIFIED if resample == "stratified" else ROWS
+
+
+def interval_how(options: CIOptions, classes: bool) -> str:
+    """An interval's description: method, level, replicates, resampling and seed."""
+    ci, method, n_boot, seed, resample = options
+    if classes and resample == "stratified":
+        return (f"{method} {ci:.0%} interval from {n_boot} stratified bootstrap replicates "
+                f"of the test rows (seed {seed})")
+    drawn = " drawn from all rows, not by class (ci_resample='rows')" if classes else ""
+    return (f"{method} {ci:.0%} interval from {n_boot} bootstrap replicates of the test "
+            f"rows{drawn} (seed {seed})")
 
 
 class RowParts(NamedTuple):
@@ -207,6 +261,17 @@ def stratified_weights(y: np.ndarray, n_boot: int, rng: np.random.Generator) -> 
     return w
 
 
+def replicate_weights(strata: np.ndarray | None, n_rows: int, n_boot: int,
+                      rng: np.random.Generator, resample: str) -> np.ndarray:
+    """(n_boot, sample) row counts of the bootstrap replicates: within every class of
+    ``strata`` for ``resample="stratified"`` (:func:`stratified_weights`), else one
+    multinomial draw of n_rows rows from all n_rows (``"rows"``, and regression, whose
+    ``strata`` is None), the draw of a single stratum."""
+    if strata is not None and resample == "stratified":
+        return stratified_weights(np.asarray(strata), n_boot, rng)
+    return stratified_weights(np.zeros(n_rows, dtype=np.int64), n_boot, rng)
+
+
 def _jackknife_weights(n_rows: int, rng: np.random.Generator) -> np.ndarray:
     """Leave-one-out weights, or leave-one-group-out over seeded groups for many rows."""
     if n_rows <= _JACKKNIFE_GROUPS:
@@ -238,8 +303,10 @@ def interval(boot: np.ndarray, theta: float, ci: float, method: str,
              jack: np.ndarray | None = None) -> tuple[float, float]:
     """Percentile or BCa interval from replicates ``boot`` of an estimate ``theta``.
 
-    NaN where the estimate or more than 1% of the replicates are undefined; [theta, theta]
-    where every replicate equals the estimate (nothing varies)."""
+    NaN where the estimate or more than 1% of the replicates are undefined; otherwise the
+    undefined replicates (a replicate that drew no row of a class the measure divides by) are
+    left out, and :func:`limit_vars` says how many in the description. [theta, theta] where
+    every replicate equals the estimate (nothing varies)."""
     boot = np.asarray(boot, dtype=np.float64)
     ok = np.isfinite(boot)
     if not np.isfinite(theta) or ok.mean() < 0.99:
@@ -274,6 +341,7 @@ def interval_vars(
     method: str = "bca",
     n_boot: int = 2000,
     seed: int = 0,
+    resample: str = "stratified",
     votes: np.ndarray | None = None,
     recipes: dict[str, Any] | None = None,
     statistics: list[Any] | None = None,
@@ -282,17 +350,18 @@ def interval_vars(
     :data:`INTERVAL_MEASURES` present in ``variables`` (diagnose's) and every row-mean
     measure of ``recipes`` (:func:`treelab.analysis._row_means.row_mean_recipes`) and every
     measure of ``statistics`` (functions of row weights,
-    :func:`treelab.analysis._replicates.replicate_statistics`), from the same stratified
-    bootstrap weights over the test rows; the error ratio's keeps the single-model error
+    :func:`treelab.analysis._replicates.replicate_statistics`), from the same bootstrap
+    weights over the test rows (:func:`replicate_weights`: stratified by class, or drawn from
+    all rows for ``resample="rows"``); the error ratio's keeps the single-model error
     fixed. A measure with dims gets an interval per element."""
-    ci, method, n_boot, seed = check_interval_options(ci, method, n_boot, seed)
+    options = check_interval_options(ci, method, n_boot, seed, resample)
     measures = tuple(m for m in INTERVAL_MEASURES if m in variables)
     single = float(variables["single_error"].data) if "single_error" in variables else np.nan
     parts = row_parts(labels, y, ens, n_classes, votes)
-    rng = np.random.default_rng(seed)
-    boot_w = stratified_weights(y, n_boot, rng)
+    rng = np.random.default_rng(options.seed)
+    boot_w = replicate_weights(y, y.size, options.n_boot, rng, options.resample)
     boot = _chunked(parts, boot_w, single, measures)
-    jack_w = _jackknife_weights(y.size, rng) if method == "bca" else None
+    jack_w = _jackknife_weights(y.size, rng) if options.method == "bca" else None
     jack = _chunked(parts, jack_w, single, measures) if jack_w is not None else {}
     for name, recipe in (recipes or {}).items():
         boot[name] = _chunked_recipe(recipe, boot_w)
@@ -305,10 +374,9 @@ def interval_vars(
         named += list(values)
         if jack_w is not None:
             jack.update(statistic(jack_w))
-    how = (f"{method} {ci:.0%} interval from {n_boot} stratified bootstrap replicates of the "
-           f"test rows (seed {seed})")
-    return limit_vars(variables, (*measures, *(recipes or {}), *named), boot, jack, ci=ci,
-                      method=method, how=how)
+    return limit_vars(variables, (*measures, *(recipes or {}), *named), boot, jack,
+                      ci=options.level, method=options.method,
+                      how=interval_how(options, classes=True))
 
 
 def limit_vars(variables: dict[str, Var], names: tuple[str, ...] | list[str],
@@ -327,7 +395,7 @@ def limit_vars(variables: dict[str, Var], names: tuple[str, ...] | list[str],
         limits = np.array([interval(b[:, e], float(t), ci, method,
                                     None if j is None else j[:, e])
                            for e, t in enumerate(theta.ravel())]).reshape(*theta.shape, 2)
-        note = how + _NOTES.get(name, "")
+        note = how + _NOTES.get(name, "") + _undefined_note(theta, b)
         for side, value in (("lower", limits[..., 0]), ("upper", limits[..., 1])):
             value = float(value) if value.ndim == 0 else value
             out[f"{name}_{side}"] = Var(base.dims, value, f"{side} {ci:.0%} confidence limit of "
@@ -335,6 +403,23 @@ def limit_vars(variables: dict[str, Var], names: tuple[str, ...] | list[str],
                                         valid_range=base.valid_range, cite=CITE_BOOTSTRAP,
                                         description=note)
     return out
+
+
+def _undefined_note(theta: np.ndarray, boot: np.ndarray) -> str:
+    """What the description says of undefined replicates (replicate, element) where the
+    estimate is defined: how many :func:`interval` left out, or that it gave NaN limits."""
+    n = boot.shape[0]
+    bad = np.sum(~np.isfinite(boot), axis=0)[np.isfinite(theta.ravel())]
+    nan_limits = (n - bad) / n < 0.99  # interval()'s rule
+    note = ""
+    left = bad[(bad > 0) & ~nan_limits]
+    if left.size:
+        note += (f"; {left.max()} of {n} replicates (at most, per element) where the measure "
+                 f"is undefined (e.g. no row of a class drawn) are left out of the limits")
+    if nan_limits.any():
+        note += (f"; limits NaN where more than 1% of the replicates are undefined (up to "
+                 f"{bad[nan_limits].max()} of {n})")
+    return note
 
 
 def grid_intervals(
@@ -391,7 +476,7 @@ def grid_intervals(
     from treelab.analysis._dataset import to_dataset
     from treelab.stats._common import to_dataarray_input
 
-    ci, method, n_boot, seed = check_interval_options(ci, method, n_boot, seed)
+    ci, method, n_boot, seed, _ = check_interval_options(ci, method, n_boot, seed)
     da = to_dataarray_input(results, "results", var)
     if isinstance(over, str) or not all(isinstance(d, str) for d in over):
         raise TypeError(f"over must be a tuple of dim names, got {over!r}")

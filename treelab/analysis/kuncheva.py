@@ -159,6 +159,7 @@ def pairwise_diversity(
     member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None,
     X: Any = None, pair_matrix: bool | None = None, ci: float | None = None,
     ci_method: str = "bca", n_boot: int = 2000, ci_seed: int = 0,
+    ci_resample: str = "stratified",
 ) -> xr.Dataset:
     """Pairwise diversity: Q statistic, correlation, disagreement, double fault, kappa.
 
@@ -235,7 +236,7 @@ def pairwise_diversity(
     """
     if pair_matrix is not None and not isinstance(pair_matrix, bool | np.bool_):
         raise TypeError(f"pair_matrix must be True, False or None, got {pair_matrix!r}")
-    options = ci_options(ci, ci_method, n_boot, ci_seed)
+    options = ci_options(ci, ci_method, n_boot, ci_seed, ci_resample)
     b = batched_labels(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     n_batch, n_trees = b.labels.shape[0], b.labels.shape[1]
     size = pair_matrix_bytes(n_batch, n_trees)
@@ -348,7 +349,7 @@ def nonpairwise_stats(labels: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray
 def nonpairwise_diversity(
     member_labels: Any, y: Any, *, n_classes: int | None = None, classes: Any = None,
     X: Any = None, ci: float | None = None, ci_method: str = "bca", n_boot: int = 2000,
-    ci_seed: int = 0,
+    ci_seed: int = 0, ci_resample: str = "stratified",
 ) -> xr.Dataset:
     """Non-pairwise diversity: E, KW variance, interrater kappa, theta, GD and CFD.
 
@@ -407,7 +408,7 @@ def nonpairwise_diversity(
     >>> float(ds.kw_variance), float(ds.entropy)
     (0.125, 0.5)
     """
-    options = ci_options(ci, ci_method, n_boot, ci_seed)
+    options = ci_options(ci, ci_method, n_boot, ci_seed, ci_resample)
     b = batched_labels(member_labels, y, n_classes=n_classes, classes=classes, X=X)
     variables = _nonpairwise_vars(b.labels, b.y)
     params: dict[str, Any] = {"n_classes": b.n_classes}

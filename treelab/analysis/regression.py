@@ -21,7 +21,6 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis._dataset import Var, to_dataset
 from treelab.analysis._measure_intervals import (
-    PLAIN,
     ci_options,
     ci_params,
     documents_ci_options,
@@ -60,7 +59,8 @@ __all__ = [
 @documents_ci_options
 def ambiguity(model_or_outputs: Any, X: Any = None, y: Any = None, *,
               weights: Any = None, ci: float | None = None, ci_method: str = "bca",
-              n_boot: int = 2000, ci_seed: int = 0) -> xr.Dataset:
+              n_boot: int = 2000, ci_seed: int = 0,
+              ci_resample: str = "stratified") -> xr.Dataset:
     """The ambiguity decomposition of a regression ensemble (Krogh & Vedelsby 1995).
 
     For member outputs f_i(x) with convex weights w_i (equal by default; a ``VotingRegressor``'s
@@ -107,7 +107,7 @@ def ambiguity(model_or_outputs: Any, X: Any = None, y: Any = None, *,
     >>> [round(float(ds[v]), 4) for v in ("ensemble_mse", "average_member_mse", "ambiguity")]
     [0.5, 1.8333, 1.3333]
     """
-    options = ci_options(ci, ci_method, n_boot, ci_seed)
+    options = ci_options(ci, ci_method, n_boot, ci_seed, ci_resample)
     m, y_arr = read_outputs(model_or_outputs, X, y, "model_or_outputs", weights=weights)
     f, w = m.outputs, m.weights
     variables = ambiguity_vars(f, w, y_arr)
@@ -117,7 +117,7 @@ def ambiguity(model_or_outputs: Any, X: Any = None, y: Any = None, *,
             variables, lambda rows: ambiguity_vars(f[:, rows], w, y_arr[rows]), y_arr.size,
             options, strata=None)
         variables = {**variables, **limits}
-        params["ci"] = ci_params(options, PLAIN, skipped)
+        params["ci"] = ci_params(options, skipped, classes=False)
     return to_dataset(variables, function="ambiguity", params=params,
                       coords=tree_sample_coords(m.coords))
 

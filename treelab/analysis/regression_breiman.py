@@ -12,7 +12,6 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis._dataset import Var, to_dataset
 from treelab.analysis._measure_intervals import (
-    PLAIN,
     ci_options,
     ci_params,
     documents_ci_options,
@@ -33,7 +32,8 @@ def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None
                              oob: bool = False, in_bag: Any = None, weights: Any = None,
                              ci: float | None = None,
                              ci_method: str = "bca", n_boot: int = 2000,
-                             ci_seed: int = 0) -> xr.Dataset:
+                             ci_seed: int = 0,
+                             ci_resample: str = "stratified") -> xr.Dataset:
     """Breiman's bound for a regression forest: PE*(forest) <= rho_bar PE*(tree).
 
     With residuals r_i = y - f_i of the members (Breiman 2001, section 11), PE*(tree) = the
@@ -109,7 +109,7 @@ def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None
     >>> round(float(ds.rho_bar), 4), round(float(ds.breiman_bound), 4)
     (0.4575, 0.6863)
     """
-    options = ci_options(ci, ci_method, n_boot, ci_seed)
+    options = ci_options(ci, ci_method, n_boot, ci_seed, ci_resample)
     if options is not None and (oob or in_bag is not None):
         raise ValueError("ci with oob or in_bag: out-of-bag estimates use the training rows, "
                          "each member its own; the row bootstrap of test rows does not apply "
@@ -128,7 +128,7 @@ def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None
             variables, lambda rows: breiman_vars(f[:, rows], y_arr[rows], None, wt), n_rows,
             options, strata=None, no_interval={"n_rows": ROWS_COUNTED})
         variables = {**variables, **limits}
-        params["ci"] = ci_params(options, PLAIN, skipped)
+        params["ci"] = ci_params(options, skipped, classes=False)
     return to_dataset(variables, function="breiman_regression_bound", params=params,
                       coords=tree_sample_coords(m.coords))
 

@@ -12,7 +12,6 @@ from treelab import _dims
 from treelab.analysis._dataset import Var, make_attrs, to_dataset
 from treelab.analysis._inputs import align_to, as_array
 from treelab.analysis._measure_intervals import (
-    PLAIN,
     ci_options,
     ci_params,
     documents_ci_options,
@@ -47,7 +46,8 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
                         target: Any = None, X_train: Any = None, y_train: Any = None,
                         label: str | None = None, ci: float | None = None,
                         ci_method: str = "bca", n_boot: int = 2000,
-                        ci_seed: int = 0) -> xr.Dataset:
+                        ci_seed: int = 0,
+                        ci_resample: str = "stratified") -> xr.Dataset:
     """Diagnose a regression ensemble on a test set: error, ambiguity, residual correlation,
     Breiman's bound and, given K fitted models, the decompositions over training sets.
 
@@ -116,7 +116,7 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     >>> bool(abs(ds.ensemble_mse - (ds.average_member_mse - ds.ambiguity)) < 1e-9)
     True
     """
-    options = ci_options(ci, ci_method, n_boot, ci_seed)
+    options = ci_options(ci, ci_method, n_boot, ci_seed, ci_resample)
     m = resolve_regression(regressor, X, y=y, need_ensemble=True)
     # DataArrays are paired with the rows by their sample labels, never by position: the
     # member outputs' labels where they carry some, else y's
@@ -179,7 +179,7 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
             out[name] = var
         skipped.update({name: _OTHER_ROWS for name in out.data_vars
                         if name.startswith(("oob_", "bvd_", "bvc_", "louppe_"))})
-        params["ci"] = ci_params(options, PLAIN, skipped)
+        params["ci"] = ci_params(options, skipped, classes=False)
     if tree_coords:
         out = out.assign_coords({_dims.TREE: tree_coords[_dims.TREE]})
     out.attrs = make_attrs("treelab.analysis.diagnose_regression", params, cites)

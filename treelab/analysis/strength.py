@@ -92,6 +92,7 @@ def strength_correlation(
     ci_method: str = "bca",
     n_boot: int = 2000,
     ci_seed: int = 0,
+    ci_resample: str = "stratified",
 ) -> xr.Dataset:
     """Strength s, correlation rho and Breiman's bound rho (1 - s^2) / s^2 (Breiman 2001).
 
@@ -158,7 +159,7 @@ def strength_correlation(
     >>> float(ds.strength)
     1.0
     """
-    options = ci_options(ci, ci_method, n_boot, ci_seed)
+    options = ci_options(ci, ci_method, n_boot, ci_seed, ci_resample)
     if in_bag is None:
         return member_dataset(strength_vars, "strength_correlation", member_labels, y,
                               n_classes=n_classes, classes=classes, X=X, ci=options)

@@ -76,6 +76,7 @@ def _ece(conf: np.ndarray, correct: np.ndarray, n_bins: int, equal_count: bool) 
 def probability_quality(
     proba: Any, y: Any, *, n_bins: int = 10, classes: Any = None, ci: float | None = None,
     ci_method: str = "bca", n_boot: int = 2000, ci_seed: int = 0,
+    ci_resample: str = "stratified",
 ) -> xr.Dataset:
     """Log loss, Brier score with Murphy's decomposition, ECE and one-vs-rest AUC.
 
@@ -127,15 +128,10 @@ def probability_quality(
     ----------
     Brier (1950); Murphy (1973); Naeini et al. (2015); Guo et al. (2017).
     """
-    from treelab.analysis._measure_intervals import (
-        STRATIFIED,
-        ci_options,
-        ci_params,
-        row_intervals,
-    )
-    from treelab.analysis.intervals import NO_INTERVAL
+    from treelab.analysis._measure_intervals import ci_options, ci_params, row_intervals
+    from treelab.analysis.intervals import no_interval_reasons
 
-    options = ci_options(ci, ci_method, n_boot, ci_seed)
+    options = ci_options(ci, ci_method, n_boot, ci_seed, ci_resample)
     if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1:
         raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
     arr, lead, coords = split_input(proba, "proba", (_dims.SAMPLE, _dims.CLASS))
@@ -154,14 +150,15 @@ def probability_quality(
     variables = _quality_vars(flat, codes, n_bins, lead, arr.shape[:-2], classes)
     params: dict[str, Any] = {"n_bins": int(n_bins), "n_classes": n_c}
     if options is not None:
-        skip = {name: NO_INTERVAL[name] for name in ("brier_uncertainty", "ece_width",
-                                                      "ece_count")}
+        reasons = no_interval_reasons(options.resample)
+        skip = {name: reasons[name] for name in ("brier_uncertainty", "ece_width", "ece_count")
+                if name in reasons}
         limits, skipped = row_intervals(
             variables, lambda rows: _quality_vars(flat[:, rows], codes[rows], n_bins, lead,
                                                   arr.shape[:-2]),
             n, options, strata=codes, no_interval=skip)
         variables = {**variables, **limits}
-        params["ci"] = ci_params(options, STRATIFIED, skipped)
+        params["ci"] = ci_params(options, skipped, classes=True)
     coords = {k: v for k, v in coords.items() if k in lead}
     return build(variables, function="probability_quality", params=params, coords=coords)
 
