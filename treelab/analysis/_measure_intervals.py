@@ -28,16 +28,16 @@ import numpy as np
 
 from treelab import _dims
 from treelab.analysis._dataset import Var
-from treelab.analysis.intervals import (
+from treelab.analysis._resampling import (
     _JACKKNIFE_GROUPS,
     CIOptions,
     _jackknife_weights,
     check_interval_options,
     interval_how,
-    limit_vars,
     replicate_weights,
     resampling_words,
 )
+from treelab.analysis.intervals import limit_vars
 
 __all__ = ["MAX_REPLICATE_BYTES", "batch_intervals", "ci_options", "ci_params",
            "row_intervals"]
@@ -106,7 +106,7 @@ def ci_options(ci: Any, ci_method: Any, n_boot: Any, ci_seed: Any,
 
 def ci_params(options: CIOptions, no_interval: Mapping[str, str], *, classes: bool) -> dict:
     """What the result's ``params["ci"]`` records: diagnose's keys (``resampling`` in words,
-    :func:`treelab.analysis.intervals.resampling_words`; ``classes``: classification), and
+    :func:`treelab.analysis._resampling.resampling_words`; ``classes``: classification), and
     the variables without an interval with the reason."""
     return {"level": options.level, "method": options.method, "n_boot": options.n_boot,
             "seed": options.seed, "resampling": resampling_words(options.resample, classes),
