@@ -352,8 +352,13 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         return {"log_evidence": log_ev}
 
     def predict(self, X) -> np.ndarray:
-        """Predicted class labels (for ``vote``: most votes, then larger summed probability,
-        then the lower class index).
+        """Predicted class labels.
+
+        ``vote``: most votes, then the larger summed probability (the trees' leaf estimates,
+        Laplace-corrected with ``laplace``; sums within 1e-12 T of each other are tied, as
+        rounding makes mathematically equal sums differ), then the lower class index, the rule
+        of ``treelab.combine.vote_tiebreak`` that ``treelab.analysis.diagnose`` applies.
+        Otherwise the first class of highest ``predict_proba``.
 
         Parameters
         ----------
@@ -367,10 +372,9 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         if self._combination() == "vote":
             Xv = self._encode_predict(X)
             acc, votes = self._combined(Xv)
-            T = self.forest_.n_trees
-            # votes dominate; the summed probability (< T + 1) only breaks ties
-            score = votes + acc / (T + 1.0)
-            return self.classes_[np.argmax(score, axis=1)]
+            from treelab.combine import vote_tiebreak
+
+            return self.classes_[vote_tiebreak(votes, acc, self.forest_.n_trees)]
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
     def apply(self, X) -> np.ndarray:

@@ -1,0 +1,61 @@
+"""The estimators' predict and predict_proba under each combination, against the combination
+rules computed by hand (exact fractions) or by slow loops over the members' leaf counts."""
+
+from __future__ import annotations
+
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from treelab.analysis import diagnose
+from treelab.estimators import DisjointSampleTrees
+
+
+def _exact_vote(counts: np.ndarray) -> np.ndarray:
+    """The spec's vote rule in exact arithmetic: most votes, then the larger summed leaf
+    frequency, then the lower class index."""
+    n_trees, n_rows, n_classes = counts.shape
+    out = np.empty(n_rows, dtype=np.int64)
+    for s in range(n_rows):
+        votes = [0] * n_classes
+        summed = [Fraction(0)] * n_classes
+        for t in range(n_trees):
+            row = [int(v) for v in counts[t, s]]
+            votes[max(range(n_classes), key=lambda c: (row[c], -c))] += 1
+            for c in range(n_classes):
+                summed[c] += Fraction(row[c], sum(row))
+        top = [c for c in range(n_classes) if votes[c] == max(votes)]
+        best = max(summed[c] for c in top)
+        out[s] = min(c for c in top if summed[c] == best)
+    return out
+
+
+def test_vote_tie_with_equal_summed_probability_goes_to_lower_class():
+    # two single-leaf trees (X is constant) on the parts (2, 0, 5) and (4, 2, 1): one vote
+    # each for "a" and "c", summed frequencies 2/7 + 4/7 = 6/7 = 5/7 + 1/7, so the lower class
+    # "a" wins; in floating point the second sum is one ulp larger
+    X = np.zeros((14, 1))
+    y = np.array(["a"] * 6 + ["b"] * 2 + ["c"] * 6)
+    m = DisjointSampleTrees(n_estimators=2, combine="vote", random_state=31).fit(X, y)
+    counts = m.member_counts(X[:1])
+    assert sorted(map(tuple, counts[:, 0].astype(int).tolist())) == [(2, 0, 5), (4, 2, 1)]
+    assert m.classes_[_exact_vote(counts)][0] == "a"
+    assert m.predict(X[:1])[0] == "a"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ds = diagnose(m, X[:1], np.array(["a"]))
+    assert float(ds["ensemble_error"]) == 0.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_vote_predict_matches_exact_rule(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(40, 2)).astype(float)
+    y = rng.integers(0, 3, 40)
+    m = DisjointSampleTrees(n_estimators=int(rng.integers(2, 7)), combine="vote",
+                            curtail_min=1, random_state=seed).fit(X, y)
+    Xt = rng.integers(0, 3, size=(30, 2)).astype(float)
+    counts = m.member_counts(Xt)
+    np.testing.assert_array_equal(m.predict(Xt), m.classes_[_exact_vote(counts)])
