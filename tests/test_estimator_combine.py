@@ -9,8 +9,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from treelab import combine as combine_funcs
 from treelab.analysis import diagnose
-from treelab.estimators import DisjointSampleTrees
+from treelab.estimators import DisjointSampleTrees, RandomForest
 
 
 def _exact_vote(counts: np.ndarray) -> np.ndarray:
@@ -59,3 +60,23 @@ def test_vote_predict_matches_exact_rule(seed):
     Xt = rng.integers(0, 3, size=(30, 2)).astype(float)
     counts = m.member_counts(Xt)
     np.testing.assert_array_equal(m.predict(Xt), m.classes_[_exact_vote(counts)])
+
+
+@pytest.mark.parametrize("combine", ["average", "vote", "sum", "likelihood", "bayesian"])
+def test_all_members_empty_gives_uniform_proba(combine):
+    # one bootstrap tree whose sample holds only rows of weight 0 (random_state 7 misses
+    # rows 0 and 1): its root is empty and answers 1/C, in every combination
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 2))
+    y = np.arange(20) % 2
+    w = np.zeros(20)
+    w[:2] = 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = RandomForest(n_estimators=1, combine=combine, random_state=7).fit(X, y,
+                                                                            sample_weight=w)
+        proba = m.predict_proba(X[:3])
+    assert m.member_counts(X[:3]).sum() == 0
+    expected = combine_funcs.vote(m.member_counts(X[:3])) if combine == "vote" else 0.5
+    np.testing.assert_array_equal(proba, np.broadcast_to(expected, (3, 2)))
+    np.testing.assert_array_equal(m.predict(X[:3]), [0, 0, 0])

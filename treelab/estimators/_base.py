@@ -337,7 +337,12 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         if how == "vote":
             return votes / T
         tot = acc.sum(axis=1, keepdims=True)
-        return acc / tot
+        # every answering node empty (only trees grown on rows of weight 0): uniform 1/C, as
+        # combine.distribution_sum and every other combination answer, not 0 / 0
+        empty = tot <= 0
+        if not empty.any():
+            return acc / tot
+        return np.where(empty, 1.0 / acc.shape[1], acc / np.where(empty, 1.0, tot))
 
     def _combine_extras(self, how: str) -> dict:
         fr = self.forest_
