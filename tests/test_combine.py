@@ -74,6 +74,31 @@ def test_likelihood_two_tree_hand_example():
     np.testing.assert_allclose(out, [[26 / 37, 11 / 37]], rtol=1e-12)
 
 
+def test_likelihood_log_odds_hand_example_and_saturated_classes():
+    counts = np.array([[[3.0, 0.0]], [[1.0, 2.0]]])
+    totals = np.array([[6, 4], [5, 5]])
+    # posterior odds 26/11 for class 0 and 11/26 for class 1 (the hand example above)
+    np.testing.assert_allclose(combine.likelihood_log_odds(counts, totals),
+                               [[math.log(26 / 11), math.log(11 / 26)]], rtol=1e-12)
+    # eleven trees answering (9, 10, 0) of totals (9, 10, 1000): posterior odds of class 1
+    # e^45.30, of class 0 e^44.07 (computed in exact fractions below); both probabilities
+    # O / (1 + O) round to 1, so only the log odds rank them
+    counts = np.tile([9.0, 10.0, 0.0], (11, 1, 1))
+    totals = np.tile([9.0, 10.0, 1000.0], (11, 1))
+    from fractions import Fraction as F
+
+    def odds(c):
+        n, N = [9, 10, 0], [9, 10, 1000]
+        p = F(N[c] + 1, sum(N) + 3)
+        ls = F(n[c] + 1, N[c] + 2) / F(sum(n) - n[c] + 1, sum(N) - N[c] + 2)
+        return p / (1 - p) * ls ** 11
+
+    z = combine.likelihood_log_odds(counts, totals)[0]
+    np.testing.assert_allclose(z, [math.log(odds(c)) for c in range(3)], rtol=1e-12)
+    assert np.argmax(z) == 1
+    np.testing.assert_allclose(combine.likelihood(counts, totals)[0, :2], [0.5, 0.5])
+
+
 def test_bayesian_two_tree_hand_example():
     # tree A leaves (3,0), (3,4): evidence 1/4 * 1/280; tree B leaves (1,2), (4,3): 1/12 * 1/280
     leaf_counts = np.array([[3, 0], [3, 4], [1, 2], [4, 3]])

@@ -11,7 +11,7 @@ import pytest
 
 from treelab import combine as combine_funcs
 from treelab.analysis import diagnose
-from treelab.estimators import DisjointSampleTrees, RandomForest
+from treelab.estimators import DisjointSampleTrees, RandomForest, VRTrees
 
 
 def _exact_vote(counts: np.ndarray) -> np.ndarray:
@@ -80,3 +80,35 @@ def test_all_members_empty_gives_uniform_proba(combine):
     expected = combine_funcs.vote(m.member_counts(X[:3])) if combine == "vote" else 0.5
     np.testing.assert_array_equal(proba, np.broadcast_to(expected, (3, 2)))
     np.testing.assert_array_equal(m.predict(X[:3]), [0, 0, 0])
+
+
+def _likelihood_data():
+    # x = 0 for the 9 rows of "a" and 10 of "b", x = 1 for the 1000 rows of "c": every tree
+    # answers a row at x = 0 with the leaf (9, 10, 0) of the training totals (9, 10, 1000)
+    X = np.repeat([[0.0], [1.0]], [19, 1000], axis=0)
+    y = np.repeat(["a", "b", "c"], [9, 10, 1000])
+    return X, y
+
+
+def test_likelihood_predicts_highest_posterior_odds():
+    X, y = _likelihood_data()
+    m = VRTrees(n_estimators=11, alpha=1.0, sampling="none", combine="likelihood",
+                random_state=0).fit(X, y)
+    counts = m.member_counts(X[:1], curtail=False)
+    np.testing.assert_array_equal(counts[:, 0], np.tile([9.0, 10.0, 0.0], (11, 1)))
+    # log O(c | x) = log O(c) + 11 log LS(c), LS(c) = [(n_c + 1) / (N_c + 2)] /
+    # [(n - n_c + 1) / (N - N_c + 2)], prior p(c) = (N_c + 1) / (N + C)
+    n, N = np.array([9.0, 10.0, 0.0]), np.array([9.0, 10.0, 1000.0])
+    prior = (N + 1) / (N.sum() + 3)
+    log_ls = np.log((n + 1) / (N + 2)) - np.log((n.sum() - n + 1) / (N.sum() - N + 2))
+    z = np.log(prior / (1 - prior)) + 11 * log_ls
+    assert z[1] - z[0] > 1.2  # "b": 3.4 times the odds of "a" (log odds 45.30 and 44.07)
+    np.testing.assert_allclose(combine_funcs.likelihood_log_odds(counts, m.forest_.counts[
+        m.forest_.node_offsets[:-1]]), z[None], rtol=1e-12)
+    assert m.predict(X[:1])[0] == "b"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ds = diagnose(m, X[:1], np.array(["b"]))
+    assert float(ds["ensemble_error"]) == 0.0
+    # the probabilities of "a" and "b" both round to 1/2
+    np.testing.assert_allclose(m.predict_proba(X[:1])[0, :2], [0.5, 0.5])

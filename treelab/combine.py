@@ -25,6 +25,7 @@ __all__ = [
     "combine_proba",
     "distribution_sum",
     "likelihood",
+    "likelihood_log_odds",
     "tree_log_evidence",
     "vote",
     "vote_predict",
@@ -174,6 +175,43 @@ def _check_class_totals(class_totals: Any, shape: tuple[int, ...]) -> np.ndarray
     return tot
 
 
+def likelihood_log_odds(counts: Any, class_totals: Any) -> np.ndarray:
+    """Posterior log odds of the likelihood combination (Ali & Pazzani 1995).
+
+    log O(c | x) = log O(c) + sum_t log LS_t(c), with the logical sufficiencies LS_t(c) and
+    prior odds O(c) of :func:`likelihood`. The paper assigns a row to the class of highest
+    posterior odds: take the argmax of these, not of :func:`likelihood`'s probabilities, in
+    which classes of large odds all round to the same value (odds e^43 and e^45 both give
+    p = O / (1 + O) = 1.0 in floating point).
+
+    Parameters
+    ----------
+    counts : array-like, (tree, sample, class)
+        Leaf class counts (not curtailed).
+    class_totals : array-like, (tree, class)
+        Training class counts of each tree (its root counts).
+
+    Returns
+    -------
+    numpy.ndarray, (sample, class)
+    """
+    arr = _check_counts(counts)
+    tot = _check_class_totals(class_totals, arr.shape)
+    n_leaf = arr.sum(axis=2, keepdims=True)
+    n_tree = tot.sum(axis=1)[:, None]
+    log_ls = (
+        np.log(arr + 1.0)
+        - np.log(tot + 2.0)[:, None, :]
+        - np.log(n_leaf - arr + 1.0)
+        + np.log(n_tree - tot + 2.0)[:, None, :]
+    ).sum(axis=0)
+    mean_tot = tot.mean(axis=0)
+    n_classes = arr.shape[2]
+    prior = (mean_tot + 1.0) / (mean_tot.sum() + n_classes)
+    log_odds = np.log(prior) - np.log1p(-prior) if n_classes > 1 else np.zeros(1)
+    return log_odds[None, :] + log_ls
+
+
 def likelihood(counts: Any, class_totals: Any) -> np.ndarray:
     """Likelihood combination by logical sufficiency (Ali & Pazzani 1995).
 
@@ -185,8 +223,11 @@ def likelihood(counts: Any, class_totals: Any) -> np.ndarray:
     i.e. p(x in leaf | c) / p(x in leaf | not c), each a Laplace estimate of a two-outcome event.
     The prior is p(c) = (N̄_c + 1) / (N̄ + C) from the mean training totals over trees, with
     odds O(c) = p(c) / (1 - p(c)). Posterior odds: log O(c | x) = log O(c) + sum_t log LS_t(c),
-    in log space. Odds become probabilities p = O / (1 + O), normalised to sum to one over the
-    classes (already exact for two classes, where O(c0) O(c1) = 1).
+    in log space (:func:`likelihood_log_odds`). Odds become probabilities p = O / (1 + O),
+    normalised to sum to one over the classes (already exact for two classes, where
+    O(c0) O(c1) = 1). Classes whose odds are all very large get equal probabilities after
+    rounding; the predicted class, the highest posterior odds, is the argmax of
+    :func:`likelihood_log_odds`.
 
     Parameters
     ----------
@@ -211,21 +252,7 @@ def likelihood(counts: Any, class_totals: Any) -> np.ndarray:
     >>> bool(np.allclose(p, [[26 / 37, 11 / 37]]))
     True
     """
-    arr = _check_counts(counts)
-    tot = _check_class_totals(class_totals, arr.shape)
-    n_leaf = arr.sum(axis=2, keepdims=True)
-    n_tree = tot.sum(axis=1)[:, None]
-    log_ls = (
-        np.log(arr + 1.0)
-        - np.log(tot + 2.0)[:, None, :]
-        - np.log(n_leaf - arr + 1.0)
-        + np.log(n_tree - tot + 2.0)[:, None, :]
-    ).sum(axis=0)
-    mean_tot = tot.mean(axis=0)
-    n_classes = arr.shape[2]
-    prior = (mean_tot + 1.0) / (mean_tot.sum() + n_classes)
-    log_odds = np.log(prior) - np.log1p(-prior) if n_classes > 1 else np.zeros(1)
-    z = log_odds[None, :] + log_ls
+    z = likelihood_log_odds(counts, class_totals)
     log_p = -np.logaddexp(0.0, -z)  # log(O / (1 + O))
     return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
 

@@ -189,7 +189,12 @@ def read(ensemble: Any, X: Any, y: Any, *, combine: str | None, classes: Any,
         else:
             proba = check_proba(np.asarray(ensemble.predict_proba(X), dtype=np.float64),
                                 "proba")
-        return Pass(cls, y_codes, unseen, labels, summed, proba, None, name,
+        ens = None
+        if name == "likelihood" and hasattr(ensemble, "_likelihood_log_odds"):
+            # the highest posterior odds, as predict: classes of very large odds have equal
+            # probabilities after rounding, and argmax(proba) would pick the first of them
+            ens = np.argmax(ensemble._likelihood_log_odds(X), axis=1)
+        return Pass(cls, y_codes, unseen, labels, summed, proba, ens, name,
                     type(ensemble).__name__, True, {})
     if member_counts is not None or member_pass is not None:
         raise ValueError("member_counts= is for a treelab ensemble with member_counts(); got "

@@ -363,7 +363,10 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         Laplace-corrected with ``laplace``; sums within 1e-12 T of each other are tied, as
         rounding makes mathematically equal sums differ), then the lower class index, the rule
         of ``treelab.combine.vote_tiebreak`` that ``treelab.analysis.diagnose`` applies.
-        Otherwise the first class of highest ``predict_proba``.
+        ``likelihood``: the class of highest posterior odds (Ali & Pazzani 1995; the argmax of
+        ``treelab.combine.likelihood_log_odds``, as the probabilities of classes with very
+        large odds round to the same value). Otherwise the first class of highest
+        ``predict_proba``.
 
         Parameters
         ----------
@@ -380,7 +383,17 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             from treelab.combine import vote_tiebreak
 
             return self.classes_[vote_tiebreak(votes, acc, self.forest_.n_trees)]
+        if self._combination() == "likelihood":
+            return self.classes_[np.argmax(self._likelihood_log_odds(X), axis=1)]
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def _likelihood_log_odds(self, X) -> np.ndarray:
+        """Posterior log odds of the likelihood combination, (sample, class)."""
+        from treelab import combine
+
+        Xv = self._encode_predict(X)
+        counts = self.member_counts(Xv, curtail=False, _encoded=True)
+        return combine.likelihood_log_odds(counts, **self._combine_extras("likelihood"))
 
     def apply(self, X) -> np.ndarray:
         """Tree-local leaf index of every row in every tree, shape (n_samples, n_trees)."""
