@@ -112,3 +112,42 @@ def test_likelihood_predicts_highest_posterior_odds():
     assert float(ds["ensemble_error"]) == 0.0
     # the probabilities of "a" and "b" both round to 1/2
     np.testing.assert_allclose(m.predict_proba(X[:1])[0, :2], [0.5, 0.5])
+
+
+def _nominal_data():
+    # f0 = a: classes 0 and 1 (7 rows each) told apart by f1 in {x, y}; f0 = b: class 2 (10
+    # rows), the only rows with f1 = z. A tree splits on f0, then f1 under a, where z is never
+    # seen: the row (a, z) reaches an empty child, which answers with its parent (7, 7, 0)
+    import pandas as pd
+
+    rows = ([("a", "x", 0)] * 6 + [("a", "y", 1)] * 6 + [("a", "x", 1), ("a", "y", 0)]
+            + [("b", "z", 2)] * 8 + [("b", "x", 2)] * 2)
+    df = pd.DataFrame(rows, columns=["f0", "f1", "y"])
+    X = df[["f0", "f1"]].astype("category")
+    Xt = pd.DataFrame({"f0": pd.Categorical(["a"], categories=["a", "b"]),
+                       "f1": pd.Categorical(["z"], categories=["x", "y", "z"])})
+    return X, df["y"].to_numpy(), Xt
+
+
+@pytest.mark.parametrize("combine", ["likelihood", "bayesian"])
+def test_empty_leaf_answers_with_parent_counts(combine):
+    X, y, Xt = _nominal_data()
+    m = VRTrees(n_estimators=3, alpha=1.0, sampling="none", combine=combine, curtail_min=1,
+                random_state=0).fit(X, y)
+    assert m.member_counts(Xt, curtail=False).sum() == 0  # the leaf itself is empty
+    parent, totals = np.array([7.0, 7.0, 0.0]), np.array([7.0, 7.0, 10.0])
+    if combine == "bayesian":
+        # every tree the same: the parent's Laplace estimate (n_c + 1) / (n + C)
+        expected = (parent + 1) / (parent.sum() + 3)
+    else:
+        prior = (totals + 1) / (totals.sum() + 3)
+        ls = ((parent + 1) / (totals + 2)) / ((parent.sum() - parent + 1)
+                                               / (totals.sum() - totals + 2))
+        odds = prior / (1 - prior) * ls**3
+        expected = odds / (1 + odds) / (odds / (1 + odds)).sum()
+    np.testing.assert_allclose(m.predict_proba(Xt)[0], expected, rtol=1e-12)
+    # rows reaching non-empty leaves read those leaves, not curtailed
+    counts = m.member_counts(X, curtail=False)
+    extras = m._combine_extras(combine)
+    np.testing.assert_allclose(m.predict_proba(X),
+                               combine_funcs.combine_proba(combine, counts, **extras))

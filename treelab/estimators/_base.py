@@ -313,7 +313,8 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
 
         ``average``: mean of the trees' leaf estimates (frequency or Laplace, with
         curtailment); ``vote``: share of tree votes; ``sum``: normalised sum of the answering
-        leaves' class counts; ``likelihood`` / ``bayesian``: see ``treelab.combine``.
+        leaves' class counts; ``likelihood`` / ``bayesian``: see ``treelab.combine``, on each
+        row's leaf counts without curtailment (an empty leaf: its parent's counts).
 
         Parameters
         ----------
@@ -329,7 +330,7 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         if how in ("likelihood", "bayesian"):
             from treelab import combine
 
-            counts = self.member_counts(Xv, curtail=False, _encoded=True)
+            counts = self._leaf_counts(Xv)
             return combine.combine_proba(how, counts, **self._combine_extras(how))
         acc, votes = self._combined(Xv)
         if how == "average":
@@ -391,9 +392,29 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         """Posterior log odds of the likelihood combination, (sample, class)."""
         from treelab import combine
 
-        Xv = self._encode_predict(X)
-        counts = self.member_counts(Xv, curtail=False, _encoded=True)
+        counts = self._leaf_counts(self._encode_predict(X))
         return combine.likelihood_log_odds(counts, **self._combine_extras("likelihood"))
+
+    def _leaf_counts(self, Xv: np.ndarray) -> np.ndarray:
+        """Class counts of each row's leaf in each tree, (tree, sample, class), without
+        curtailment, an empty leaf answering with its parent's counts (spec 1: a nominal value
+        never seen at the node, an empty side): what the likelihood and Bayesian combinations
+        read. Not ``answering_nodes(1)``, which would also lift a leaf of total weight below 1."""
+        fr = self.forest_
+        nc = fr.n_children.astype(np.int64)
+        internal = np.flatnonzero(nc > 0)
+        tot = fr.counts.sum(axis=1)
+        if internal.size == 0 or not np.any((nc == 0) & (tot <= 0)):
+            anchor = np.empty(0, dtype=np.int64)  # every leaf answers itself
+        else:
+            first = fr.node_offsets[fr.tree_of_node()[internal]] + fr.child_start[internal]
+            k = nc[internal]
+            children = np.repeat(first - np.cumsum(k) + k, k) + np.arange(k.sum())
+            anchor = np.arange(nc.size, dtype=np.int64)
+            empty = (nc[children] == 0) & (tot[children] <= 0)
+            anchor[children[empty]] = np.repeat(internal, k)[empty]
+        return self._with_threads(P.member_counts, Xv, *fr.walk_arrays(Xv), anchor, fr.counts,
+                                  False)
 
     def apply(self, X) -> np.ndarray:
         """Tree-local leaf index of every row in every tree, shape (n_samples, n_trees)."""
