@@ -187,7 +187,7 @@ def likelihood_log_odds(counts: Any, class_totals: Any) -> np.ndarray:
     Parameters
     ----------
     counts : array-like, (tree, sample, class)
-        Leaf class counts (not curtailed).
+        Leaf class counts, not curtailed (the estimators pass an empty leaf's parent counts).
     class_totals : array-like, (tree, class)
         Training class counts of each tree (its root counts).
 
@@ -232,7 +232,7 @@ def likelihood(counts: Any, class_totals: Any) -> np.ndarray:
     Parameters
     ----------
     counts : array-like, (tree, sample, class)
-        Leaf class counts (not curtailed).
+        Leaf class counts, not curtailed (the estimators pass an empty leaf's parent counts).
     class_totals : array-like, (tree, class)
         Training class counts of each tree (its root counts).
 
@@ -268,7 +268,7 @@ def bayesian(counts: Any, log_evidence: Any) -> np.ndarray:
     Parameters
     ----------
     counts : array-like, (tree, sample, class)
-        Leaf class counts (not curtailed).
+        Leaf class counts, not curtailed (the estimators pass an empty leaf's parent counts).
     log_evidence : array-like, (tree,)
         Log marginal likelihood of each tree (plus any log structure prior).
 

@@ -26,7 +26,10 @@ SHARED_DOC = """
         Curtailment at prediction: a leaf with fewer training rows answers with its deepest
         ancestor holding at least this many (0 or 1: only empty leaves borrow from the parent).
     laplace : bool
-        Laplace estimate (n_c + 1) / (n + C) instead of the frequency n_c / n.
+        Laplace estimate (n_c + 1) / (n + C) instead of the frequency n_c / n, in
+        ``member_proba``, ``combine="average"`` and the vote tie-break of ``"vote"``;
+        ``"sum"`` adds counts, ``"likelihood"`` and ``"bayesian"`` use Laplace estimates
+        either way.
     combine : {"average", "vote", "sum", "likelihood", "bayesian"}
         Combination function (algorithms spec 4).
     categorical_features : array-like of int, str or bool, or "from_dtype", optional
