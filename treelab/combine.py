@@ -263,7 +263,9 @@ def bayesian(counts: Any, log_evidence: Any) -> np.ndarray:
     w_t = exp(log_evidence_t) / sum_s exp(log_evidence_s) (computed as exp(l_t - max_s l_s)
     normalised to sum 1, exact at any magnitude of the log evidence; a uniform structure
     prior), and P(c | x) = sum_t w_t (n_tc + 1) / (n_t + C), the weighted average of the trees'
-    Laplace estimates. ``log_evidence`` comes from :func:`tree_log_evidence`.
+    Laplace estimates. ``log_evidence`` comes from :func:`tree_log_evidence`. The weights
+    compare trees on one data set D: the estimators pass each tree's evidence of the rows it was
+    grown on, which is that D only where every tree saw the same rows (not for bagged trees).
 
     Parameters
     ----------

@@ -31,7 +31,12 @@ SHARED_DOC = """
         ``"sum"`` adds counts, ``"likelihood"`` and ``"bayesian"`` use Laplace estimates
         either way.
     combine : {"average", "vote", "sum", "likelihood", "bayesian"}
-        Combination function (algorithms spec 4).
+        Combination function (algorithms spec 4). ``"bayesian"`` weighs each tree by the
+        evidence of the rows it was grown on: trees grown on the same rows (aggregating,
+        stochastic ID3, as in Buntine 1990 and Ali & Pazzani 1995) are compared on the same
+        data, but trees grown on different bootstrap samples or parts are weighed by the
+        evidence of different data, p(D_t | T_t), which is not the posterior p(T | D) over one
+        training set D (a tree grown on fewer rows tends to have the larger evidence).
     categorical_features : array-like of int, str or bool, or "from_dtype", optional
         Integer-coded nominal columns (indices, names or a boolean mask). A DataFrame's pandas
         category, bool, object and string columns are nominal without it (scikit-learn's
