@@ -113,28 +113,60 @@ def vote(counts: Any) -> np.ndarray:
     return _tree_votes(arr) / arr.shape[0]
 
 
-def vote_predict(counts: Any) -> np.ndarray:
+def vote_predict(counts: Any, laplace: bool = False) -> np.ndarray:
     """Class indices by uniform voting with the spec's tie-break.
 
     Most votes wins; among tied classes, the larger summed leaf probability sum_t n_tc / n_t
-    (equal within 1e-12 T counts as tied); then the lower class index.
+    (the Laplace estimates sum_t (n_tc + 1) / (n_t + C) with ``laplace``; equal within
+    1e-12 T counts as tied); then the lower class index. An estimator's ``predict`` with
+    ``combine="vote"`` is ``vote_predict(member_counts(X), laplace=est.laplace)``.
 
     Parameters
     ----------
     counts : array-like, (tree, sample, class)
-        Leaf class counts.
+        Leaf class counts (as the estimators answer them: curtailed, an empty leaf its
+        parent's).
+    laplace : bool, default False
+        Break ties by the summed Laplace estimates instead of the frequencies.
 
     Returns
     -------
     numpy.ndarray of int64, (sample,)
     """
     arr = _check_counts(counts)
-    return vote_tiebreak(_tree_votes(arr), _frequency(arr).sum(axis=0), arr.shape[0])
+    if not isinstance(laplace, bool | np.bool_):
+        raise TypeError(f"laplace must be a bool, got {laplace!r}")
+    leaf = _laplace(arr) if laplace else _frequency(arr)
+    return vote_tiebreak(_tree_votes(arr), leaf.sum(axis=0), arr.shape[0])
 
 
-def vote_tiebreak(votes: np.ndarray, summed: np.ndarray, n_trees: int) -> np.ndarray:
-    """Winning class per row from votes (sample, class) and summed probabilities (sample,
-    class): most votes, then larger summed probability (within 1e-12 T), then lower index."""
+def vote_tiebreak(votes: Any, summed: Any, n_trees: int) -> np.ndarray:
+    """Winning class per row: most votes, then the larger summed probability, then the lower
+    class index.
+
+    Sums within 1e-12 T of the largest among the classes with most votes count as tied, since
+    rounding makes mathematically equal sums (6/7 + 0 and 2/7 + 4/7) differ in the last bit.
+
+    Parameters
+    ----------
+    votes : array-like, (sample, class)
+        Each class's number of tree votes.
+    summed : array-like, (sample, class)
+        Each class's summed leaf probability over the trees.
+    n_trees : int
+        Number of trees T (the tolerance's scale).
+
+    Returns
+    -------
+    numpy.ndarray of int64, (sample,)
+    """
+    votes = np.asarray(votes)
+    summed = np.asarray(summed, dtype=np.float64)
+    if votes.ndim != 2 or votes.shape != summed.shape or votes.shape[1] < 1:
+        raise ValueError(f"votes and summed must be (sample, class) arrays of one shape, got "
+                         f"{votes.shape} and {summed.shape}")
+    if isinstance(n_trees, bool) or int(n_trees) != n_trees or n_trees < 1:
+        raise ValueError(f"n_trees must be a positive integer, got {n_trees!r}")
     top = votes == votes.max(axis=1, keepdims=True)
     score = np.where(top, summed, -np.inf)
     best = score.max(axis=1, keepdims=True)
