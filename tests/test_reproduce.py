@@ -65,6 +65,19 @@ def test_list_names_the_five_studies(capsys):
     assert out.count("quick:") == 5
 
 
+@pytest.mark.parametrize("mode", ["full", "quick"])
+def test_liu2008_mode_text_counts_the_data_sets_its_grids_run(mode):
+    """What --list and the page say each mode runs: the counts of Table 3's and Table 5's data
+    sets are those of the grids (quick mode's Table 5 runs 8 sets; the text said 7)."""
+    import re
+
+    text = list_studies().loc["liu2008", mode]
+    configs = get_study("liu2008").grids(mode)
+    said = {table: int(re.search(rf"Table {table} on (?:the|its) (\d+) ", text).group(1))
+            for table in (3, 5)}
+    assert said == {3: len(configs["table3"].datasets), 5: len(configs["table5"].datasets)}
+
+
 @pytest.mark.parametrize("argv, message", [
     (["reproduce"], "name a study"),
     (["reproduce", "liu"], "study must be one of"),

@@ -29,15 +29,16 @@ _add(Study(
     report=_liu2008_report.report, figures=_figures.liu2008, notebook="01_spectrum_of_randomness",
     modes={"full": f"Table 3 on the {len(liu2008.BUNDLE)} data sets of the paper the bundle and "
                    "generators provide, "
-                   "Table 4 with 10 draws, Table 5 on its 10 provided sets, the alpha spectrum "
+                   "Table 4 with 10 draws, "
+                   f"Table 5 on its {len(liu2008.TABLE5_SETS)} provided sets, the alpha spectrum "
                    "and notebook 01's full mode; 100 trees, 10-fold CV",
            "quick": f"Table 3 on the {len(liu2008.SMALL)} provided sets of at most 1,000 rows "
                     "and Table 4 with 3 "
                     "draws (100 trees, 10-fold CV); the alpha spectrum (Figures 1, 2, Table 2) "
                     "and Coalescence beside it (section 5.3, Figure 5) on glass, iris, sonar, "
                     "wine, zoo and liver with 30 trees and 5-fold CV; "
-                    "Table 5 on its 7 provided sets of at most 1,000 rows (100 trees, "
-                    "10-fold CV)",
+                    f"Table 5 on its {len(liu2008.TABLE5_SMALL)} provided sets of at most "
+                    "1,000 rows (100 trees, 10-fold CV)",
            "ci": "Table 4 at k = 64 only, 2 draws, 20 trees, a 50 x 50 lattice",
            "full adds": "Table 3 on the nine provided sets of more than 1,000 rows (chess, dna, "
                         "hypo, led24, led7, satimage, segment, waveform21, waveform40); Table 4 "
