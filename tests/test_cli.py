@@ -66,6 +66,32 @@ def test_run_reports_configuration_errors(tmp_path, capsys):
     assert "--out" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["demo", "--trees", "0"], "--trees must be at least 1, got 0"),
+    (["demo", "--folds", "1"], "--folds must be at least 2, got 1"),
+    (["demo", "--workers", "0"], "--workers must be at least 1, got 0"),
+    (["demo", "--scheduler", "tcp://127.0.0.1:9", "--backend", "serial"],
+     "--scheduler runs the cells on a dask scheduler; it cannot go with --backend serial"),
+    (["run", "CONFIG", "--workers", "0"], "--workers must be at least 1, got 0"),
+    (["run", "CONFIG", "--scheduler", "tcp://127.0.0.1:9", "--backend", "serial"],
+     "--scheduler runs the cells on a dask scheduler; it cannot go with --backend serial"),
+])
+def test_options_out_of_range_or_in_conflict_are_refused_by_their_name(argv, message, tmp_path,
+                                                                       capsys):
+    """Refused before any work, naming the option typed: ``--folds 1`` was refused as
+    "n_splits must be >= 2", ``--trees 0`` as "ensembles['Agg.'].params: n_estimators ...",
+    and ``run --scheduler ADDR --backend serial`` ran serially without a word (the demo took
+    the scheduler instead)."""
+    path = tmp_path / "exp.toml"
+    path.write_text(CONFIG)
+    out = tmp_path / "out"
+    argv = [str(path) if a == "CONFIG" else a for a in argv] + ["--out", str(out),
+                                                               "--no-progress"]
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_list_data_shows_the_bundle_with_rows_features_classes_and_licence(capsys,
                                                                          monkeypatch):
     monkeypatch.delenv("TREELAB_DATA", raising=False)

@@ -30,7 +30,9 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add_backend(p: argparse.ArgumentParser, default: str | None) -> None:
-        p.add_argument("--backend", choices=("serial", "local", "dask"), default=default,
+        # parsed as None when not given, so that --scheduler can tell an explicit --backend
+        # from the default (the handler applies the default)
+        p.add_argument("--backend", choices=("serial", "local", "dask"), default=None,
                        help="where cells run (default: %s)" % (default or "the config's"))
         p.add_argument("--workers", type=int, default=None, metavar="N",
                        help="worker processes (local) or dask LocalCluster workers")
@@ -140,9 +142,23 @@ def _figures(ds, out: Path) -> list[Path]:
     return written
 
 
+def _check_options(args: argparse.Namespace, floors: dict[str, int]) -> None:
+    """Refuse, naming the option, a count below its floor and a --scheduler beside a
+    --backend other than dask (which would otherwise be resolved silently, one way or the
+    other), before any work."""
+    for option, floor in floors.items():
+        value = getattr(args, option[2:])
+        if value is not None and value < floor:
+            raise ValueError(f"{option} must be at least {floor}, got {value}")
+    if args.scheduler is not None and args.backend not in (None, "dask"):
+        raise ValueError(f"--scheduler runs the cells on a dask scheduler; it cannot go with "
+                         f"--backend {args.backend}")
+
+
 def _run(args: argparse.Namespace) -> int:
     from treelab.experiment import load_config, run
 
+    _check_options(args, {"--workers": 1})
     config = load_config(args.config)
     overrides = {}
     if args.out is not None:
@@ -173,10 +189,11 @@ def _demo(args: argparse.Namespace) -> int:
     from treelab.experiment import run
     from treelab.experiment.demo import demo_config
 
+    _check_options(args, {"--trees": 1, "--folds": 2, "--workers": 1})
     names = [n.strip() for n in args.datasets.split(",") if n.strip()]
     config = demo_config(args.out, n_estimators=args.trees, n_splits=args.folds,
                          datasets=names)
-    changes = {"backend": "dask" if args.scheduler else args.backend}
+    changes = {"backend": "dask" if args.scheduler else args.backend or "local"}
     if args.workers is not None:
         changes["n_workers"] = args.workers
     if args.scheduler is not None:
