@@ -183,6 +183,27 @@ def test_error_ratio_vs_phi_points_and_ols_line(result):
     assert "phi" in ax.get_xlabel() and "E_r" in ax.get_ylabel()
 
 
+def test_fit_equation_names_the_fitted_variable_and_the_slope_sign(result):
+    """The corner equation is the OLS line of the points drawn: "$E_r$" only when y is the
+    error ratio (it read "$E_r$ = ..." over a fit of the ensemble error), and a negative slope
+    is written "- 0.xx x" (it read "+ -0.xx x")."""
+    def equation(ax):
+        (text,) = [t for t in ax.texts if ", n = " in t.get_text()]
+        return text.get_text()
+
+    means = result.mean(["repeat", "fold"])
+    finite = np.isfinite(means.phi_e.values) & np.isfinite(means.ensemble_error.values)
+    fit = stats.fit_error_ratio(means.phi_e.values[finite], means.ensemble_error.values[finite])
+    a, b = float(fit.intercept), float(fit.slope)
+    shown = equation(plot.error_ratio_vs_phi(result, y="ensemble_error"))
+    assert shown == (f"ensemble_error = {a:.2f} {'-' if b < 0 else '+'} {abs(b):.2f} x, "
+                     f"n = {int(finite.sum())}")
+    plt.close("all")
+    falling = result.assign(error_ratio=1.0 - result.phi_e)  # slope -1 exactly
+    assert equation(plot.error_ratio_vs_phi(falling)).startswith("$E_r$ = 1.00 - 1.00 x")
+    plt.close("all")
+
+
 def test_error_ratio_vs_gain_ties_per_hue_fits(result):
     ax = plot.error_ratio_vs_gain_ties(result, fit="hue")
     fits = [ln for ln in ax.get_lines() if "OLS" in ln.get_label()]
