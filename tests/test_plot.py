@@ -361,6 +361,42 @@ def test_measure_curve_against_training_size():
         plot.measure_curve(ds, var="exact_mse", dim="train_size", transform="log")
 
 
+def test_band_is_named_in_the_legend_title(result, tmp_path):
+    """Every band drawn around a mean says what it is, in the legend's title: the figures
+    showed a shaded band with no word of what it spans (the demo's spectrum.png among them).
+    Only the resampling dims with more than one value are named, and no band, no title."""
+    def title(ax):
+        return ax.get_legend().get_title().get_text()
+
+    sd = "band: \u00b11 sd over\nrepeats and folds"  # repeat 2 x fold 3 in the fixture
+    ax = plot.spectrum(result, dataset="wine")
+    assert title(ax) == sd
+    # the export moves the legend under the axes: the title goes with it, on one line
+    seen, save = [], ax.figure.savefig
+
+    def spy(*args, **kwargs):
+        seen.append(title(ax))
+        return save(*args, **kwargs)
+
+    ax.figure.savefig = spy
+    plot.savefig(ax, tmp_path / "one.png", width="single", dpi=50)
+    assert seen == [sd.replace("\n", " ")]
+    assert title(plot.spectrum(result, dataset="wine", spread="range")).startswith(
+        "band: min-max over")
+    assert title(plot.spectrum(result, dataset="wine", spread="none")) == ""
+    grid = plot.spectrum(result, col="dataset")
+    assert grid.legend.get_title().get_text() == sd
+    one_fold = result.isel(repeat=[0], fold=[0])  # one value per point: no band at all
+    assert title(plot.spectrum(one_fold, dataset="wine")) == ""
+    coords = {"ensemble": ["RD", "RF+"], "alpha": [np.nan], "train_size": [0.1, 1.0],
+              "repeat": [0, 1, 2], "fold": [0]}
+    ds = xr.Dataset({"exact_mse": (tuple(coords), np.random.default_rng(7).uniform(
+        0, 1, (2, 1, 2, 3, 1)))}, coords=coords)
+    assert title(plot.measure_curve(ds, var="exact_mse", dim="train_size")) == \
+        "band: \u00b11 sd over\nrepeats"
+    plt.close("all")
+
+
 def test_docstrings_have_no_unfilled_placeholders():
     import inspect
 

@@ -15,6 +15,7 @@ __all__ = [
     "ENSEMBLE_COLOURS",
     "RESAMPLING",
     "axis_label",
+    "band_title",
     "clip_range",
     "place_legend",
     "value_ticks",
@@ -197,6 +198,16 @@ def mean_spread(da: xr.DataArray, spread: str, valid: tuple[float, float] | None
     return mean, mean, mean
 
 
+def band_title(da: xr.DataArray, spread: str) -> str | None:
+    """What the band of :func:`mean_spread` is, for the legend's title ("band: +-1 sd over
+    folds"), or None where no band is drawn (``spread="none"``, one value per point)."""
+    dims = [d for d in RESAMPLING if d in da.dims and da.sizes[d] > 1]
+    if spread == "none" or not dims:
+        return None
+    kind = "\u00b11 sd" if spread == "sd" else "min-max"
+    return f"band: {kind} over\n" + " and ".join(f"{d}s" for d in dims)
+
+
 def place_legend(ax: Any, below: bool | None = None, **kwargs: Any) -> Any:
     """The Axes' legend outside its data area, so it never covers a point and stays in one
     place when the figure is redrawn: right of the axes, or under them when its entries are
@@ -226,6 +237,11 @@ def place_legend(ax: Any, below: bool | None = None, **kwargs: Any) -> Any:
         options.update(loc="upper left", bbox_to_anchor=(0.0, 0.0), bbox_transform=offset_copy(
             ax.transAxes, fig=ax.figure, y=-drop, units="points"))
     options.update(kwargs)
+    if options.get("title"):  # a title (what a band is) in the entries' size, flush left
+        if below:
+            options["title"] = " ".join(str(options["title"]).split("\n"))
+        options.setdefault("title_fontsize", options["fontsize"])
+        options.setdefault("alignment", "left")
     return ax.legend(handles, labels, **options)
 
 

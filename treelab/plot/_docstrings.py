@@ -25,12 +25,15 @@ DOCS: dict[str, str] = {
     "spread": """spread : {"sd", "range", "none"}, default "sd"
         Band drawn around the mean over repeats and folds: +-1 standard deviation clipped to
         the variable's valid range (its ``valid_range`` attr; an error rate's band stops at
-        0, an accuracy's at 1), min-max, or nothing.""",
+        0, an accuracy's at 1), min-max, or nothing; the legend's title says which band is
+        drawn and over which resamples.""",
     "ax": """ax : matplotlib.axes.Axes, optional
         Axes to draw on; a new figure is made when None.""",
     "palette": """palette : str, list or dict, optional
         Colours of the ensembles: a seaborn palette name, a list, or a dict name -> colour
-        (default: seaborn's "colorblind" palette in ensemble order).""",
+        (default: Okabe & Ito's colour-blind-safe palette, each known ensemble in its own
+        colour in every figure, :data:`treelab.plot._common.ENSEMBLE_COLOURS`, the others in
+        order).""",
     "returns_ax": """matplotlib.axes.Axes
         The Axes drawn on.""",
 }

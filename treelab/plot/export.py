@@ -83,7 +83,7 @@ def _legends_below(figure: Any, grow: bool) -> list[tuple[Any, Any]]:
             ax.legend_ = None  # out of the axes' extent, which sets how far under them it goes
             new = place_legend(ax, below=True, handles=handles, labels=labels, ncols=ncols,
                                fontsize=legend.texts[0].get_fontsize() if legend.texts
-                               else "small")
+                               else "small", title=legend.get_title().get_text() or None)
             if ncols == 1 or new.get_window_extent(renderer).width <= room:
                 break
         # the layout engine lays the panels out above a band kept for the legends (left to

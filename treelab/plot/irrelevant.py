@@ -12,6 +12,7 @@ import xarray as xr
 from treelab import _dims
 from treelab.plot._common import (
     axis_label,
+    band_title,
     check_choice,
     check_result,
     clip_range,
@@ -132,7 +133,7 @@ def measure_curve(
         value_ticks(ax, counts)  # 0, 4, 16, 64 rather than 10^0, 10^1
     ax.set_xlabel(axis_label(dim))
     ax.set_ylabel("accuracy" if transform == "accuracy" else axis_label(var, ds[var]))
-    place_legend(ax)
+    place_legend(ax, title=band_title(da, spread))
     return ax
 
 

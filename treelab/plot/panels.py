@@ -163,16 +163,20 @@ def merge_legends(fig: Any, axes: Sequence[Any]) -> Any:
     """The panels' legends as one legend of the figure, outside the panels: right of them, or
     under them when an entry is long; entries with the same label are drawn once."""
     handles: dict[str, Any] = {}
+    titles: set[str] = set()
     for ax in axes:
         legend = ax.get_legend()
         if legend is None:
             continue
         for handle, text in zip(legend.legend_handles, legend.get_texts(), strict=True):
             handles.setdefault(text.get_text(), handle)
+        titles.add(legend.get_title().get_text())
         legend.remove()
     if not handles:
         return None
     options = {"frameon": False, "fontsize": "small"}
+    if len(titles) == 1 and titles != {""}:  # what the panels' bands are, said once
+        options["title"] = titles.pop()
     if max(len(line) for label in handles for line in label.splitlines()) > _LONG_ENTRY:
         options.update(loc="outside lower center", ncols=min(len(handles), 2))
     else:

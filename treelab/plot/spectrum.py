@@ -12,6 +12,7 @@ import xarray as xr
 from treelab import _dims
 from treelab.plot._common import (
     axis_label,
+    band_title,
     check_choice,
     check_result,
     finite_alpha,
@@ -136,7 +137,7 @@ def spectrum(
         one = pick_dataset(ds, dataset, "result")
         ax = get_ax(ax)
         _draw(ax, one, var, names, spread, references, colours, mark_alpha, regression)
-        place_legend(ax)
+        place_legend(ax, title=band_title(one[var], spread))
         return ax
     if ax is not None:
         raise ValueError("ax must be None when col='dataset' (the grid makes its own figure)")
@@ -158,7 +159,7 @@ def spectrum(
         panel.set_title(str(name))
     grid.set_axis_labels(r"$\alpha$", axis_label(var, ds[var], regression))
     handles, labels = next(iter(grid.axes_dict.values())).get_legend_handles_labels()
-    grid.add_legend(dict(zip(labels, handles, strict=True)))
+    grid.add_legend(dict(zip(labels, handles, strict=True)), title=band_title(ds[var], spread))
     return grid
 
 
