@@ -348,6 +348,32 @@ def test_summary_of_a_mean_with_a_failed_fold_is_nan_not_the_finished_folds(tmp_
                                       .mean()), abs=1e-12)
 
 
+def test_summary_of_a_measure_over_k_or_threshold_keeps_every_value():
+    """summary(ds, "topk_error") showed the top-1 error alone, under an index without k, and
+    "thresholded_mse" its first threshold alone; each k (threshold) is now a row of its own,
+    the mean over the folds as pandas computes it from the same values."""
+    from treelab.experiment import summary
+
+    rng = np.random.default_rng(0)
+    coords = {"dataset": ["wine"], "ensemble": ["Agg.", "Bag."], "alpha": [0.0, 1.0],
+              "repeat": [0], "fold": [0, 1, 2], "k": [1, 2, 3],
+              "threshold": ["1.0", "top1"]}
+    base = ("dataset", "ensemble", "alpha", "repeat", "fold")
+    shape = tuple(len(coords[d]) for d in base)
+    ds = xr.Dataset({"topk_error": (base + ("k",), rng.random(shape + (3,))),
+                     "thresholded_mse": (base + ("threshold",), rng.random(shape + (2,))),
+                     "fit_time": (base, np.ones(shape))}, coords=coords)
+    for var, dim in (("topk_error", "k"), ("thresholded_mse", "threshold")):
+        table = summary(ds, var)
+        frame = ds[var].to_dataframe()[var].reset_index()
+        by_hand = frame.groupby(["dataset", "ensemble", dim, "alpha"])[var].mean().unstack(
+            "alpha")
+        by_hand.columns = ["alpha=0", "alpha=1"]
+        assert table.index.names == ["dataset", "ensemble", dim]
+        pd.testing.assert_frame_equal(table.sort_index(), by_hand.sort_index(),
+                                      check_names=False, rtol=1e-12)
+
+
 def test_summary_columns_of_close_alphas_keep_their_digits(tmp_path):
     config = wine_config(tmp_path / "o", alphas=[0.1, 0.1000001])
     run(config, progress=False)

@@ -69,7 +69,8 @@ def summary(ds: xr.Dataset, var: str = "ensemble_error") -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Index (dataset, ensemble, and any transform dims); columns the alphas ("alpha=nan" for
+        Index (dataset, ensemble, and every other dim of ``var``: a transform's, ``class``,
+        ``k``, ``threshold``); columns the alphas ("alpha=nan" for
         ensembles without alpha); entries the means, NaN where a cell of the mean failed
         (``on_error = "continue"``) rather than a mean of the folds that finished.
     """
@@ -92,10 +93,8 @@ def summary(ds: xr.Dataset, var: str = "ensemble_error") -> pd.DataFrame:
 
 
 def _by_alpha(da: xr.DataArray, var: str) -> pd.DataFrame:
-    """Means (dataset, ensemble, ... x alpha) as a table with the alphas as columns."""
-    extra = [d for d in da.dims if d not in (_dims.DATASET, _dims.ENSEMBLE, _dims.ALPHA)]
-    if extra:
-        da = da.isel({d: 0 for d in extra if d in (_dims.THRESHOLD, _dims.K)})
+    """Means (dataset, ensemble, ... x alpha) as a table with the alphas as columns; every
+    other dim of ``var`` (class, k, threshold, a transform's) is a level of the index."""
     frame = da.to_dataframe(name=var)[var].unstack(_dims.ALPHA)
     order = [a for a in da[_dims.ALPHA].values if any(_same(a, c) for c in frame.columns)]
     frame = frame[[next(c for c in frame.columns if _same(a, c)) for a in order]]
