@@ -134,3 +134,19 @@ def test_no_prose_is_swallowed_by_an_indented_code_block():
     for page in sorted((ROOT / "docs").rglob("*.md")):
         for number, line in _indented_code_lines(page.read_text(encoding="utf-8")):
             assert "`" not in line, f"{page.relative_to(ROOT)}:{number}: {line.strip()[:80]}"
+
+
+def test_datasets_page_gives_the_friedman_generators_default_noise():
+    """The page's table read "y = f(x) + noise N(0, 1)" for friedman1-3, whose default noise is
+    0: a default draw is f(x) itself."""
+    import numpy as np
+
+    from treelab.datasets import generate
+
+    for name in ("friedman1", "friedman2", "friedman3"):
+        data = generate(name, n_samples=50, random_state=0)
+        np.testing.assert_array_equal(data.y, data.true_target)
+    page = (ROOT / "docs" / "datasets.md").read_text(encoding="utf-8")
+    rows = [line for line in page.splitlines() if line.startswith("| `friedman")]
+    assert len(rows) == 3 and "by default: y = f(x)" in rows[0]
+    assert all(row.endswith("| as `friedman1` |") for row in rows[1:])
