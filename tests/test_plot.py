@@ -397,6 +397,29 @@ def test_band_is_named_in_the_legend_title(result, tmp_path):
     plt.close("all")
 
 
+def test_interval_bars_are_named_in_the_legend_title():
+    """The error bars drawn from diagnose(ci=...) said nowhere what they are; the legend's
+    title now gives their level and method, as the intervals' own description states them
+    (no intervals, no title)."""
+    train, test = gaussian_mixture(120, random_state=0), gaussian_mixture(120, random_state=1)
+
+    def runs(**ci):
+        return plot.stack_results([
+            treelab.analysis.diagnose(
+                treelab.VRTrees(alpha=a, n_estimators=5, random_state=0).fit(train.X, train.y),
+                test.X, test.y, X_train=train.X, y_train=train.y, label="Agg.", **ci)
+            for a in (0.0, 0.5, 1.0)])
+
+    with_ci, without = runs(ci=0.9, n_boot=200), runs()
+    assert with_ci.strength_lower.attrs["description"].startswith("bca 90% interval")
+    for draw in (plot.strength_correlation, plot.error_ratio_vs_phi):
+        ax = draw(with_ci)
+        assert ax.containers  # the bars are drawn
+        assert ax.get_legend().get_title().get_text() == "bars: 90% bca\nbootstrap intervals"
+        assert draw(without).get_legend().get_title().get_text() == ""
+    plt.close("all")
+
+
 def test_docstrings_have_no_unfilled_placeholders():
     import inspect
 

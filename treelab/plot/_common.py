@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +24,7 @@ __all__ = [
     "check_result",
     "is_regression_result",
     "get_ax",
+    "interval_title",
     "mean_spread",
     "palette_for",
     "pick_dataset",
@@ -206,6 +208,15 @@ def band_title(da: xr.DataArray, spread: str) -> str | None:
         return None
     kind = "\u00b11 sd" if spread == "sd" else "min-max"
     return f"band: {kind} over\n" + " and ".join(f"{d}s" for d in dims)
+
+
+def interval_title(lower: xr.DataArray) -> str:
+    """What the error bars of :func:`treelab.analysis.diagnose`'s intervals are ("bars: 90%
+    bca bootstrap intervals"), read from the lower limit's ``description``, for the legend."""
+    found = re.match(r"(\w+) (\d+(?:\.\d+)?)% interval", str(lower.attrs.get("description", "")))
+    if found is None:
+        return "bars: confidence\nintervals"
+    return f"bars: {found.group(2)}% {found.group(1)}\nbootstrap intervals"
 
 
 def place_legend(ax: Any, below: bool | None = None, **kwargs: Any) -> Any:

@@ -12,6 +12,7 @@ from treelab.plot._common import (
     axis_label,
     check_result,
     get_ax,
+    interval_title,
     palette_for,
     place_legend,
 )
@@ -84,7 +85,11 @@ def _scatter_fit(result: Any, x: str, y: str, hue: str | None, fit: Any, palette
     colours = palette_for(list(points), palette)
     ax = get_ax(ax)
     markers = {}
-    for g, (xerr, yerr) in interval_errors(ds, x, y, hue, points).items():
+    bars = interval_errors(ds, x, y, hue, points)
+    title = None
+    if bars:  # the legend says what the bars are
+        title = interval_title(ds[f"{y}_lower"] if f"{y}_lower" in ds else ds[f"{x}_lower"])
+    for g, (xerr, yerr) in bars.items():
         # bootstrap intervals of diagnose(ci=...), where the result has them
         ax.errorbar(points[g][0], points[g][1], xerr=xerr, yerr=yerr, fmt="none",
                     ecolor=colours[g], elinewidth=0.7, alpha=0.7, zorder=2,
@@ -125,9 +130,10 @@ def _scatter_fit(result: Any, x: str, y: str, hue: str | None, fit: Any, palette
     ax.set_xlabel(axis_label(x, ds[x]))
     ax.set_ylabel(axis_label(y, ds[y]))
     if entries:
-        place_legend(ax, handles=[h for h, _ in entries], labels=[t for _, t in entries])
+        place_legend(ax, handles=[h for h, _ in entries], labels=[t for _, t in entries],
+                     title=title)
     elif hue is not None or fit:
-        place_legend(ax)
+        place_legend(ax, title=title)
     return ax
 
 

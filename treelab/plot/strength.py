@@ -15,6 +15,7 @@ from treelab.plot._common import (
     check_result,
     finite_alpha,
     get_ax,
+    interval_title,
     mean_spread,
     palette_for,
     pick_dataset,
@@ -225,7 +226,8 @@ def strength_correlation(
 
     norm = mpl.colors.Normalize(vmin=0.0, vmax=1.0)
     ringed = False
-    for name, (xerr, yerr) in interval_bars(one, names, paths).items():
+    bars = interval_bars(one, names, paths)
+    for name, (xerr, yerr) in bars.items():
         # the bootstrap intervals of diagnose(ci=...) where the result has them
         ax.errorbar(paths[name]["strength"], paths[name]["correlation"], xerr=xerr, yerr=yerr,
                     fmt="none", ecolor=colours[name], elinewidth=0.7, alpha=0.7, zorder=2,
@@ -266,5 +268,6 @@ def strength_correlation(
     ax.set_ylim(0.0, r_hi)
     ax.set_xlabel(axis_label("strength"))
     ax.set_ylabel(axis_label("correlation"))
-    place_legend(ax, handles=handles, labels=labels)
+    place_legend(ax, handles=handles, labels=labels,
+                 title=interval_title(one["strength_lower"]) if bars else None)
     return ax
