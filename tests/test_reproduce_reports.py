@@ -207,3 +207,20 @@ def test_gashler_figure5_is_judged_on_vowel_with_wine_a_second_reading():
     (v,) = [v for v in verdicts if "(Figure 5)" in v.claim]
     assert v.verdict == "inconclusive" and "measured on wine, not the paper's vowel" in v.numbers
     assert [s.title for s in sections] == ["Figure 5: irrelevant attributes (wine)"]
+
+
+def test_alipazzani_table2_gap_without_krk_and_led_keeps_krkp():
+    """The mean |gap| "without the KRK and LED rows" left out Krkp (kr-vs-kp, the chess
+    endgame, not a KRK variant) by its name's first three letters: the stored page read 16
+    other rows, 2.5 and 2.6 points, for 17 rows, 2.4 and 2.4. Worked by hand here on four
+    rows against the paper's Krkp (5.8, 5.2) and Wine (5.9, 2.8)."""
+    from treelab.reproduce import _alipazzani1995_report as ali
+
+    t = pd.DataFrame({"single": [6.8, 50.0, 30.0, 7.9], "ensemble": [5.2, 45.0, 20.0, 3.8],
+                      "E_r": np.nan, "phi_e": np.nan, "mean_g": np.nan, "trials": 10,
+                      "p_wilcoxon": 0.5},
+                     index=pd.Index(["Krkp", "Krk 100e", "Led 8i", "Wine"], name="data_set"))
+    section, _ = ali._table2(t)
+    # Krkp: gaps 1.0 and 0.0; Wine: 2.0 and 1.0
+    assert "mean |gap| over the 2 other rows is 1.5 points (one tree) and 0.5 (11 trees)" \
+        in section.text
