@@ -224,3 +224,40 @@ def test_alipazzani_table2_gap_without_krk_and_led_keeps_krkp():
     # Krkp: gaps 1.0 and 0.0; Wine: 2.0 and 1.0
     assert "mean |gap| over the 2 other rows is 1.5 points (one tree) and 0.5 (11 trees)" \
         in section.text
+
+
+def test_alipazzani_figure_fits_each_combination_function(monkeypatch, tmp_path):
+    """The page's figure drew one OLS line over the points of all four combination functions
+    (r^2 0.39 over 56 points in a quick run, a number neither the page nor the paper gives);
+    each function now has its own line, whose r^2 is numpy's over that function's points (E_r
+    the ratio of the mean errors, as the page's table computes it)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import xarray as xr
+
+    from treelab.reproduce import _figures
+
+    rng = np.random.default_rng(0)
+    coords = {"ensemble": ["uniform voting", "Bayesian"], "dataset": ["a", "b", "c", "d"],
+              "train_size": [0.3, 1.0], "repeat": [0, 1, 2], "fold": [0]}
+    shape = tuple(len(v) for v in coords.values())
+    dims = tuple(coords)
+    phi = rng.uniform(0.0, 0.4, shape)
+    single = rng.uniform(0.1, 0.3, shape)
+    ens = single * (0.3 + phi * (1 + np.arange(2)).reshape(2, 1, 1, 1, 1))
+    ds = xr.Dataset({"phi_e": (dims, phi), "single_error": (dims, single),
+                     "ensemble_error": (dims, ens + rng.normal(0, 0.01, shape))},
+                    coords=coords)
+    drawn = {}
+    monkeypatch.setattr(_figures, "_save", lambda ax, folder, name: drawn.setdefault("ax", ax))
+    _figures.alipazzani1995({"figure1": ds}, tmp_path)
+    labels = [t.get_text() for t in drawn["ax"].get_legend().get_texts()]
+    means = ds.mean(["repeat", "fold"])
+    expected = []
+    for e in coords["ensemble"]:
+        x = means.phi_e.sel(ensemble=e).values.ravel()
+        y = (means.ensemble_error / means.single_error).sel(ensemble=e).values.ravel()
+        expected.append(f"{e}: OLS, $r^2$ = {np.corrcoef(x, y)[0, 1] ** 2:.2f}")
+    assert labels == expected
+    matplotlib.pyplot.close("all")

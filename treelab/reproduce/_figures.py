@@ -49,7 +49,8 @@ def liu2008(results: dict[str, xr.Dataset], folder: Path) -> list[Path]:
 
 
 def alipazzani1995(results: dict[str, xr.Dataset], folder: Path) -> list[Path]:
-    """E_r against phi_e (Figure 1's points), one line per combination function."""
+    """E_r against phi_e (Figure 1's points), one OLS line per combination function, as the
+    study fits them (over all the points: the page's "r^2, all points")."""
     from treelab import analysis, plot
 
     if "figure1" not in results:
@@ -57,7 +58,7 @@ def alipazzani1995(results: dict[str, xr.Dataset], folder: Path) -> list[Path]:
     means = results["figure1"].mean(["repeat", "fold"])
     means["error_ratio"] = analysis.error_ratio(means.ensemble_error, means.single_error)
     stacked = means[["phi_e", "error_ratio"]].stack(point=["dataset", "train_size"])
-    return _save(plot.error_ratio_vs_phi(stacked.reset_index("point")), folder,
+    return _save(plot.error_ratio_vs_phi(stacked.reset_index("point"), fit="hue"), folder,
                  "error_ratio_vs_phi.png")
 
 
