@@ -80,7 +80,8 @@ def gashler2008(results: dict[str, xr.Dataset], folder: Path) -> list[Path]:
 
 
 def rotation(results: dict[str, xr.Dataset], folder: Path) -> list[Path]:
-    """Error against irrelevant attributes, one panel per data set."""
+    """Accuracy against irrelevant attributes (``plot.irrelevant_attributes``' default), one
+    figure per data set, for the first three data sets."""
     from treelab import plot
 
     ds = results["rotation"]
