@@ -53,3 +53,14 @@ def test_mcnemar_is_the_exact_binomial_test_on_the_discordant_rows(table):
     # stored predictions are reused: a second call gives the same table
     again = adult_table2(root, "ci")
     assert again.astype(str).equals(t.astype(str))
+
+
+@pytest.mark.parametrize(("d", "exact"), [(1, 5 / 12), (2, 13 / 24)])
+def test_bayes_error_of_the_synthetic_problem_matches_the_integral(d, exact):
+    # max_c P(c | x) = max(r, 1 - r)^2 with r the mean of d uniform(0, 1) attributes; for
+    # d = 1, 1 - 2 int_{1/2}^1 r^2 dr = 5/12; for d = 2 (r triangular, density 4 (1 - r) above
+    # 1/2), 1 - 8 int_{1/2}^1 r^2 (1 - r) dr = 13/24; the estimate's standard error is under
+    # 0.12 points
+    from treelab.reproduce._fan2005_report import bayes_error
+
+    assert bayes_error(d) == pytest.approx(100 * exact, abs=0.4)
