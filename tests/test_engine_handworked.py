@@ -297,3 +297,13 @@ def test_mdl_penalty_is_paid_by_the_entropy_criteria_only_as_documented():
         tree = treelab.DecisionTree(criterion=criterion, c45=True, min_objs=1,
                                     min_samples_split=2, max_depth=1).fit(x, y)
         assert (tree.forest_.kind[0] != 0) == splits, criterion
+
+
+@pytest.mark.parametrize("criterion", ["entropy", "gini", "gain_ratio"])
+def test_tied_thresholds_go_to_the_lowest(criterion):
+    # y = 0, 1, 1, 0 on x = 0..3: the cuts at 0.5 and 2.5 have the same gain by symmetry;
+    # the documented rule takes the lower one and counts the other as a tie
+    X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 1, 1, 0])
+    fr = treelab.DecisionTree(criterion=criterion, c45=False, min_samples_split=2).fit(X, y).forest_
+    assert fr.threshold[0] == 0.5
+    assert fr.ties_test[0] >= 1

@@ -8,6 +8,8 @@ SHARED_DOC = """
         Deterministic split criterion ("parabola" is Gini up to a constant). "gain_ratio" is
         C4.5's (Quinlan 1993): the gain ratio is maximised among the tests whose
         gain is at least the average gain of the candidates, with ``c45`` True or False.
+        Tests that tie for the best score go to the lowest feature index, then the lowest
+        threshold, never to a draw; the ties are counted (``tree_stats()``'s gain ties).
     c45 : bool
         C4.5 details (algorithms spec 2.1): a test needs two branches of at least ``min_objs``
         rows, and continuous gains pay the MDL penalty log2(N - 1) / n under the entropy
