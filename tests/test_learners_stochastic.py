@@ -328,3 +328,18 @@ def test_refused_beta_is_told_the_half_open_range(beta):
     X, y = continuous_data(0, n=20, n_classes=2)
     with pytest.raises(ValueError, match=r"^beta must be in \[1\.0, inf\), got "):
         treelab.StochasticID3(beta=beta).fit(X, y)
+
+
+def test_lookahead_changes_nothing_where_the_children_reach_max_depth():
+    # the children of a depth-1 tree's root are leaves, so the lookahead scores they would
+    # get are their own entropies: the same trees as without lookahead; deeper, it matters
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, (60, 4)).astype(float)
+    y = (X[:, 0] + X[:, 1] > 2).astype(int) ^ (X[:, 2] > 1)
+
+    def fit(lookahead, depth):
+        return treelab.StochasticID3(n_estimators=5, lookahead=lookahead, max_depth=depth,
+                                     random_state=0).fit(X, y).forest_
+
+    np.testing.assert_array_equal(fit(1, 1).feature, fit(0, 1).feature)
+    assert not np.array_equal(fit(1, 3).feature, fit(0, 3).feature)

@@ -92,7 +92,10 @@ class StochasticID3(TreeEnsembleClassifier):
         Width of the choice set; 1 keeps only the best candidate (deterministic).
     lookahead : {0, 1}, default 1
         One-step lookahead in the score (see Notes for its cost; a ``LookaheadCostWarning``
-        is given when the estimate is large).
+        is given when the estimate is large). Only splits the tree could make are looked
+        ahead to: a child that could not be split (pure, under ``min_samples_split`` rows, or
+        at ``max_depth``) scores its own entropy, so a node whose children reach ``max_depth``
+        scores as without lookahead (``max_depth=1``: no lookahead at all).
     choice : {"gain", "entropy"}, default "gain"
         The choice set: ``"gain"``, the candidates whose gain H(node) - E is at least the best
         gain / beta; ``"entropy"``, those with E <= beta E_min.
