@@ -33,12 +33,12 @@ from treelab.plot.comparison import critical_difference
 from treelab.plot.diversity import error_ratio_vs_gain_ties, error_ratio_vs_phi
 from treelab.plot.export import savefig
 from treelab.plot.irrelevant import irrelevant_attributes, measure_curve
-from treelab.plot.panels import facet, measure_grid, panels, surface_panels
+from treelab.plot.panels import facet, measure_grid, panels
 from treelab.plot.probability import bias_variance, reliability
 from treelab.plot.spectrum import regression_spectrum, spectrum
 from treelab.plot.stack import stack_results
 from treelab.plot.strength import breiman_bound, strength_correlation
-from treelab.plot.surface import decision_surface, surface_grid
+from treelab.plot.surface import decision_surface, surface_grid, surface_panels
 from treelab.plot.workbench import kappa_error_diagram, kappa_error_points, margin_cdf
 
 __all__ = [

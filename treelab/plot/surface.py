@@ -1,16 +1,21 @@
-"""Decision surfaces: a fitted ensemble's class probabilities over a 2-D grid."""
+"""Decision surfaces: a fitted ensemble's class probabilities over a 2-D grid, and
+:func:`surface_panels`, the true class picture beside the surfaces of several models
+(Gashler et al. 2008, image interpolation; the noisy 2-D function), laid out by
+:func:`treelab.plot.panels`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from treelab.plot._common import get_ax
 from treelab.plot._docstrings import share_docs
+from treelab.plot.panels import outer_labels, panels, title_panel
 
-__all__ = ["decision_surface", "surface_grid"]
+__all__ = ["decision_surface", "surface_grid", "surface_panels"]
 
 #: Colours of classes 0, 1, 2, ... (binary problems use the first two at the ends of RdBu).
 _CLASS_COLOURS = np.array([
@@ -207,3 +212,142 @@ def decision_surface(
     if title is not None:
         ax.set_title(title)
     return ax
+
+
+def _truth_image(truth: Any, classes: np.ndarray, bounds: tuple[float, ...],
+                 resolution: int) -> tuple[np.ndarray, tuple[float, ...]]:
+    """Class codes of the true picture and its extent: a labelling function evaluated at the
+    grid centres, or a LabeledData of pixel centres in row-major order (``meta["shape"]``,
+    as :func:`treelab.datasets.image_interpolation` gives)."""
+    if callable(truth):
+        x0, x1, y0, y1 = bounds
+        xs = x0 + (np.arange(resolution) + 0.5) * (x1 - x0) / resolution
+        ys = y0 + (np.arange(resolution) + 0.5) * (y1 - y0) / resolution
+        gx, gy = np.meshgrid(xs, ys)
+        labels = np.asarray(truth(np.column_stack([gx.ravel(), gy.ravel()])))
+        if labels.shape != (resolution * resolution,):
+            raise ValueError(f"truth must return one label per row, got shape {labels.shape}")
+        labels, extent = labels.reshape(resolution, resolution), bounds
+    elif hasattr(truth, "X") and hasattr(truth, "y") and "shape" in getattr(truth, "meta", {}):
+        shape = tuple(truth.meta["shape"])
+        X = np.asarray(truth.X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != 2 or len(truth.y) != math.prod(shape):
+            raise ValueError("truth must hold one row of 2 features per pixel of its "
+                             "meta['shape']")
+        labels = np.asarray(truth.y).reshape(shape)
+        # pixel centres: the picture reaches half a pixel beyond the outer ones
+        half_x = (X[:, 0].max() - X[:, 0].min()) / max(shape[1] - 1, 1) / 2
+        half_y = (X[:, 1].max() - X[:, 1].min()) / max(shape[0] - 1, 1) / 2
+        extent = (X[:, 0].min() - half_x, X[:, 0].max() + half_x,
+                  X[:, 1].min() - half_y, X[:, 1].max() + half_y)
+    else:
+        raise TypeError("truth must be a function of X (n, 2) returning labels, or a "
+                        "LabeledData of pixels with meta['shape'] (image_interpolation)")
+    codes = np.searchsorted(classes, labels.ravel())
+    bad = (codes >= len(classes)) | (classes[np.minimum(codes, len(classes) - 1)]
+                                     != labels.ravel())
+    if bad.any():
+        raise ValueError(f"truth has labels {np.unique(labels.ravel()[bad]).tolist()} that "
+                         f"the models do not know (classes {classes.tolist()})")
+    return codes.reshape(labels.shape), tuple(float(v) for v in extent)
+
+
+def surface_panels(
+    models: Mapping[str, Any],
+    data: Any,
+    y: Any = None,
+    *,
+    truth: Any = None,
+    truth_title: str = "true classes",
+    bounds: Sequence[float] | None = None,
+    resolution: int = 100,
+    points: bool = True,
+    max_points: int = 300,
+    point_size: float = 4.0,
+    colorbar: bool = False,
+    ncols: int | None = None,
+    width: str | float = "double",
+) -> Any:
+    """Decision surfaces of several fitted models side by side, after the true classes.
+
+    Every panel is :func:`treelab.plot.decision_surface` of one model over the same square;
+    the panels share their axes (labels on the outer ones only). With ``truth``, a first panel
+    shows the noise-free classes in the same colours, so that axis-aligned staircases and
+    oblique boundaries can be compared with what the models should draw.
+
+    Parameters
+    ----------
+    models : mapping of str to fitted classifier
+        Title -> model fitted on the two features of ``data`` (with the same classes).
+    data : array-like (sample, 2), LabeledData or (X, y)
+        Training points, as for :func:`treelab.plot.decision_surface`.
+    y : array-like (sample,), optional
+        Labels of ``data``.
+    truth : callable or LabeledData, optional
+        The true classes: a function of X (n, 2) returning labels (such as
+        :func:`treelab.datasets.noisy_function_label`), or a picture as pixels
+        (:func:`treelab.datasets.image_interpolation`).
+    truth_title : str, default "true classes"
+        Title of the truth panel.
+    bounds : (xmin, xmax, ymin, ymax), optional
+        The square drawn (default: the data's range with a 4% margin).
+    resolution : int, default 100
+        Grid points per axis (of the surfaces and of a truth function).
+    points : bool, default True
+        Draw the training points over each surface.
+    max_points : int, default 300
+        Draw at most this many of them (an evenly spaced subset).
+    point_size : float, default 4
+        Their marker area (points^2): small, as the panels are.
+    colorbar : bool, default False
+        One colour bar of P(second class | x) right of the panels (two classes only).
+    ncols : int, optional
+        Panels per row (default: all in one row up to 5 panels).
+    width : {"single", "double"} or float, default "double"
+        The width the figure is exported at.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+
+    if not isinstance(models, Mapping) or not models:
+        raise ValueError("models must be a non-empty mapping of title to fitted classifier")
+    if not isinstance(colorbar, bool):
+        raise TypeError(f"colorbar must be True or False, got {colorbar!r}")
+    X, _ = _xy(data, y)
+    box = _bounds(X, bounds)
+    first = next(iter(models.values()))
+    if not hasattr(first, "classes_"):
+        raise TypeError("models must be fitted classifiers (call fit first)")
+    classes = np.asarray(first.classes_)
+    n = len(models) + (truth is not None)
+    if ncols is None and n <= 5:
+        ncols = n
+    fig, axes = panels(n, ncols=ncols, width=width, aspect=1.0, sharex=True, sharey=True)
+    rest = list(axes)
+    if truth is not None:
+        ax = rest.pop(0)
+        codes, extent = _truth_image(truth, classes, box, resolution)
+        ax.imshow(class_colours(len(classes))[codes], origin="lower", extent=extent, aspect="auto",
+                  interpolation="nearest")
+        ax.set(xlim=box[:2], ylim=box[2:])
+        title_panel(ax, truth_title)
+    for (title, model), ax in zip(models.items(), rest, strict=True):
+        decision_surface(model, data, y, resolution=resolution, bounds=box, points=points,
+                         max_points=max_points, point_size=point_size, ax=ax)
+        title_panel(ax, str(title))
+    names = getattr(data, "feature_names", None) or ("x1", "x2")
+    for ax in axes:
+        ax.set_xlabel(str(names[0]))
+        ax.set_ylabel(str(names[1]))
+        ax.set_box_aspect(1.0)
+        for axis in (ax.xaxis, ax.yaxis):  # "0", "0.5", "1": shorter than "0.0", "1.0",
+            axis.set_major_formatter(lambda v, _pos: f"{v:g}")  # so neighbours keep apart
+    outer_labels(axes, True, True)
+    if colorbar:
+        if len(classes) != 2:
+            raise ValueError("colorbar needs two classes (more classes mix their colours)")
+        fig.colorbar(rest[-1].images[0], ax=list(axes), shrink=0.7, aspect=15,
+                     label=f"P(y = {classes[1]} | x)")
+    return fig
