@@ -26,6 +26,7 @@ __all__ = [
     "distribution_sum",
     "likelihood",
     "likelihood_log_odds",
+    "log_odds_proba",
     "tree_log_evidence",
     "vote",
     "vote_predict",
@@ -284,7 +285,13 @@ def likelihood(counts: Any, class_totals: Any) -> np.ndarray:
     >>> bool(np.allclose(p, [[26 / 37, 11 / 37]]))
     True
     """
-    z = likelihood_log_odds(counts, class_totals)
+    return log_odds_proba(likelihood_log_odds(counts, class_totals))
+
+
+def log_odds_proba(log_odds: Any) -> np.ndarray:
+    """:func:`likelihood`'s probabilities from posterior log odds z (sample, class):
+    p = O / (1 + O), normalised to sum to one over the classes, in log space."""
+    z = np.asarray(log_odds, dtype=np.float64)
     log_p = -np.logaddexp(0.0, -z)  # log(O / (1 + O))
     return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
 

@@ -182,18 +182,22 @@ def read(ensemble: Any, X: Any, y: Any, *, combine: str | None, classes: Any,
             labels, summed = _treelab_pass(ensemble, X, y_codes.size, cls.size, member_counts)
         n_trees = labels.shape[0]
         name = getattr(ensemble, "combine", "average") or "average"
+        ens = None
         if name == "average":
             proba = summed / n_trees
         elif name == "vote":
             proba = vote_counts(labels, cls.size) / n_trees
+        elif name == "likelihood" and hasattr(ensemble, "_likelihood_log_odds"):
+            # one pass for both: the class is that of the highest posterior odds, as predict's
+            # (classes of very large odds have equal probabilities after rounding, and
+            # argmax(proba) would pick the first of them)
+            from treelab.combine import log_odds_proba
+
+            z = ensemble._likelihood_log_odds(X)
+            proba, ens = check_proba(log_odds_proba(z), "proba"), np.argmax(z, axis=1)
         else:
             proba = check_proba(np.asarray(ensemble.predict_proba(X), dtype=np.float64),
                                 "proba")
-        ens = None
-        if name == "likelihood" and hasattr(ensemble, "_likelihood_log_odds"):
-            # the highest posterior odds, as predict: classes of very large odds have equal
-            # probabilities after rounding, and argmax(proba) would pick the first of them
-            ens = np.argmax(ensemble._likelihood_log_odds(X), axis=1)
         return Pass(cls, y_codes, unseen, labels, summed, proba, ens, name,
                     type(ensemble).__name__, True, {})
     if member_counts is not None or member_pass is not None:

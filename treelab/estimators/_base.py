@@ -324,12 +324,12 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_classes)
         """
+        from treelab import combine
+
         Xv = self._encode_predict(X)
         how = self._combination()
         T = self.forest_.n_trees
         if how in ("likelihood", "bayesian"):
-            from treelab import combine
-
             counts = self._leaf_counts(Xv)
             return combine.combine_proba(how, counts, **self._combine_extras(how))
         acc, votes = self._combined(Xv)
@@ -337,13 +337,9 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             return acc / T
         if how == "vote":
             return votes / T
-        tot = acc.sum(axis=1, keepdims=True)
-        # every answering node empty (only trees grown on rows of weight 0): uniform 1/C, as
-        # combine.distribution_sum and every other combination answer, not 0 / 0
-        empty = tot <= 0
-        if not empty.any():
-            return acc / tot
-        return np.where(empty, 1.0 / acc.shape[1], acc / np.where(empty, 1.0, tot))
+        # the summed counts normalised as combine.distribution_sum does (uniform 1/C where
+        # every answering node is empty: trees grown only on rows of weight 0)
+        return combine.distribution_sum(acc[None])
 
     def _combine_extras(self, how: str) -> dict:
         fr = self.forest_
