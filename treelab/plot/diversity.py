@@ -152,10 +152,10 @@ def error_ratio_vs_phi(
     """Error ratio E_r against error correlation phi_e, with the OLS line and r^2.
 
     One point per data set (and per other coordinate: ensemble, alpha, ...), at the means over
-    repeats and folds; Ali & Pazzani (1995, section 5.1) report r^2 = 0.60 over the 19 data
-    sets of their Table 2 with significant error reduction and r^2 = 0.49 over the points of
-    their Figure 1 (uniform voting; 95%% intervals of r^2 from [0.20, 0.44] to [0.38, 0.60] over
-    the four combination functions).
+    repeats and folds; Ali & Pazzani (1995, section 5.1) report the r^2 of such fits and their
+    95%% intervals for the four combination functions
+    (``treelab.reproduce.paper_table("alipazzani1995_figure1")``; treelab's beside them in
+    docs/reproductions/alipazzani1995.md).
     The line is :func:`treelab.stats.fit_error_ratio` of the plotted points.
 
     Parameters
