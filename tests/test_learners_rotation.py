@@ -246,3 +246,56 @@ def test_rotation_forest_without_any_observed_value_grows_leaves(rotation, max_f
     assert (model.forest_.kind == 0).all()
     proba = model.predict_proba(np.array([[np.nan], [2.0]]))
     np.testing.assert_allclose(proba, [[1 / 3, 2 / 3]] * 2)  # the class shares of the rows
+
+
+class _BoundedDraws:
+    """A NumPy generator that refuses more than ``limit`` calls of ``random``: a loop that
+    redraws until it gets something it can never get fails here instead of running forever."""
+
+    def __init__(self, seed, limit=1000):
+        self._rng = np.random.default_rng(seed)
+        self._left = limit
+
+    def random(self, *args, **kwargs):
+        self._left -= 1
+        if self._left < 0:
+            raise RuntimeError("too many draws of random()")
+        return self._rng.random(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._rng, name)
+
+
+def test_pca_axes_of_a_tree_without_rows_keep_the_feature_axes():
+    # every multiplicity 0 (a bootstrap sample of rows of sample weight 0): there is no class
+    # to keep, and the class subset used to be redrawn forever
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(10, 5))
+    y = np.arange(10) % 2
+    A = pca_axes(_BoundedDraws(1), Z, y, np.zeros(10, dtype=np.int32), np.ones(5), 2)
+    # each group's block is the identity on its features: A is a permutation matrix
+    np.testing.assert_array_equal(np.sort(A, axis=1)[:, -1], np.ones(5))
+    np.testing.assert_array_equal(A @ A.T, np.eye(5))
+    np.testing.assert_array_equal(np.abs(A).sum(axis=0), np.ones(5))
+
+
+def test_pca_rotation_forest_with_a_tree_of_zero_weight_rows_answers_uniformly():
+    from treelab.estimators._weights import EmptyMembersWarning
+
+    rng = np.random.RandomState(0)
+    X = rng.rand(100, 3)
+    y = (X[:, 0] + 0.3 * rng.rand(100) > 0.6).astype(int) + (X[:, 1] > 0.7)
+    w = np.zeros(100)
+    w[rng.choice(100, 4, replace=False)] = 1.0
+    with pytest.warns(EmptyMembersWarning, match="1 of 50 trees drew only rows of weight 0"):
+        model = treelab.RotationForest(n_estimators=50, rotation="pca",
+                                       random_state=0).fit(X, y, sample_weight=w)
+    fr = model.forest_
+    empty = fr.counts[fr.node_offsets[:-1]].sum(axis=1) == 0
+    assert empty.sum() == 1
+    assert fr.kind[fr.node_offsets[:-1][empty]].tolist() == [0]  # one leaf
+    member = model.member_proba(X)
+    np.testing.assert_array_equal(member[empty], np.full((1, 100, 3), 1 / 3))
+    proba = model.predict_proba(X)
+    np.testing.assert_allclose(proba, member.mean(axis=0), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)

@@ -70,7 +70,9 @@ def pca_axes(rng: np.random.Generator, Z: np.ndarray, y: np.ndarray | None, w: n
 
     Classification (class codes ``y``): each group first draws a random non-empty subset of
     the classes present and samples the tree's rows of those classes, uniformly over the rows
-    repeated by multiplicity (Rodriguez, Kuncheva & Alonso 2006). Regression (``y`` None):
+    repeated by multiplicity (Rodriguez, Kuncheva & Alonso 2006). A tree without a row of
+    positive weight (its bootstrap sample drew only rows of sample weight 0) has no class to
+    draw: its groups keep the feature axes, and it grows one leaf. Regression (``y`` None):
     there are no classes, so the sample is drawn from all of the tree's rows (the row sample
     alone, as the regression adaptation of Pardo, Diez-Pastor, Garcia-Osorio & Rodriguez
     2013); with float ``row_weight`` (sample weights) a row is drawn with probability
@@ -87,7 +89,9 @@ def pca_axes(rng: np.random.Generator, Z: np.ndarray, y: np.ndarray | None, w: n
     for g0 in range(0, d, group_size):
         cols = np.sort(perm[g0:g0 + group_size]).astype(np.int64)
         pool = rows
-        if classes is not None:
+        # no class present (every row of the tree has weight 0): no non-empty subset of them
+        # exists, and drawing one would never end
+        if classes is not None and classes.shape[0]:
             keep = np.zeros(0, dtype=bool)
             while not keep.any():
                 keep = rng.random(classes.shape[0]) < 0.5
