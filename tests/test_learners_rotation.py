@@ -299,3 +299,41 @@ def test_pca_rotation_forest_with_a_tree_of_zero_weight_rows_answers_uniformly()
     proba = model.predict_proba(X)
     np.testing.assert_allclose(proba, member.mean(axis=0), rtol=0, atol=1e-15)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+
+
+def test_random_rotation_is_a_over_s_with_constant_features_left_unscaled():
+    """Each tree's projections against a NumPy reference: W = A / s, A the Gram-Schmidt rows of
+    the tree's standard normals, s the standard deviation over the tree's bootstrap sample
+    (the rows repeated by multiplicity), 1 for a feature constant over those rows. The column
+    constant at 0.1 has a computed deviation of 1e-16 to 1e-15 (a rounding residue), whose
+    inverse used to give it weights up to 2.8e15 in every axis here: the projections of the
+    rows were then rounded together (as few as 95 distinct values of the 1,000 rows on one
+    axis)."""
+    from sklearn.utils import check_random_state
+
+    rng = np.random.default_rng(21)
+    n, T = 1000, 3
+    X = rng.normal(size=(n, 3)) * [1.0, 4.0, 0.5] + [2.0, -1.0, 0.0]
+    lone = np.zeros(n)
+    lone[5] = 1.0
+    X = np.column_stack([X, np.full(n, 0.1), lone])
+    y = (X[:, 0] - 2 + X[:, 1] / 4 > 0).astype(int)
+    d = X.shape[1]
+    model = treelab.RotationForest(n_estimators=T, random_state=4, max_depth=3).fit(X, y)
+    W_all = model.forest_.projections.reshape(T, d, d)
+    seeds = check_random_state(4).randint(0, np.iinfo(np.int32).max, size=T)
+    for t in range(T):
+        r = np.random.default_rng(int(seeds[t]))
+        w = np.bincount(r.integers(0, n, size=n), minlength=n)
+        sample = np.repeat(X, w, axis=0)
+        s = np.where(np.ptp(sample, axis=0) > 0, sample.std(axis=0), 1.0)
+        G = r.standard_normal((d, d))
+        A = np.zeros((d, d))
+        for k in range(d):
+            v = G[k] - sum((A[j] @ G[k]) * A[j] for j in range(k))
+            A[k] = v / np.linalg.norm(v)
+        np.testing.assert_allclose(W_all[t], A / s[None, :], rtol=1e-9, atol=1e-12)
+        # every distinct row of the tree keeps a distinct projection on every axis
+        inbag = np.unique(X[w > 0], axis=0)
+        for k in range(d):
+            assert np.unique(inbag @ W_all[t, k]).size == inbag.shape[0], (t, k)

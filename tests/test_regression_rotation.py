@@ -229,3 +229,17 @@ def test_a_costly_rotation_warns_before_the_work(friedman, monkeypatch):
     stats = model.tree_stats()
     assert int(stats["decision_nodes"][0]) == int(np.sum(
         model.forest_.kind[model.forest_.node_offsets[0]:model.forest_.node_offsets[1]] != 0))
+
+
+@pytest.mark.parametrize("rotation", ["pca", "random"])
+def test_a_constant_feature_is_left_unscaled(friedman, rotation):
+    # the column constant at 0.1 has a computed deviation of about 1e-16 (a rounding residue):
+    # dividing by it gave that column weights near 1e15 in every axis it entered
+    X, y, _, _ = friedman
+    X = np.column_stack([X, np.full(X.shape[0], 0.1)])
+    model = treelab.RotationForestRegressor(n_estimators=3, rotation=rotation,
+                                            random_state=0).fit(X, y)
+    scale = np.append(X[:, :-1].std(axis=0), 1.0)
+    for t in range(3):
+        A = model.forest_.projections[t * 11:(t + 1) * 11] * scale[None, :]
+        np.testing.assert_allclose(A @ A.T, np.eye(11), atol=1e-12)

@@ -137,15 +137,22 @@ def tree_rotation(rng: np.random.Generator, Z: np.ndarray, w: np.ndarray, rotati
     """The projections W (axis, real feature) of one rotation tree: W = A / s.
 
     s is each feature's standard deviation over the tree's rows (weighted by their
-    multiplicities w, times ``row_weight`` when given; 1 for a constant feature) and A the
+    multiplicities w, times ``row_weight`` when given; 1 for a feature constant over those
+    rows, compared exactly, as ``engine.oblique.tree_scale`` does) and A the
     orthonormal axes (rows): ``"random"`` (``random_axes``), ``"pca"`` (``pca_axes``; class
     codes ``y`` for classification, None for regression) or ``"identity"`` (standardisation
     only, an ablation of the rotation). One mechanism for the rotation classifier and
     regressor: the draws come from ``rng`` in this order after the tree's rows.
     """
     d = Z.shape[1]
-    _, sd = O.weighted_moments(Z, w if row_weight is None else w * row_weight)
-    scale = np.where(sd > 0, sd, 1.0)
+    weight = w if row_weight is None else w * row_weight
+    _, sd = O.weighted_moments(Z, weight)
+    # constancy compared exactly: the computed deviation of equal values such as 0.1 is a
+    # rounding residue (1.4e-15 over 1,000 rows), whose inverse put a common offset of
+    # 1e13 or more on every axis the feature enters and rounded the rows' projections together
+    Zr = Z[weight > 0]
+    varies = (Zr.max(axis=0) > Zr.min(axis=0)) if Zr.shape[0] else np.zeros(d, dtype=bool)
+    scale = np.where(varies & (sd > 0), sd, 1.0)
     if rotation == "random":
         A = random_axes(rng, d)
     elif rotation == "pca":
