@@ -337,3 +337,49 @@ def test_random_rotation_is_a_over_s_with_constant_features_left_unscaled():
         inbag = np.unique(X[w > 0], axis=0)
         for k in range(d):
             assert np.unique(inbag @ W_all[t, k]).size == inbag.shape[0], (t, k)
+
+
+def test_pca_sample_of_weighted_rows_is_75_percent_of_their_weight():
+    """The PCA blocks of a forest fitted with fractional sample weights, against scikit-learn's
+    PCA of the documented sample: per group, 75% of the summed weight of the chosen classes'
+    rows in the tree (bootstrap multiplicity x weight), drawn with probability proportional to
+    that product. The weights 0.25 and 0.75 are 1 and 3 quarters, so the draws are replayed on
+    the rows repeated by multiplicity x quarters; the sample used to count quarters instead of
+    weight, drawing four times as many rows (0.75 x 4 x the weight)."""
+    from sklearn.decomposition import PCA
+    from sklearn.utils import check_random_state
+
+    rng = np.random.default_rng(5)
+    n, d, group_size, T = 200, 4, 2, 4
+    X = rng.normal(size=(n, d)) @ rng.normal(size=(d, d))
+    y = rng.integers(0, 3, size=n)
+    sw = rng.choice([0.25, 0.75], size=n)
+    model = treelab.RotationForest(n_estimators=T, rotation="pca", group_size=group_size,
+                                   max_depth=2, random_state=8).fit(X, y, sample_weight=sw)
+    seeds = check_random_state(8).randint(0, np.iinfo(np.int32).max, size=T)
+    W_all = model.forest_.projections.reshape(T, d, d)
+    quarters = np.rint(4 * sw).astype(int)
+    for t in range(T):
+        tr = np.random.default_rng(int(seeds[t]))
+        boot = np.bincount(tr.integers(0, n, size=n), minlength=n)
+        weight = boot * sw
+        mean = np.average(X, axis=0, weights=weight)
+        sd = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=weight))
+        A = W_all[t] * sd[None, :]
+        perm = tr.permutation(d)
+        rows = np.repeat(np.arange(n), boot * quarters)
+        classes = np.unique(y[rows])
+        pos = 0
+        for g0 in range(0, d, group_size):
+            cols = np.sort(perm[g0:g0 + group_size])
+            keep = np.zeros(0, dtype=bool)
+            while not keep.any():
+                keep = tr.random(classes.size) < 0.5
+            pool = rows[np.isin(y[rows], classes[keep])]
+            size = max(round(0.75 * weight[np.isin(y, classes[keep])].sum()), 2)
+            sample = pool[tr.integers(0, pool.size, size=size)]
+            pca = PCA(n_components=cols.size).fit(X[np.ix_(sample, cols)] / sd[cols])
+            for axis in pca.components_:
+                cos = abs(A[pos, cols] @ axis) / np.linalg.norm(A[pos, cols])
+                assert cos == pytest.approx(1.0, abs=1e-9), (t, g0)
+                pos += 1

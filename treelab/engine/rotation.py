@@ -59,12 +59,13 @@ def random_axes(rng: np.random.Generator, d: int) -> np.ndarray:
 
 def pca_axes(rng: np.random.Generator, Z: np.ndarray, y: np.ndarray | None, w: np.ndarray,
              scale: np.ndarray, group_size: int,
-             row_weight: np.ndarray | None = None) -> np.ndarray:
+             row_weight: np.ndarray | None = None, unit: float = 1.0) -> np.ndarray:
     """Rodriguez-Kuncheva rotation: PCA on random feature groups (axes as rows).
 
     The features are split at random into groups of ``group_size`` (the last may be smaller).
     For each group a sample of 75% of the tree's rows (counted with their multiplicities w,
-    at least 2) is drawn with replacement, and the principal axes of the standardised group
+    each standing for ``unit`` of weight: the 2**-k of fractional sample weights; at least 2)
+    is drawn with replacement, and the principal axes of the standardised group
     features on that sample (all of them, by decreasing variance) fill the group's block of
     the rotation, so the rotation is block-diagonal up to a permutation of the features.
 
@@ -100,7 +101,9 @@ def pca_axes(rng: np.random.Generator, Z: np.ndarray, y: np.ndarray | None, w: n
             A[pos:pos + cols.shape[0], cols] = np.eye(cols.shape[0])
             pos += cols.shape[0]
             continue
-        size = max(int(round(0.75 * pool.shape[0])), 2)
+        # 75% of the pool's weight, not of its units: a row of sample weight 0.3 can stand for
+        # 2,458 units of 2**-13, and the sample used to be that many times larger
+        size = max(int(round(0.75 * pool.shape[0] * unit)), 2)
         if row_weight is None:
             sample = pool[rng.integers(0, pool.shape[0], size=size)]
         else:
@@ -133,7 +136,7 @@ def rotation_features(Z: np.ndarray, rows: np.ndarray, W: np.ndarray,
 
 def tree_rotation(rng: np.random.Generator, Z: np.ndarray, w: np.ndarray, rotation: str,
                   group_size: int, y: np.ndarray | None = None,
-                  row_weight: np.ndarray | None = None) -> np.ndarray:
+                  row_weight: np.ndarray | None = None, unit: float = 1.0) -> np.ndarray:
     """The projections W (axis, real feature) of one rotation tree: W = A / s.
 
     s is each feature's standard deviation over the tree's rows (weighted by their
@@ -156,7 +159,7 @@ def tree_rotation(rng: np.random.Generator, Z: np.ndarray, w: np.ndarray, rotati
     if rotation == "random":
         A = random_axes(rng, d)
     elif rotation == "pca":
-        A = pca_axes(rng, Z, y, w, scale, group_size, row_weight)
+        A = pca_axes(rng, Z, y, w, scale, group_size, row_weight, unit)
     else:  # "identity": standardisation only (an ablation of the rotation)
         A = np.eye(d)
     return np.ascontiguousarray(A / scale[None, :])
@@ -172,17 +175,18 @@ def as_oblique(tree: TreeArrays, W: np.ndarray) -> TreeArrays:
 def grow_rotation_tree(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: np.ndarray,
                        seed: int, rotation: str, bootstrap: bool, group_size: int,
                        max_bins: int | None = None,
-                       units: np.ndarray | None = None) -> TreeArrays:
+                       units: np.ndarray | None = None, unit: float = 1.0) -> TreeArrays:
     """One rotation tree: standardise on the tree's rows, rotate, grow the deterministic tree.
 
     The split ``(x - m) / s . a <= t`` is stored as ``x . (a / s) <= t'``: centring shifts
     every projected value by the same constant, so it moves no split and is folded out, and
     the tree grows on the projected values ``x . (a / s)`` themselves (thresholds are midpoints
-    of them), which prediction recomputes bit for bit.
+    of them), which prediction recomputes bit for bit. ``units`` are the rows' sample-weight
+    multiplicities, each standing for ``unit`` of weight (``pca_axes``).
     """
     rng = np.random.default_rng(seed)
     w = row_weights(rng, Z.shape[0], bootstrap, units)
-    W = tree_rotation(rng, Z, w, rotation, group_size, y)
+    W = tree_rotation(rng, Z, w, rotation, group_size, y, unit=unit)
     rows = np.flatnonzero(w).astype(np.int64)
     feats = rotation_features(Z, rows, W, max_bins)
     fr = grow_forest(feats, y[rows], n_classes, iparams, np.ones(1),
@@ -194,14 +198,15 @@ def grow_rotation_tree(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: np
 def grow_rotation_forest(Z: np.ndarray, y: np.ndarray, n_classes: int, iparams: np.ndarray,
                          seeds: np.ndarray, rotation: str, bootstrap: bool, group_size: int,
                          n_threads: int, max_bins: int | None = None,
-                         weights: np.ndarray | None = None) -> Forest:
+                         weights: np.ndarray | None = None, unit: float = 1.0) -> Forest:
     """Rotation trees, one per seed, on real features Z (binned per tree with ``max_bins``;
-    sample-weight multiplicities ``weights`` multiply each tree's rows)."""
+    sample-weight multiplicities ``weights``, each standing for ``unit`` of weight, multiply
+    each tree's rows)."""
     y32 = np.ascontiguousarray(y, dtype=np.int32)
 
     def one(t):
         return grow_rotation_tree(Z, y32, n_classes, iparams, int(seeds[t]), rotation,
-                                  bootstrap, group_size, max_bins, weights)
+                                  bootstrap, group_size, max_bins, weights, unit)
 
     trees = run_threads(one, range(len(seeds)), n_threads)
     return concat_trees(trees, np.ones(len(seeds)), seeds, Z.shape[1])

@@ -36,7 +36,8 @@ class RotationForest(_RealFeatureLearner):
     ``rotation="random"`` orthogonalises d vectors of independent standard normals
     (Gram-Schmidt); ``rotation="pca"`` is the Rodriguez-Kuncheva variant (features split at
     random into groups of ``group_size``; for each group, PCA on a bootstrap sample of 75% of
-    the tree's rows of a random non-empty subset of the classes); ``rotation="identity"``
+    the tree's rows of a random non-empty subset of the classes, 75% of their summed weight
+    with ``sample_weight``); ``rotation="identity"``
     only standardises (an ablation: it grows the axis-aligned tree). A deterministic tree
     then grows on the projected features, choosing among ``max_features`` random axes at every
     node as a random forest does. Every axis is sorted once per tree (the projected values'
@@ -138,9 +139,12 @@ class RotationForest(_RealFeatureLearner):
         # every axis is sorted once per tree and the sorted lists are partitioned stably down
         # the tree, so no node sorts (algorithms spec 2.9)
         iparams[G.P_PRESORT] = 2
+        # fractional sample weights are counted in units of 2**-shift of a weight
+        unit = 1.0 if weights is None else 2.0 ** -weights.shift
         return grow_rotation_forest(Z, y_codes, self.n_classes_, iparams, seeds, self.rotation,
                                     self.bootstrap, self.group_size, self._n_threads(),
-                                    max_bins=self.max_bins, weights=units_of(weights))
+                                    max_bins=self.max_bins, weights=units_of(weights),
+                                    unit=unit)
 
     def single_model(self):
         """The single deterministic tree of the family (unrotated, same criterion), unfitted."""
