@@ -139,6 +139,45 @@ def test_bagging_and_disjoint_rows():
     np.testing.assert_array_equal(totals, np.bincount(y))
 
 
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("make", [
+    lambda: treelab.DisjointSampleTrees(n_estimators=10, random_state=3),
+    lambda: treelab.DisjointSampleTreesRegressor(n_estimators=10, random_state=3),
+], ids=["classifier", "regressor"])
+def test_disjoint_parts_partition_the_rows_and_differ_by_one_row(make, weighted):
+    # the documented sizes: 103 rows in 10 parts are 3 parts of 11 and 7 of 10; with weights
+    # the 70 rows of positive weight are dealt first (7 a part), the others after them
+    from sklearn.utils import check_random_state
+
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(103, 3))
+    y = (X[:, 0] > 0).astype(int)
+    sw = np.ones(103)
+    if weighted:
+        sw[rng.permutation(103)[:33]] = 0.0
+        sw[sw > 0] = rng.choice([0.5, 2.0], size=70)
+    model = make().fit(X, y, sample_weight=sw if weighted else None)
+    # the parts, replayed from the documented draws: the seeds, then one permutation
+    draws = check_random_state(3)
+    draws.randint(0, np.iinfo(np.int32).max, size=10)
+    order = draws.permutation(103)
+    order = np.concatenate([order[sw[order] > 0], order[sw[order] == 0]])
+    part = np.empty(103, dtype=int)
+    part[order] = np.arange(103) % 10
+    sizes = np.bincount(part)
+    assert sorted(sizes.tolist()) == [10] * 7 + [11] * 3
+    if weighted:
+        assert np.bincount(part[sw > 0]).tolist() == [7] * 10
+    fr = model.forest_
+    roots = fr.node_offsets[:-1]
+    if isinstance(model, treelab.DisjointSampleTrees):
+        seen = fr.counts[roots].sum(axis=1)  # summed weights of the part's rows
+    else:
+        seen = fr.weight[roots]
+    np.testing.assert_allclose(seen, np.bincount(part, weights=sw, minlength=10), rtol=1e-12)
+    assert seen.sum() == pytest.approx(sw.sum(), rel=1e-12)  # no row lost, none twice
+
 def test_subspace_trees_use_only_their_features():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(400, 10))

@@ -326,7 +326,10 @@ class BaggedTrees(_DeterministicEnsemble):
 @fill_shared_doc
 class DisjointSampleTrees(_DeterministicEnsemble):
     """Disjoint-sample trees (DST, Fan et al. 2005): the rows are split at random into
-    ``n_estimators`` disjoint parts of equal size, one deterministic tree per part.
+    ``n_estimators`` disjoint parts of equal size, one deterministic tree per part. Where
+    ``n_estimators`` does not divide the rows the parts differ by one row (103 rows in 10
+    parts: 3 of 11, 7 of 10); with ``sample_weight`` the rows of positive weight are dealt
+    first, so it is their numbers that differ by at most one.
 
     Parameters
     ----------

@@ -250,7 +250,10 @@ class BaggedTreesRegressor(_RegressionEnsemble):
 @_fill_doc
 class DisjointSampleTreesRegressor(_RegressionEnsemble):
     """Disjoint-sample trees for regression (Fan et al. 2005): the rows are dealt at random
-    into ``n_estimators`` disjoint parts of equal size, one deterministic tree per part.
+    into ``n_estimators`` disjoint parts of equal size, one deterministic tree per part. Where
+    ``n_estimators`` does not divide the rows the parts differ by one row; with
+    ``sample_weight`` the rows of positive weight are dealt first, so it is their numbers that
+    differ by at most one.
 
     Parameters
     ----------
