@@ -203,7 +203,10 @@ def strength_vars(
             (), st["strength"], "strength s (mean margin)", valid_range=signed, cite=cite
         ),
         "correlation": Var(
-            (), st["correlation"], "mean correlation rho of the raw margins", units="1", cite=cite
+            (), st["correlation"], "mean correlation rho of the raw margins", units="1",
+            cite=cite,
+            description="NaN (0 / 0) when every sd_t is 0: each member right on every row, or "
+            "voting c(i) on every row, or neither on every row; var(s) is 0 then too",
         ),
         "breiman_bound": Var(
             (),
