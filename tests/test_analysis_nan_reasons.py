@@ -61,3 +61,12 @@ def test_strength_correlation_nan_is_explained():
     ds = _quiet(strength_correlation, np.tile(Y, (3, 1)), Y)
     assert np.isnan(ds.correlation)
     assert "every sd_t is 0" in ds.correlation.attrs["description"]
+
+
+def test_out_of_bag_nan_is_explained():
+    # every row in every tree's bag: no out-of-bag row, nothing to estimate from
+    L = np.array([[0, 1, 1, 0], [1, 1, 0, 0]])
+    ds = _quiet(strength_correlation, L, [0, 1, 1, 0], in_bag=np.ones((2, 4), int))
+    assert int(ds.n_rows) == 0 and np.isnan(ds.strength) and np.isnan(ds.correlation)
+    for name in ("strength", "correlation"):
+        assert "n_rows = 0" in ds[name].attrs["description"], name
