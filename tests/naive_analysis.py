@@ -379,11 +379,13 @@ if st is not None:
 # ------------------------------------------------------- independent voting error, any C
 
 
-def member_vote_model(L, y, C):
+def member_vote_model(L, y, C, n_known=None):
     """P(member t votes l | true class k) under the independence model of error_arrangement:
     correct with 1 - e_t (e_t over all rows); a wrong vote splits as t's wrong votes on rows
-    of class k, else as its wrong votes of other classes l != k, else uniformly over l != k."""
+    of class k, else as its wrong votes of other classes l != k, else uniformly over the
+    classes l != k below ``n_known`` (classes from there on are test classes no member saw)."""
     T, n = len(L), len(y)
+    n_known = C if n_known is None else n_known
     model = [[[0.0] * C for _ in range(C)] for _ in range(T)]
     for t in range(T):
         e = sum(1 for i in range(n) if L[t][i] != y[i]) / n
@@ -398,23 +400,29 @@ def member_vote_model(L, y, C):
             anywhere[k] = 0
             split = on_k if sum(on_k) else anywhere
             if sum(split) == 0:
-                split = [0 if l == k else 1 for l in range(C)]
-            model[t][k][k] = 1.0 - e
+                split = [0 if l == k or l >= n_known else 1 for l in range(C)]
+            # with no class to err to, t votes k
+            model[t][k][k] = 1.0 - e if sum(split) else 1.0
             for l in range(C):
                 if l != k and sum(split):
                     model[t][k][l] += e * split[l] / sum(split)
     return model
 
 
-def independent_vote_error_bruteforce(L, y, C):
+def independent_vote_error_bruteforce(L, y, C, n_known=None):
     """Sum over every combination of member votes: the true class must win (most votes; a tie
-    goes to the lower class index), weighted by p(y = k) from the rows."""
+    goes to the lower class index), weighted by p(y = k) from the rows; a class from
+    ``n_known`` on, which no member saw, is lost."""
     T, n = len(L), len(y)
-    model = member_vote_model(L, y, C)
+    n_known = C if n_known is None else n_known
+    model = member_vote_model(L, y, C, n_known)
     total = 0.0
     for k in range(C):
         share = sum(1 for v in y if v == k) / n
         if share == 0:
+            continue
+        if k >= n_known:  # no member can vote it
+            total += share
             continue
         lost = 0.0
         for combo in itertools.product(range(C), repeat=T):

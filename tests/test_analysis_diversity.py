@@ -180,6 +180,26 @@ def test_optimal_arrangement_hand_example():
     assert float(ds.independent_error) == pytest.approx(3 * (1 / 3) ** 2 * (2 / 3) + (1 / 3) ** 3)
 
 
+def test_optimal_error_is_below_the_greedy_filling():
+    # T = 4 (m = 2), n = 6, k = (6, 4, 2, 2). The source's greedy filling (most error-prone
+    # first, each member's errors on the rows with the fewest so far) puts 1, then 2 errors
+    # on every row and the last member's 2 errors make 2 rows of 3: 2 / 6. Losing one row
+    # early is better: it takes 4 errors, the other 5 rows take 10 = 2 * 5, so 1 / 6.
+    y = np.zeros(6, dtype=np.int64)
+    L = np.zeros((4, 6), dtype=np.int64)
+    for t, k in enumerate((6, 4, 2, 2)):
+        L[t, :k] = 1
+    ds = error_arrangement(L, y, n_classes=2)
+    assert float(ds.optimal_error) == pytest.approx(1 / 6)
+
+
+def test_optimal_error_counts_errors_not_votes():
+    # three members, two wrong with different classes: 2 > m = 1 errors lose the row in the
+    # arrangement, while the vote is a three-way tie that goes to the true class 0
+    ds = error_arrangement(np.array([[1], [2], [0]]), np.array([0]), n_classes=3)
+    assert float(ds.optimal_error) == 1 and float(ds.observed_error) == 0
+
+
 def test_error_ratio():
     r = error_ratio(0.1, 0.2)
     assert float(r) == pytest.approx(0.5)

@@ -4,8 +4,11 @@ Independent check: the same member outputs given to a model that lists the class
 predicts it (a probability column of zeros) must give the same measures.
 """
 
+import naive_analysis as naive
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_analysis_diagnose import StandIn
 
 from treelab.analysis import (
@@ -93,3 +96,36 @@ def test_experiment_runner_scores_unseen_rows(tmp_path):
     share = unseen / 200
     assert np.all(ds.ensemble_error.values.ravel() >= share - 1e-12)
     assert np.all(ds.mean_member_error.values.ravel() >= share - 1e-12)
+
+
+def test_independent_error_gives_no_votes_to_an_unseen_class():
+    # every member votes "a" on every row: it never erred on class a, and its wrong votes are
+    # all for a, so under independence its wrong votes on class a split uniformly over the
+    # classes it can vote: b alone, not the unseen z. Each member then votes a with 1/3 and
+    # b with 2/3 on both classes; a loses unless it gets 2 or 3 of the 3 votes (a tie cannot
+    # happen), b loses unless it gets 2 or 3 (7/27 either way), and the z rows are lost.
+    y = np.array(["a", "a", "b", "b", "z", "z"], dtype=object)
+    L = np.full((3, 6), "a", dtype=object)
+    ds = error_arrangement(L, y, classes=["a", "b"])
+    lose = 1 - (3 * (1 / 3) ** 2 * (2 / 3) + (1 / 3) ** 3)  # 20/27
+    assert float(ds.independent_error) == pytest.approx((lose + lose + 1) / 3)  # 67/81
+
+
+def test_independent_error_with_one_seen_class():
+    # a member that can vote only a never errs on class a: the z rows alone are lost
+    y = np.array(["a", "a", "a", "z"], dtype=object)
+    L = np.full((3, 4), "a", dtype=object)
+    ds = error_arrangement(L, y, classes=["a"])
+    assert float(ds.independent_error) == pytest.approx(1 / 4)
+
+
+@settings(max_examples=60, deadline=None)
+@given(naive.member_problem(max_trees=4, max_samples=8, max_classes=4), st.data())
+def test_independent_error_with_unseen_classes_matches_bruteforce(problem, data):
+    L, y, C = problem
+    n_known = data.draw(st.integers(1, C))
+    L = L % n_known  # members vote only the classes they saw
+    names = np.array([f"c{k}" for k in range(C)], dtype=object)
+    ds = error_arrangement(names[L], names[y], classes=names[:n_known])
+    brute = naive.independent_vote_error_bruteforce(L.tolist(), y.tolist(), C, n_known)
+    assert float(ds.independent_error) == pytest.approx(brute, abs=1e-12)

@@ -137,6 +137,19 @@ def test_bad_inputs():
         bias_variance_01([[0, 1]], [0, 1], true_proba=[[0.5, 0.6], [1.0, 0.0]])
 
 
+@pytest.mark.parametrize("loss", ["squared", "cross_entropy"])
+def test_member_rows_must_be_distributions(loss):
+    # halving every member distribution leaves the cross-entropy form's expected loss as it
+    # was (the geometric mean is normalised) but moves its variance and diversity (0.27 to
+    # 0.96 here): rows not summing to 1 are refused, as every probability input is
+    rng = np.random.default_rng(0)
+    q = rng.dirichlet(np.ones(3), (4, 5, 10))
+    y = rng.integers(0, 3, 10)
+    bias_variance_diversity(q, y, loss=loss)
+    with pytest.raises(ValueError, match=r"member_outputs rows .* must sum to 1.* 0\.5"):
+        bias_variance_diversity(q / 2, y, loss=loss)
+
+
 def test_zero_one_decomposition_of_models_with_object_labels():
     # text labels held as objects (pandas' usual dtype) were refused as "must hold numbers"
     from sklearn.ensemble import RandomForestClassifier

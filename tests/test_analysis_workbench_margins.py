@@ -48,3 +48,9 @@ def test_margins_leading_dims_and_cdf():
     assert np.all(cdf.values[:, -1] == 1.0)
     with pytest.raises(ValueError, match="thresholds"):
         margin_cdf(m, thresholds=[])
+    # no margin is <= NaN: F(NaN) is undefined (a sorted search would give 1), refused;
+    # the infinities are numbers, F(-inf) = 0 and F(inf) = 1
+    with pytest.raises(ValueError, match="thresholds holds NaN at positions \\[1\\]"):
+        margin_cdf(m, thresholds=[0.0, np.nan])
+    np.testing.assert_array_equal(margin_cdf(m, thresholds=[-np.inf, np.inf]).values,
+                                  [[0.0, 1.0], [0.0, 1.0]])

@@ -3,7 +3,9 @@
 The model, per true class k: member t votes k with probability 1 - e_t (its error rate over all
 rows) and a wrong class l with probability e_t r_t(l | k), where r_t(l | k) is the share of t's
 wrong votes on rows of class k that went to l (if t never erred on class k: the share among
-its wrong votes for classes other than k on all rows; if none either: uniform over l != k).
+its wrong votes for classes other than k on all rows; if none either: uniform over the classes
+l != k that members can vote, those of ``classes`` and not a true class no member saw; with no
+such class, t votes k).
 The ensemble errs on a row of class k when k loses the vote under the estimator's tie rule for
 one-hot members: most votes wins, a tie goes to the lower class index. The error is
 sum_k p(y = k) P(k loses | y = k), p(y = k) the share of rows of class k.
@@ -43,11 +45,13 @@ class IndependentError(NamedTuple):
 
 
 def vote_model(labels: np.ndarray, y: np.ndarray, n_classes: int,
-               weights: np.ndarray | None = None) -> np.ndarray:
+               weights: np.ndarray | None = None, n_known: int | None = None) -> np.ndarray:
     """``model[t, k, l]`` = P(member t votes l | true class k) under the independence model;
-    ``weights`` (sample,) count each row that many times (a bootstrap replicate)."""
+    ``weights`` (sample,) count each row that many times (a bootstrap replicate); classes
+    from ``n_known`` on are true classes no member saw, which get no votes."""
     n_trees, n_samples = labels.shape
     C = n_classes
+    n_known = C if n_known is None else n_known
     wrong = labels != y[None, :]
     # conf[t, k, l]: t's votes l on rows of class k (wrong votes only, l != k)
     flat = (np.arange(n_trees)[:, None] * C + y[None, :]) * C + labels
@@ -61,13 +65,17 @@ def vote_model(labels: np.ndarray, y: np.ndarray, n_classes: int,
                            minlength=n_trees * C * C).reshape(n_trees, C, C)
     conf = conf.astype(np.float64)
     pooled = conf.sum(axis=1)[:, None, :] * (1.0 - np.eye(C))[None]  # wrong votes l != k
-    uniform = np.broadcast_to((1.0 - np.eye(C))[None], conf.shape)
+    # a member cannot vote a class it never saw: those get no share of the uniform split
+    uniform = (1.0 - np.eye(C)) * (np.arange(C) < n_known)[None, :]
+    uniform = np.broadcast_to(uniform[None], conf.shape)
     split = np.where(conf.sum(axis=2, keepdims=True) > 0, conf, pooled)
     split = np.where(split.sum(axis=2, keepdims=True) > 0, split, uniform)
     total = split.sum(axis=2, keepdims=True)
-    split = split / np.where(total > 0, total, 1.0)  # C = 1: no wrong class, all zeros
+    split = split / np.where(total > 0, total, 1.0)
+    # no class to err to (C = 1, or k the only class members can vote): t votes k
+    right = 1.0 - e[:, None] * (total[..., 0] > 0)
     model = e[:, None, None] * split
-    model[:, np.arange(C), np.arange(C)] = 1.0 - e[:, None]
+    model[:, np.arange(C), np.arange(C)] = right
     return model
 
 
@@ -122,7 +130,8 @@ def independent_vote_error(
     counts of the rows (a bootstrap replicate), weigh every count of the model and the class
     shares; None counts each row once."""
     n_trees, n_samples = labels.shape
-    model = vote_model(labels, y, n_classes, weights)
+    n_known = n_classes if n_known is None else n_known
+    model = vote_model(labels, y, n_classes, weights, n_known)
     if weights is None:
         share = np.bincount(y, minlength=n_classes) / n_samples
     else:
@@ -130,7 +139,6 @@ def independent_vote_error(
     # one seed per class, so a class's estimate does not depend on which others were simulated
     seeds = np.random.default_rng(random_state).integers(0, 2**63, size=n_classes)
     error, var, methods = 0.0, 0.0, set()
-    n_known = n_classes if n_known is None else n_known
     for k in np.flatnonzero(share):
         if k >= n_known:  # no member can vote a class it never saw
             error += share[k]

@@ -73,8 +73,10 @@ def error_arrangement(
       k, member t votes k with probability 1 - e_t and a wrong class l with probability
       e_t r_t(l | k), r_t(l | k) the share of t's wrong votes on rows of class k that went to l
       (if t never erred on class k: its wrong votes for classes l != k on all rows; if none
-      either: uniform over l != k). The ensemble errs when k loses the vote (a tie goes to the
-      lower class index), and independent_error = sum_k p(y = k) P(k loses | y = k).
+      either: uniform over the classes l != k of ``classes``, never over a true class no
+      member saw, which no member can vote). The ensemble errs when k loses the vote (a tie
+      goes to the lower class index), and independent_error = sum_k p(y = k) P(k loses | y = k);
+      a row of a class no member saw is lost.
       For two classes and odd T this is P(K > m) with K ~ Poisson-binomial(e_1, ..., e_T).
       Computed exactly, by dynamic programming over the vote counts of the wrong classes, while
       that table has at most ``max_states`` cells ((T + 1)^W for W wrong classes that get

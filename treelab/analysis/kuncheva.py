@@ -277,6 +277,18 @@ def pairwise_diversity(
     return out
 
 
+#: Where each pairwise measure is undefined (NaN), stated in the variables' descriptions.
+PAIR_NAN = {
+    "q_statistic": "NaN (0 / 0) for a pair with a member right on every row or wrong on every row",
+    "correlation": "NaN (0 / 0) for a pair with a member right on every row or wrong on every row",
+    "disagreement": "",
+    "double_fault": "",
+    "kappa": "NaN (0 / 0) where p_e = 1: both members give the same single class on every row",
+}
+_MEAN_NAN = ("the mean over the distinct pairs where the measure is defined; NaN with one "
+             "member or where it is defined for no pair")
+
+
 def _pair_vars(labels: np.ndarray, y: np.ndarray, n_classes: int, names: dict,
                build_matrix: bool, skip: Any = ()) -> dict[str, Var]:
     """Variables of :func:`pairwise_diversity` from checked codes (batch, tree, sample);
@@ -285,15 +297,17 @@ def _pair_vars(labels: np.ndarray, y: np.ndarray, n_classes: int, names: dict,
     if build_matrix:
         st = pairwise_stats(labels, y, n_classes)
         for key, (long_name, rng, cite) in names.items():
-            variables[key] = Var(_PAIR, st[key], long_name, valid_range=rng, cite=cite)
+            variables[key] = Var(_PAIR, st[key], long_name, valid_range=rng, cite=cite,
+                                 description=PAIR_NAN[key])
         means = {key: _pair_mean(st[key]) for key in names}
     else:
         st = means = pairwise_means(labels, y, n_classes)
-    how = "" if build_matrix else "streaming over pairs, without the pair matrices"
+    how = "" if build_matrix else "; streaming over pairs, without the pair matrices"
     for key, (long_name, rng, cite) in names.items():
+        why = f"{_MEAN_NAN} ({PAIR_NAN[key]})" if PAIR_NAN[key] else _MEAN_NAN
         variables[f"mean_{key}"] = Var(
             (), means[key], f"{long_name}, mean over distinct pairs",
-            valid_range=rng, cite=cite, description=how,
+            valid_range=rng, cite=cite, description=why + how,
         )
     if build_matrix:
         variables["pair_error"] = Var(_PAIR, st["pair_error"],
@@ -433,6 +447,17 @@ def _nonpairwise_vars(labels: np.ndarray, y: np.ndarray) -> dict[str, Var]:
         "mean_member_accuracy": ("mean member accuracy p_bar", _UNIT, CITE_KW),
     }
     return {
-        key: Var((), st[key], long_name, valid_range=rng, cite=cite)
+        key: Var((), st[key], long_name, valid_range=rng, cite=cite,
+                 description=NONPAIR_NAN.get(key, ""))
         for key, (long_name, rng, cite) in spec.items()
     }
+
+
+#: Where each non-pairwise measure is undefined (NaN), stated in the variables' descriptions.
+NONPAIR_NAN = {
+    "entropy": "NaN with one member (L - ceil(L/2) = 0)",
+    "interrater_kappa": ("NaN with one member, or where p_bar is 0 or 1 (every member wrong, "
+                         "or right, on every row)"),
+    "generalized_diversity": "NaN with one member, or where no member ever fails (p(1) = 0)",
+    "coincident_failure_diversity": "NaN with one member; 0 where no member ever fails",
+}

@@ -88,7 +88,7 @@ def margin_cdf(margin: Any, thresholds: Any = None) -> xr.DataArray:
     margin : array-like or DataArray, (..., sample)
         Margins, e.g. from :func:`margins`; leading dims broadcast.
     thresholds : array-like, optional
-        Values theta (default: 201 points from -1 to 1).
+        Values theta (default: 201 points from -1 to 1); NaN is refused.
 
     Returns
     -------
@@ -109,6 +109,11 @@ def margin_cdf(margin: Any, thresholds: Any = None) -> xr.DataArray:
         thresholds, dtype=np.float64)
     if theta.ndim != 1 or theta.size < 1:
         raise ValueError("thresholds must be a non-empty 1-d array")
+    if np.isnan(theta).any():
+        # no margin is <= NaN, but a sorted search puts NaN after every margin (F = 1)
+        where = np.flatnonzero(np.isnan(theta))[:5].tolist()
+        raise ValueError(f"thresholds holds NaN at positions {where}: F(theta) needs a number "
+                         "(-inf and inf are allowed)")
     srt = np.sort(arr, axis=-1).reshape(-1, arr.shape[-1])
     cdf = np.stack([np.searchsorted(row, theta, side="right") for row in srt]) / arr.shape[-1]
     var = Var((_dims.MARGIN_THRESHOLD,), cdf, "share of rows with margin <= theta",

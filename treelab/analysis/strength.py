@@ -198,12 +198,18 @@ def strength_vars(
     }
     signed = (-1.0, 1.0)
     unit = (0.0, 1.0)
+    no_rows = "" if in_bag is None else "NaN when no row is out of a tree's bag (n_rows = 0)"
     return extra | {
         "strength": Var(
-            (), st["strength"], "strength s (mean margin)", valid_range=signed, cite=cite
+            (), st["strength"], "strength s (mean margin)", valid_range=signed, cite=cite,
+            description=no_rows,
         ),
         "correlation": Var(
-            (), st["correlation"], "mean correlation rho of the raw margins", units="1", cite=cite
+            (), st["correlation"], "mean correlation rho of the raw margins", units="1",
+            cite=cite,
+            description="NaN (0 / 0) when every sd_t is 0: each member right on every row, or "
+            "voting c(i) on every row, or neither on every row; var(s) is 0 then too"
+            + (f"; {no_rows}" if no_rows else ""),
         ),
         "breiman_bound": Var(
             (),

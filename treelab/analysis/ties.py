@@ -44,7 +44,16 @@ def gain_ties_from_counts(ties: Any, decision_nodes: Any, *, per: str = "feature
     Returns
     -------
     xarray.Dataset
+
+    Raises
+    ------
+    ValueError
+        For a ``per`` other than ``"feature"`` or ``"test"``, and for ties recorded by a tree
+        without decision nodes: ties are recorded only while a decision node picks its test,
+        so such counts are not those of a grown tree (they would still enter ``pooled_g``).
     """
+    if per not in _PER:
+        raise ValueError(f"per must be 'feature' or 'test', got {per!r}")
     t = np.asarray(ties)
     d = np.asarray(decision_nodes)
     if t.ndim != 1 or t.shape != d.shape or t.size == 0:
@@ -55,6 +64,12 @@ def gain_ties_from_counts(ties: Any, decision_nodes: Any, *, per: str = "feature
         raise TypeError("ties and decision_nodes must be integer counts")
     if np.any(t < 0) or np.any(d < 0):
         raise ValueError("ties and decision_nodes must be non-negative")
+    orphan = np.flatnonzero((d == 0) & (t > 0))
+    if orphan.size:
+        raise ValueError(
+            f"ties records {int(t[orphan[0]])} ties for tree {int(orphan[0])}, whose "
+            "decision_nodes is 0: ties are recorded only at decision nodes (are the two "
+            "arrays of the same trees, in the same order?)")
     t, d = t.astype(np.int64), d.astype(np.int64)
     return to_dataset(ties_vars(t, d), function="gain_ties", params={"per": per})
 
