@@ -326,6 +326,25 @@ def test_refusals_name_the_argument(est):
     est.set_params(criterion="squared_error")
 
 
+@pytest.mark.parametrize("est", [
+    treelab.RegressionTree(criterion="poisson"),
+    treelab.RandomForestRegressor(criterion="poisson", n_estimators=2, random_state=0),
+    treelab.RotationForestRegressor(criterion="poisson", n_estimators=2, random_state=0)])
+def test_poisson_refuses_targets_all_zero_over_the_weighted_rows(est):
+    """Rows of weight 0 are left out, so a Poisson fit whose positive targets all have weight
+    0 is the fit of all-zero targets, refused as that fit is; it was grown and predicted a
+    mean of 0 for every row (a Poisson deviance of +inf for any positive target)."""
+    X = np.arange(8.0).reshape(-1, 1)
+    y = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 5.0])
+    w = np.array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="y sums to 0"):
+        est.fit(X[:6], y[:6])
+    with pytest.raises(ValueError, match="y sums to 0 over the rows of positive sample_weight"):
+        est.fit(X, y, sample_weight=w)
+    w[7] = 0.25
+    assert np.all(est.fit(X, y, sample_weight=w).predict(X) > 0)
+
+
 @njit
 def _pert_thresholds(Xc, y, buf, draws):
     """PERT's random selection at a node of every row of ``buf[0]``, once per seed 0..draws-1:

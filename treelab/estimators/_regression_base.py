@@ -143,7 +143,8 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
             Training features; missing values as NaN, nominal features as a DataFrame's
             categorical, boolean or text columns.
         y : array-like of shape (n_samples,)
-            Finite real targets (``criterion="poisson"``: non-negative, not all zero).
+            Finite real targets (``criterion="poisson"``: non-negative, not all zero, nor all
+            zero over the rows of positive weight).
         sample_weight : array-like of shape (n_samples,), real scalar or None
             Non-negative finite row weights (None: every row 1). A leaf predicts
             sum(w y) / sum(w) over its rows, w the sample weight times the bootstrap
@@ -170,6 +171,10 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
             if not np.sum(y) > 0:
                 raise ValueError("y sums to 0: criterion='poisson' needs a positive mean")
         sw = check_sample_weight(sample_weight, Xv.shape[0])
+        if self.criterion == "poisson" and sw is not None and not np.sum(sw[y > 0]) > 0:
+            # the fit without the rows of weight 0 (which it is) would be refused above
+            raise ValueError("y sums to 0 over the rows of positive sample_weight: "
+                             "criterion='poisson' needs a positive mean")
         if sw is not None:
             # a category held only by rows of weight 0 is unseen, as in the fit without them
             Xv = forget_unweighted_categories(self, Xv, sw > 0)
