@@ -257,6 +257,31 @@ def test_weights_far_from_one_grow_the_unweighted_trees(scale):
         np.testing.assert_array_equal(ours.forest_.weight, ref.forest_.weight * scale)
 
 
+@pytest.mark.parametrize("scale", [2.0**-60, 2.0**-52, 2.0**40])
+def test_poisson_trees_do_not_depend_on_the_unit_of_the_weights(scale):
+    """Poisson counts (a mean of about 5 a row) with weights 1 or 1.5, and the same weights
+    times a power of two: the same tree, bit for bit. A child whose summed w y is at most eps
+    is taken as mean 0 and not split off (scikit-learn's guard); read in the given weights,
+    uniform weights of 2^-60 made every child whose counts sum to 256 or less "mean 0", and
+    the depth-6 tree kept 9 of its 103 nodes (scikit-learn's, 1)."""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(size=(300, 5))
+    y = rng.poisson(np.exp(1.0 + 2.0 * X[:, 0] - X[:, 1])).astype(float)
+    w = np.ones(300)
+    w[::4] = 1.5
+    ref = treelab.RegressionTree(criterion="poisson", max_depth=6).fit(X, y)
+    ours = treelab.RegressionTree(criterion="poisson", max_depth=6).fit(
+        X, y, sample_weight=np.full(300, scale))
+    assert ref.forest_.kind.size == 103
+    np.testing.assert_array_equal(ours.forest_.threshold, ref.forest_.threshold)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+    ref_w = treelab.RegressionTree(criterion="poisson", max_depth=6).fit(X, y, sample_weight=w)
+    ours_w = treelab.RegressionTree(criterion="poisson", max_depth=6).fit(
+        X, y, sample_weight=w * scale)
+    np.testing.assert_array_equal(ours_w.forest_.threshold, ref_w.forest_.threshold)
+    np.testing.assert_array_equal(ours_w.forest_.weight, ref_w.forest_.weight * scale)
+
+
 @pytest.mark.parametrize("scale", [2.0**-560, 2.0**520, 2.0**1000])
 def test_targets_far_from_one_grow_the_trees_of_the_unscaled_targets(scale):
     """y times a power of two: the squared error's split scores S^2 / W scale by its square,

@@ -40,7 +40,13 @@ def grow_regression_forest(feats: FeatureArrays, y: np.ndarray, sample_weight: n
     shift = 0
     if top > 0.0 and not 2.0**-64 <= top <= 2.0**64:
         shift = -int(np.frexp(top)[1])
-        sw = np.ldexp(sw, shift)
+    if poisson and top > 0.0:
+        # the Poisson score's mean-0 rule compares a child's S with eps (scikit-learn's
+        # guard against the rounding of S - S_left): read in weights scaled to a largest
+        # weight in [1, 2), so that the unit of the weights changes no tree (uniform weights
+        # of 2^-60 left 9 of an unweighted tree's 103 nodes); unweighted fits are unchanged
+        shift = 1 - int(np.frexp(top)[1])
+    sw = np.ldexp(sw, shift)
     # the same holds for the targets: S^2 / W overflows where |y| is beyond about 1e154 and
     # underflows below about 1e-162 (every split scoring alike: the tree took the first split
     # of each node). A power of two scales every squared-error sum and score exactly, so the

@@ -44,7 +44,9 @@ SHARED_DOC = """
         sum w (y - mean)^2 (CART's variance reduction, Breiman et al. 1984), or of the half
         Poisson deviance sum w (y log(y / mean) - y + mean) (counts: y >= 0, sum(y) > 0; a
         child whose mean would be 0 is not split off), both as scikit-learn's
-        ``DecisionTreeRegressor``.
+        ``DecisionTreeRegressor``. Poisson's mean 0 is scikit-learn's test, a child's summed
+        w y at most 2.2e-16 (machine epsilon), read with the weights scaled by a power of
+        two to a largest weight in [1, 2), so that the unit of the weights changes no tree.
     min_samples_split : int
         A node with fewer training rows (counted with their bootstrap multiplicity) becomes a
         leaf.
