@@ -133,6 +133,26 @@ def test_missing_direction_worked_by_hand(y_known, threshold, nan_child):
     assert tree.predict(np.array([[np.nan]]))[0] == 10.0
 
 
+def test_missing_values_unseen_in_training_follow_the_child_of_most_rows():
+    """No missing value in training: at prediction one follows the child of more training
+    rows (counted as rows, not weight), the left one of two equally large (scikit-learn's
+    tree takes the right one there); a nominal split's, the code of most rows."""
+    X = np.array([[1.0], [2.0], [3.0], [4.0]])
+    nan = np.array([[np.nan]])
+    tie = treelab.RegressionTree(max_depth=1).fit(X, [0.0, 0.0, 10.0, 10.0])
+    assert tie.forest_.threshold[0] == 2.5 and tie.predict(nan)[0] == 0.0
+    sk = DecisionTreeRegressor(max_depth=1).fit(X, [0.0, 0.0, 10.0, 10.0])
+    assert sk.predict(nan)[0] == 10.0
+    # one row left of x <= 1.5, three right: right, even where the left row weighs more
+    heavy = treelab.RegressionTree(max_depth=1).fit(X, [0.0, 10.0, 10.0, 10.0],
+                                                    sample_weight=[10.0, 1.0, 1.0, 1.0])
+    assert heavy.forest_.threshold[0] == 1.5 and heavy.predict(nan)[0] == 10.0
+    frame = pd.DataFrame({"lv": pd.Categorical(["a", "b", "b", "c", "c"])})
+    nominal = treelab.RegressionTree().fit(frame, [1.0, 2.0, 2.0, 3.0, 3.0])
+    assert nominal.predict(pd.DataFrame({"lv": pd.Categorical([None], ["a", "b", "c"])}))[0] \
+        == 2.0
+
+
 @pytest.mark.parametrize("max_bins", [None, 8])
 def test_one_value_and_missing_rows_are_split_apart(max_bins):
     """x = 1, 1, 1, NaN, NaN, NaN with y = 0, 0, 0, 10, 10, 10: the only split, the present

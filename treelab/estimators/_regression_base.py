@@ -68,8 +68,10 @@ SHARED_DOC = """
     node's missing rows to the side of the better split (right on a tie), or splits them off
     from the others; a random node sends them to its larger child. At prediction a missing
     value, or a category not seen in training, follows the child the node's missing rows
-    went to (its larger child where it had none). Infinite values are refused. Sample
-    weights are any non-negative finite numbers (rows of weight 0 are left out).
+    went to (where it had none, its child of most training rows, not of most weight; the
+    first of equally large ones: a threshold's left child, where scikit-learn takes the
+    right one). Infinite values are refused. Sample weights are any non-negative finite
+    numbers (rows of weight 0 are left out).
 """
 
 
