@@ -326,6 +326,33 @@ def test_zero_weight_rows_are_absent_rows():
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
 
 
+def test_zero_weight_rows_move_no_bin():
+    """With ``max_bins`` too, rows of weight 0 are absent rows: the bins are quantiles of the
+    other rows, and the trees are those of the fit without them. The zero-weight rows' values
+    were binned with the others: a depth-6 tree of 8 bins moved its thresholds and its
+    predictions by up to 9.9 (R^2 on new rows 0.60 where the fit without them gives 0.40)."""
+    X, y = make_friedman1(400, random_state=7)
+    Xt, _ = make_friedman1(300, random_state=8)
+    w = np.ones(400)
+    w[::3] = 0.0
+    for make in (lambda: treelab.RegressionTree(max_depth=6, max_bins=8),
+                 lambda: treelab.VRTreesRegressor(n_estimators=3, alpha=0.5, max_bins=16,
+                                                  random_state=0),
+                 lambda: treelab.RotationForestRegressor(n_estimators=2, rotation="identity",
+                                                         max_depth=6, max_bins=8,
+                                                         random_state=0)):
+        a = make().fit(X, y, sample_weight=w)
+        b = make().fit(X[w > 0], y[w > 0])
+        np.testing.assert_array_equal(a.forest_.threshold, b.forest_.threshold)
+        np.testing.assert_array_equal(a.predict(Xt), b.predict(Xt))
+    # fractional weights bin as the rows they weigh (node sizes count rows too)
+    frac = np.where(w > 0, np.random.default_rng(0).uniform(0.5, 2.0, 400), 0.0)
+    a = treelab.RegressionTree(max_depth=6, max_bins=8).fit(X, y, sample_weight=frac)
+    b = treelab.RegressionTree(max_depth=6, max_bins=8).fit(X[w > 0], y[w > 0],
+                                                            sample_weight=frac[w > 0])
+    np.testing.assert_array_equal(a.forest_.threshold, b.forest_.threshold)
+
+
 def test_constant_target_and_single_row():
     X = np.random.default_rng(0).normal(size=(20, 3))
     tree = treelab.RandomForestRegressor(n_estimators=3, random_state=0).fit(X, np.full(20, 2.5))

@@ -212,7 +212,11 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
         feats = prepare_features(Xv, self.nominal_features_, self.arity_, ranks=ranks,
                                  n_threads=self._n_threads(), max_bins=spec.max_bins,
                                  order=may_presort(iparams, spec, self.nominal_features_, n_sub),
-                                 values=reads_values(iparams, spec))
+                                 values=reads_values(iparams, spec),
+                                 # max_bins: quantiles of the rows of positive weight, so a row
+                                 # of weight 0 moves no bin (the fit without it); node sizes
+                                 # count rows, not weights, and so do the bins
+                                 weights=(sw > 0).astype(np.float64))
         self.forest_ = grow_regression_forest(
             feats, y, sw, iparams, spec.alphas, seeds, row_mode, part, n_sub,
             self._n_threads(), poisson=self.criterion == "poisson")
