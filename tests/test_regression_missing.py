@@ -26,14 +26,15 @@ def _slow_best_reduction(X, y, w, nominal):
     midpoint between consecutive distinct non-missing values of a continuous feature with the
     missing rows left or right, the non-missing rows against the missing ones, and the
     multiway split of a nominal feature (one child per value) with the missing rows in any
-    child. Features whose non-missing values are all equal are not split."""
+    child. A nominal feature of one value is not split; a continuous one is split only apart
+    from its missing rows, if it has any."""
     total = _sse(y, w, np.ones(len(y), dtype=bool))
     best = -np.inf
     for f in range(X.shape[1]):
         x = X[:, f]
         miss = np.isnan(x)
         vals = np.unique(x[~miss])
-        if vals.size < 2:
+        if vals.size < 2 and (nominal[f] or not miss.any() or vals.size == 0):
             continue
         if nominal[f]:
             targets = vals if miss.any() else vals[:1]
@@ -130,6 +131,80 @@ def test_missing_direction_worked_by_hand(y_known, threshold, nan_child):
     assert f.kind.shape[0] == 3  # both children pure
     np.testing.assert_array_equal(tree.predict(X), y)
     assert tree.predict(np.array([[np.nan]]))[0] == 10.0
+
+
+def test_missing_values_unseen_in_training_follow_the_child_of_most_rows():
+    """No missing value in training: at prediction one follows the child of more training
+    rows (counted as rows, not weight), the left one of two equally large (scikit-learn's
+    tree takes the right one there); a nominal split's, the code of most rows."""
+    X = np.array([[1.0], [2.0], [3.0], [4.0]])
+    nan = np.array([[np.nan]])
+    tie = treelab.RegressionTree(max_depth=1).fit(X, [0.0, 0.0, 10.0, 10.0])
+    assert tie.forest_.threshold[0] == 2.5 and tie.predict(nan)[0] == 0.0
+    sk = DecisionTreeRegressor(max_depth=1).fit(X, [0.0, 0.0, 10.0, 10.0])
+    assert sk.predict(nan)[0] == 10.0
+    # one row left of x <= 1.5, three right: right, even where the left row weighs more
+    heavy = treelab.RegressionTree(max_depth=1).fit(X, [0.0, 10.0, 10.0, 10.0],
+                                                    sample_weight=[10.0, 1.0, 1.0, 1.0])
+    assert heavy.forest_.threshold[0] == 1.5 and heavy.predict(nan)[0] == 10.0
+    frame = pd.DataFrame({"lv": pd.Categorical(["a", "b", "b", "c", "c"])})
+    nominal = treelab.RegressionTree().fit(frame, [1.0, 2.0, 2.0, 3.0, 3.0])
+    assert nominal.predict(pd.DataFrame({"lv": pd.Categorical([None], ["a", "b", "c"])}))[0] \
+        == 2.0
+
+
+@pytest.mark.parametrize("max_bins", [None, 8])
+def test_one_value_and_missing_rows_are_split_apart(max_bins):
+    """x = 1, 1, 1, NaN, NaN, NaN with y = 0, 0, 0, 10, 10, 10: the only split, the present
+    rows against the missing ones, takes the weighted SSE from 150 to 0 (worked by hand), and
+    scikit-learn's tree takes it since its issue 32272. Skipping x as constant left one leaf
+    predicting 5 for every row (R^2 0)."""
+    X = np.array([[1.0], [1.0], [1.0], [np.nan], [np.nan], [np.nan]])
+    y = np.array([0.0, 0.0, 0.0, 10.0, 10.0, 10.0])
+    tree = treelab.RegressionTree(max_bins=max_bins).fit(X, y)
+    f = tree.forest_
+    assert f.kind[0] == KIND_THRESHOLD
+    assert f.threshold[0] == np.inf and f.nan_child[0] == 1
+    np.testing.assert_array_equal(tree.predict(X), y)
+    np.testing.assert_array_equal(tree.predict(np.array([[7.0], [np.nan]])), [0.0, 10.0])
+    # a feature with no missing row and one value is still no candidate; min_samples_leaf
+    # counts the missing rows' child
+    assert treelab.RegressionTree().fit(X[:3], [0.0, 1.0, 2.0]).forest_.kind.size == 1
+    assert treelab.RegressionTree(min_samples_leaf=4).fit(X, y).forest_.kind.size == 1
+
+
+def test_one_value_and_missing_rows_below_the_root_agree_with_sklearn():
+    """Below the root (a presorted list: x0 has over 256 distinct values, the node 40 rows),
+    x0's rows of one value and its missing rows split apart, as scikit-learn's tree splits
+    them: every training prediction equal; the node's 20 + 20 rows get 0 and 10, where one
+    leaf predicted 5."""
+    rng = np.random.default_rng(3)
+    x0 = np.concatenate([np.round(rng.uniform(10, 20, 300), 3), np.full(20, 5.0),
+                         np.full(20, np.nan)])
+    x1 = np.concatenate([np.zeros(300), np.ones(40)])
+    X = np.column_stack([x0, x1])
+    y = np.concatenate([np.round(rng.normal(size=300), 3) + 100.0, np.zeros(20),
+                        np.full(20, 10.0)])
+    ours = treelab.RegressionTree().fit(X, y)
+    ref = DecisionTreeRegressor(random_state=0).fit(X, y)
+    np.testing.assert_array_equal(ours.predict(X[300:]), y[300:])
+    np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 8, 11])
+def test_agrees_with_sklearn_where_nodes_hold_one_value_and_missing_rows(seed):
+    """One feature of values in quarters, 30% missing, at depth 4: nodes whose present rows
+    share one value arise, and the trees are scikit-learn's (these three data sets each had
+    such a node, left a leaf: 23, 23 and 17 nodes against scikit-learn's 25, 25 and 19)."""
+    rng = np.random.default_rng(seed)
+    n = 150
+    X = np.round(rng.normal(size=(n, 1)) * 4) / 4
+    X[rng.uniform(size=n) < 0.3, 0] = np.nan
+    y = np.nan_to_num(X[:, 0]) + rng.normal(size=n) + 2 * np.isnan(X[:, 0])
+    ours = treelab.RegressionTree(max_depth=4).fit(X, y)
+    ref = DecisionTreeRegressor(max_depth=4, random_state=0).fit(X, y)
+    assert ours.forest_.kind.size == ref.tree_.node_count
+    np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-12, atol=1e-12)
 
 
 def test_random_node_sends_missing_rows_to_the_larger_child():

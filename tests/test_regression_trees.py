@@ -225,61 +225,6 @@ def test_poisson_never_splits_off_a_zero_mean_child():
     assert np.any(sq.forest_.value == 0)
 
 
-def test_fractional_weights_agree_with_sklearn():
-    """The rows of positive weight get scikit-learn's predictions (a row of weight 0 is not
-    in the tree: where two splits of a small node tie, it may fall on either side)."""
-    X, y = make_friedman1(300, random_state=4)
-    X = X.astype(np.float32).astype(np.float64)
-    w = np.random.default_rng(4).uniform(0.0, 2.0, size=300)
-    w[:30] = 0.0
-    ours = treelab.RegressionTree(max_depth=5).fit(X, y, sample_weight=w)
-    ref = DecisionTreeRegressor(max_depth=5, random_state=0).fit(X, y, sample_weight=w)
-    np.testing.assert_allclose(ours.predict(X[30:]), ref.predict(X[30:]), rtol=1e-10)
-
-
-@pytest.mark.parametrize("scale", [2.0**-600, 2.0**600, 2.0**1000])
-def test_weights_far_from_one_grow_the_unweighted_trees(scale):
-    """Uniform weights change no tree; at 2^600 the squared weighted sums of the split scores
-    overflowed to inf (every split scored alike, leaves NaN), at 2^-600 they underflowed to 0.
-    A power of two keeps the sums exact, so the trees are the unweighted ones, bit for bit."""
-    X, y = make_friedman1(300, random_state=5)
-    w = np.full(300, scale)
-    w[::3] *= 1.5
-    ref_w = np.ones(300)
-    ref_w[::3] = 1.5
-    for make in (lambda: treelab.RegressionTree(max_depth=6),
-                 lambda: treelab.RandomForestRegressor(n_estimators=4, random_state=1),
-                 lambda: treelab.RegressionTree(criterion="poisson", max_depth=4)):
-        ours = make().fit(X, y, sample_weight=w)
-        ref = make().fit(X, y, sample_weight=ref_w)
-        np.testing.assert_array_equal(ours.forest_.threshold, ref.forest_.threshold)
-        np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
-        np.testing.assert_array_equal(ours.forest_.weight, ref.forest_.weight * scale)
-
-
-def test_weights_near_the_largest_double_give_finite_predictions():
-    X, y = make_friedman1(200, random_state=7)
-    model = treelab.RegressionTree(max_depth=4).fit(X, y, sample_weight=np.full(200, 1e300))
-    ref = treelab.RegressionTree(max_depth=4).fit(X, y)
-    assert np.all(np.isfinite(model.predict(X)))
-    # uniform weights that are not a power of two round the sums differently: the same
-    # tree up to ties between near-equal splits
-    assert abs(model.score(X, y) - ref.score(X, y)) < 0.02
-
-
-def test_zero_weight_rows_are_absent_rows():
-    X, y = make_friedman1(200, random_state=6)
-    w = np.ones(200)
-    w[::7] = 0.0
-    a = treelab.VRTreesRegressor(n_estimators=5, alpha=0.5, random_state=0).fit(
-        X, y, sample_weight=w)
-    b = treelab.VRTreesRegressor(n_estimators=5, alpha=0.5, random_state=0).fit(
-        X[w > 0], y[w > 0])
-    # the same trees: rows of weight 0 never enter a node (the pair draws see the same rows)
-    np.testing.assert_array_equal(a.forest_.threshold, b.forest_.threshold)
-    np.testing.assert_array_equal(a.predict(X), b.predict(X))
-
-
 def test_constant_target_and_single_row():
     X = np.random.default_rng(0).normal(size=(20, 3))
     tree = treelab.RandomForestRegressor(n_estimators=3, random_state=0).fit(X, np.full(20, 2.5))
@@ -303,6 +248,25 @@ def test_refusals_name_the_argument(est):
     with pytest.raises(ValueError, match="poisson"):
         est.set_params(criterion="poisson").fit(X, -y)
     est.set_params(criterion="squared_error")
+
+
+@pytest.mark.parametrize("est", [
+    treelab.RegressionTree(criterion="poisson"),
+    treelab.RandomForestRegressor(criterion="poisson", n_estimators=2, random_state=0),
+    treelab.RotationForestRegressor(criterion="poisson", n_estimators=2, random_state=0)])
+def test_poisson_refuses_targets_all_zero_over_the_weighted_rows(est):
+    """Rows of weight 0 are left out, so a Poisson fit whose positive targets all have weight
+    0 is the fit of all-zero targets, refused as that fit is; it was grown and predicted a
+    mean of 0 for every row (a Poisson deviance of +inf for any positive target)."""
+    X = np.arange(8.0).reshape(-1, 1)
+    y = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 5.0])
+    w = np.array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="y sums to 0"):
+        est.fit(X[:6], y[:6])
+    with pytest.raises(ValueError, match="y sums to 0 over the rows of positive sample_weight"):
+        est.fit(X, y, sample_weight=w)
+    w[7] = 0.25
+    assert np.all(est.fit(X, y, sample_weight=w).predict(X) > 0)
 
 
 @njit

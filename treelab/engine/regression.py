@@ -40,7 +40,23 @@ def grow_regression_forest(feats: FeatureArrays, y: np.ndarray, sample_weight: n
     shift = 0
     if top > 0.0 and not 2.0**-64 <= top <= 2.0**64:
         shift = -int(np.frexp(top)[1])
-        sw = np.ldexp(sw, shift)
+    if poisson and top > 0.0:
+        # the Poisson score's mean-0 rule compares a child's S with eps (scikit-learn's
+        # guard against the rounding of S - S_left): read in weights scaled to a largest
+        # weight in [1, 2), so that the unit of the weights changes no tree (uniform weights
+        # of 2^-60 left 9 of an unweighted tree's 103 nodes); unweighted fits are unchanged
+        shift = 1 - int(np.frexp(top)[1])
+    sw = np.ldexp(sw, shift)
+    # the same holds for the targets: S^2 / W overflows where |y| is beyond about 1e154 and
+    # underflows below about 1e-162 (every split scoring alike: the tree took the first split
+    # of each node). A power of two scales every squared-error sum and score exactly, so the
+    # trees are those of the given targets, and the node values are scaled back. (The Poisson
+    # score S log(S / W) is not scaled exactly, and its mean-0 rule, S <= eps, reads S itself.)
+    y_shift = 0
+    y_top = float(np.max(np.abs(y))) if n else 1.0
+    if not poisson and y_top > 0.0 and not 2.0**-64 <= y_top <= 2.0**64:
+        y_shift = -int(np.frexp(y_top)[1])
+        y = np.ldexp(y, y_shift)
     alphas = np.asarray(alphas, dtype=np.float64)
     if n * len(seeds) < THREADS_MIN_ROW_TREES:
         n_threads = 1
@@ -78,7 +94,7 @@ def grow_regression_forest(feats: FeatureArrays, y: np.ndarray, sample_weight: n
         ties_test=np.zeros(len(seeds), dtype=np.int64),
         n_decision=np.array([tr[11] for tr in trees], dtype=np.int64),
         rows_seen=np.array([tr[12] for tr in trees], dtype=np.int64),
-        seed=np.asarray(seeds, dtype=np.uint64), value=joined(13),
+        seed=np.asarray(seeds, dtype=np.uint64), value=np.ldexp(joined(13), -y_shift),
         weight=np.ldexp(joined(14), -shift),
     )
 

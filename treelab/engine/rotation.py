@@ -119,14 +119,16 @@ def pca_axes(rng: np.random.Generator, Z: np.ndarray, y: np.ndarray | None, w: n
 
 
 def rotation_features(Z: np.ndarray, rows: np.ndarray, W: np.ndarray,
-                      max_bins: int | None = None) -> FeatureArrays:
+                      max_bins: int | None = None,
+                      bin_weights: np.ndarray | None = None) -> FeatureArrays:
     """Growth-kernel features of a rotation tree: its rows projected on every axis, presorted
     once per axis (one stable sort each); with ``max_bins`` each axis is binned over the
-    tree's distinct rows (``engine.forest.bin_feature``)."""
+    tree's distinct rows (``engine.forest.bin_feature``), each counted with its entry of
+    ``bin_weights`` when given (one per row of ``rows``; 0: the row moves no bin)."""
     Zc = O.project_rows(Z, rows, W)
     R, order, nd, uniq, uniq_off = O.rank_features(Zc)
     if max_bins is not None:
-        edges = [bin_feature(R[k], uniq[uniq_off[k]:uniq_off[k + 1]], max_bins)
+        edges = [bin_feature(R[k], uniq[uniq_off[k]:uniq_off[k + 1]], max_bins, bin_weights)
                  for k in range(R.shape[0])]
         nd = np.array([e.shape[0] for e in edges], dtype=np.int64)
         uniq, uniq_off = concat_values(edges)

@@ -50,7 +50,9 @@ def grow_rotation_regression_tree(Z: np.ndarray, y: np.ndarray, sample_weight: n
     # the bootstrap's stream again
     node_seed = np.uint64(rng.integers(0, np.iinfo(np.int64).max))
     rows = np.flatnonzero(w).astype(np.int64)
-    feats = rotation_features(Z, rows, W, max_bins)
+    # (rows of sample weight 0 are absent rows: they move no bin)
+    feats = rotation_features(Z, rows, W, max_bins,
+                              (sample_weight[rows] > 0).astype(np.float64))
     fr = grow_regression_forest(feats, y[rows], sample_weight[rows], iparams,
                                 np.array([alpha]), np.array([node_seed], dtype=np.uint64),
                                 G.ROWS_WEIGHTS, np.ascontiguousarray(w[rows], dtype=np.int32),

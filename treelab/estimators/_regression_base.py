@@ -44,7 +44,9 @@ SHARED_DOC = """
         sum w (y - mean)^2 (CART's variance reduction, Breiman et al. 1984), or of the half
         Poisson deviance sum w (y log(y / mean) - y + mean) (counts: y >= 0, sum(y) > 0; a
         child whose mean would be 0 is not split off), both as scikit-learn's
-        ``DecisionTreeRegressor``.
+        ``DecisionTreeRegressor``. Poisson's mean 0 is scikit-learn's test, a child's summed
+        w y at most 2.2e-16 (machine epsilon), read with the weights scaled by a power of
+        two to a largest weight in [1, 2), so that the unit of the weights changes no tree.
     min_samples_split : int
         A node with fewer training rows (counted with their bootstrap multiplicity) becomes a
         leaf.
@@ -66,8 +68,10 @@ SHARED_DOC = """
     node's missing rows to the side of the better split (right on a tie), or splits them off
     from the others; a random node sends them to its larger child. At prediction a missing
     value, or a category not seen in training, follows the child the node's missing rows
-    went to (its larger child where it had none). Infinite values are refused. Sample
-    weights are any non-negative finite numbers (rows of weight 0 are left out).
+    went to (where it had none, its child of most training rows, not of most weight; the
+    first of equally large ones: a threshold's left child, where scikit-learn takes the
+    right one). Infinite values are refused. Sample weights are any non-negative finite
+    numbers (rows of weight 0 are left out).
 """
 
 
@@ -143,7 +147,8 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
             Training features; missing values as NaN, nominal features as a DataFrame's
             categorical, boolean or text columns.
         y : array-like of shape (n_samples,)
-            Finite real targets (``criterion="poisson"``: non-negative, not all zero).
+            Finite real targets (``criterion="poisson"``: non-negative, not all zero, nor all
+            zero over the rows of positive weight).
         sample_weight : array-like of shape (n_samples,), real scalar or None
             Non-negative finite row weights (None: every row 1). A leaf predicts
             sum(w y) / sum(w) over its rows, w the sample weight times the bootstrap
@@ -170,6 +175,10 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
             if not np.sum(y) > 0:
                 raise ValueError("y sums to 0: criterion='poisson' needs a positive mean")
         sw = check_sample_weight(sample_weight, Xv.shape[0])
+        if self.criterion == "poisson" and sw is not None and not np.sum(sw[y > 0]) > 0:
+            # the fit without the rows of weight 0 (which it is) would be refused above
+            raise ValueError("y sums to 0 over the rows of positive sample_weight: "
+                             "criterion='poisson' needs a positive mean")
         if sw is not None:
             # a category held only by rows of weight 0 is unseen, as in the fit without them
             Xv = forget_unweighted_categories(self, Xv, sw > 0)
@@ -203,7 +212,11 @@ class TreeEnsembleRegressor(RegressorMixin, BaseEstimator):
         feats = prepare_features(Xv, self.nominal_features_, self.arity_, ranks=ranks,
                                  n_threads=self._n_threads(), max_bins=spec.max_bins,
                                  order=may_presort(iparams, spec, self.nominal_features_, n_sub),
-                                 values=reads_values(iparams, spec))
+                                 values=reads_values(iparams, spec),
+                                 # max_bins: quantiles of the rows of positive weight, so a row
+                                 # of weight 0 moves no bin (the fit without it); node sizes
+                                 # count rows, not weights, and so do the bins
+                                 weights=(sw > 0).astype(np.float64))
         self.forest_ = grow_regression_forest(
             feats, y, sw, iparams, spec.alphas, seeds, row_mode, part, n_sub,
             self._n_threads(), poisson=self.criterion == "poisson")

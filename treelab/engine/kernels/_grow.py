@@ -535,7 +535,8 @@ def grow_tree(Xc, R, order, n_distinct, uniq, uniq_off, nominal, y, n_classes, i
                     # statistics and selection in _regression_node.py; the presort plan and
                     # the localized blocks' allocation in _presort.py and _local.py; the
                     # binned regression chains' bitmap in _regression_split.py; PERT's target
-                    # pairs for regression in _select.random_select)
+                    # pairs for regression in _select.random_select; a regression feature of
+                    # one non-missing value and missing rows split apart, _regression_split)
                     if stochastic is None:
                         raise ValueError(
                             "stochastic selection needs grow_tree(..., stochastic=True)")

@@ -39,8 +39,10 @@ def regression_select(nominal, n_distinct, uniq, uniq_off, vis, nv, perm, n_targ
     A candidate is a nominal feature's multiway split (``best_nominal_split``; only where
     ``multiway`` is not None), one uniform random threshold between its node's smallest and
     largest value (``random_thr``, Extra-Trees) or its best exact threshold, from the node's
-    presorted list (``use_sorted``) or its ranks (``best_exact_split``). A candidate
-    whose node values are all equal (or all missing) is not counted among the ``n_target``.
+    presorted list (``use_sorted``) or its ranks (``best_exact_split``). A candidate with
+    fewer than two distinct non-missing values at the node is not counted among the
+    ``n_target``, except, for the exact threshold search, one value and missing rows (its
+    split is those rows apart, as scikit-learn >= 1.8).
     The first best split is kept.
 
     The node's rows are ``buf[nbuf][s:e]``, its statistics ``W``, ``S``, ``M`` and

@@ -9,13 +9,16 @@ w y and W the summed w of a child; the node's own term is the same for every spl
 so binary and multiway splits compare on one scale (the impurity reduction less a constant).
 
 Missing values of a continuous feature (NaN; their rank is the feature's number of distinct
-values, ``engine.features``) follow scikit-learn's ``DecisionTreeRegressor`` (version >= 1.3):
+values, ``engine.features``) follow scikit-learn's ``DecisionTreeRegressor`` (version >= 1.8):
 every threshold between two consecutive distinct non-missing values is scored with the missing
 rows in the right child, then with them in the left child, and then the split of the
 non-missing rows (left, threshold +inf) from the missing ones (right); the first best in that
 order is kept, so missing rows go left only where that is strictly better. A feature whose
-non-missing values are all equal at the node is not available (scikit-learn skips it as
-constant). Node sizes for ``min_samples_leaf`` count the missing rows in their child.
+non-missing values are all equal at the node is available where the node has missing rows of
+it: its one split is the non-missing rows against the missing ones (scikit-learn >= 1.8, which
+skipped such a feature as constant before: its issue 32272); without missing rows, or with no
+non-missing value, it is not. Node sizes for ``min_samples_leaf`` count the missing rows in
+their child.
 """
 
 import numpy as np
@@ -146,7 +149,8 @@ def best_exact_split(f, nd_f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, pois
     ``INSERTION_MAX_ROWS`` rows); the chains and the sort sum the rows in one order (rank,
     then position), so they find the same split bit for bit.
     Returns (available, found, score, rank below, rank above, where missing rows go):
-    available when f takes two distinct non-missing values at the node.
+    available when f takes two distinct non-missing values at the node, or one and the node
+    has missing rows of f.
     """
     m = e - s
     # the node's ranks gathered once (one pass of scattered reads), then read in place; the
@@ -168,7 +172,9 @@ def best_exact_split(f, nd_f, rows, s, e, R, nw, ny, nm, W, S, M, min_leaf, pois
             lo = r
         if r > hi:
             hi = r
-    if hi <= lo:
+    # no non-missing value, or one and no missing row: no split (with missing rows, one value
+    # still splits them off: no threshold below, only the split apart in _resolve)
+    if hi < lo or (hi == lo and Mn == 0):
         return False, False, -np.inf, 0, 0, NAN_RIGHT
     best_r = -np.inf
     best_l = -np.inf
@@ -296,7 +302,8 @@ def best_list_split(lists, q, nd_f, s, e, wrow, y, mult, W, S, M, min_leaf, pois
         Sn += wrow[row] * y[row]
         Mn += mult[row]
         e_in -= 1
-    if e_in - s < 2 or (lists[q, s] >> 32) == (lists[q, e_in - 1] >> 32):
+    # (as best_exact_split: one non-missing value splits off the missing rows, if any)
+    if e_in == s or (Mn == 0 and (lists[q, s] >> 32) == (lists[q, e_in - 1] >> 32)):
         return False, False, -np.inf, 0, 0, NAN_RIGHT
     best_r = -np.inf
     best_l = -np.inf
