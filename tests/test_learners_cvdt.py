@@ -102,3 +102,19 @@ def test_bad_candidates(candidates, exc):
     X, y = diagonal(30, 0)
     with pytest.raises(exc, match="candidates"):
         treelab.BaggedCVDT(candidates=candidates).fit(X, y)
+
+
+def test_entropy_tree_candidate_stops_where_no_test_gains():
+    """The entropy-tree candidate grows until no test has positive gain (algorithms spec 2.1),
+    not to purity: on XOR with every pattern twice, both features leave the class counts of
+    each child at the root's (gain 0), so the tree is one impure leaf of counts (4, 4); a
+    third feature that names each row separates the classes and the tree splits."""
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 2, dtype=float)
+    y = np.array([0, 1, 1, 0] * 2)
+    leaf = treelab.CVDT(candidates=("entropy_tree",), random_state=0).fit(X, y)
+    assert leaf.forest_.kind.tolist() == [0]
+    assert leaf.forest_.counts[0].tolist() == [4, 4]
+    split = treelab.CVDT(candidates=("entropy_tree",), random_state=0).fit(
+        np.c_[X, np.arange(8.0)], y)
+    assert split.forest_.kind.size > 1
+    np.testing.assert_array_equal(split.predict(np.c_[X, np.arange(8.0)]), y)

@@ -242,10 +242,12 @@ class BaggedCVDT(_RealFeatureLearner):
     heterogeneous mixture: ``learners_`` and ``tree_stats().learner`` name the learner of
     every tree, ``cv_errors_`` (tree, candidate) holds the CV errors.
 
-    Candidates: ``"entropy_tree"`` (ERDT: information gain without the C4.5 details, grown to
-    purity), ``"mmdt"`` (:class:`MMDT`) and ``"random_tree"`` (a complete-random VR-Tree,
-    alpha = 0). Axis-aligned candidates split the encoded features (nominal m-ary splits,
-    missing values to the branch chosen while growing); MMDT splits the real features.
+    Candidates: ``"entropy_tree"`` (ERDT: information gain without the C4.5 details, grown
+    until no test has positive gain, algorithms spec 2.1: pure leaves where a test separates
+    the classes, an impure leaf where none gains, as on XOR), ``"mmdt"`` (:class:`MMDT`) and
+    ``"random_tree"`` (a complete-random VR-Tree, alpha = 0). Axis-aligned candidates split
+    the encoded features (nominal m-ary splits, missing values to the branch chosen while
+    growing); MMDT splits the real features.
 
     Parameters
     ----------
