@@ -177,6 +177,39 @@ def test_decision_surface_draws_oblique_learners(make):
     np.testing.assert_allclose(proba[:, :, 1].ravel(), direct)
 
 
+def _assert_pca_blocks(X, y, W, sd, tr, rows, group_size, size_of):
+    """Replay one PCA rotation tree's groups from its generator ``tr`` (after the bootstrap):
+    the feature permutation, then per group the class subset and the sample of ``rows`` (the
+    tree's rows repeated by multiplicity) of size ``size_of(pool, kept classes)``; each row of
+    the tree's axes (W times the deviations ``sd``) must be a principal axis of scikit-learn's
+    PCA of its group, in order, up to sign, with no weight outside the group. Returns the
+    class-subset sizes drawn."""
+    from sklearn.decomposition import PCA
+
+    d = X.shape[1]
+    A = W * sd[None, :]
+    perm = tr.permutation(d)
+    classes = np.unique(y[rows])
+    pos, subsets = 0, []
+    for g0 in range(0, d, group_size):
+        cols = np.sort(perm[g0:g0 + group_size])
+        keep = np.zeros(0, dtype=bool)
+        while not keep.any():
+            keep = tr.random(classes.size) < 0.5
+        subsets.append(int(keep.sum()))
+        pool = rows[np.isin(y[rows], classes[keep])]
+        sample = pool[tr.integers(0, pool.size, size=size_of(pool, classes[keep]))]
+        pca = PCA(n_components=cols.size).fit(X[np.ix_(sample, cols)] / sd[cols])
+        for axis in pca.components_:
+            got = A[pos]
+            assert np.abs(np.delete(got, cols)).max() == 0.0  # the group's features only
+            cos = abs(got[cols] @ axis) / np.linalg.norm(got[cols])
+            assert cos == pytest.approx(1.0, abs=1e-9), g0
+            pos += 1
+    assert pos == d
+    return subsets
+
+
 def test_pca_rotation_axes_are_the_principal_axes_of_each_groups_sample():
     """Every PCA block of every tree against scikit-learn's PCA of the rows the Rodriguez-Kuncheva
     construction prescribes: the tree's bootstrap sample, a random non-empty subset of its
@@ -189,7 +222,6 @@ def test_pca_rotation_axes_are_the_principal_axes_of_each_groups_sample():
     sample drawn from all the tree's rows instead of the chosen classes', and random orthonormal
     blocks (``random_axes`` of the group size) in place of the principal axes: each fails here.
     """
-    from sklearn.decomposition import PCA
     from sklearn.utils import check_random_state
 
     rng = np.random.default_rng(12)
@@ -209,27 +241,10 @@ def test_pca_rotation_axes_are_the_principal_axes_of_each_groups_sample():
         w = np.bincount(tr.integers(0, n, size=n), minlength=n)
         mean = np.average(X, axis=0, weights=w)
         sd = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=w))
-        A = W_all[t] * sd[None, :]
-        perm = tr.permutation(d)
         rows = np.repeat(np.arange(n), w)
-        classes = np.unique(y[rows])
-        pos = 0
-        for g0 in range(0, d, group_size):
-            cols = np.sort(perm[g0:g0 + group_size])
-            keep = np.zeros(0, dtype=bool)
-            while not keep.any():
-                keep = tr.random(classes.size) < 0.5
-            n_subsets.add(int(keep.sum()))
-            pool = rows[np.isin(y[rows], classes[keep])]
-            sample = pool[tr.integers(0, pool.size, size=max(round(0.75 * pool.size), 2))]
-            pca = PCA(n_components=cols.size).fit(X[np.ix_(sample, cols)] / sd[cols])
-            for axis in pca.components_:
-                got = A[pos]
-                assert np.abs(np.delete(got, cols)).max() == 0.0  # the group's features only
-                cos = abs(got[cols] @ axis) / np.linalg.norm(got[cols])
-                assert cos == pytest.approx(1.0, abs=1e-9), (t, g0)
-                pos += 1
-        assert pos == d
+        n_subsets.update(_assert_pca_blocks(
+            X, y, W_all[t], sd, tr, rows, group_size,
+            lambda pool, kept: max(round(0.75 * pool.size), 2)))
     assert len(n_subsets) > 1  # different class subsets were exercised
 
 
@@ -346,7 +361,6 @@ def test_pca_sample_of_weighted_rows_is_75_percent_of_their_weight():
     that product. The weights 0.25 and 0.75 are 1 and 3 quarters, so the draws are replayed on
     the rows repeated by multiplicity x quarters; the sample used to count quarters instead of
     weight, drawing four times as many rows (0.75 x 4 x the weight)."""
-    from sklearn.decomposition import PCA
     from sklearn.utils import check_random_state
 
     rng = np.random.default_rng(5)
@@ -365,21 +379,7 @@ def test_pca_sample_of_weighted_rows_is_75_percent_of_their_weight():
         weight = boot * sw
         mean = np.average(X, axis=0, weights=weight)
         sd = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=weight))
-        A = W_all[t] * sd[None, :]
-        perm = tr.permutation(d)
         rows = np.repeat(np.arange(n), boot * quarters)
-        classes = np.unique(y[rows])
-        pos = 0
-        for g0 in range(0, d, group_size):
-            cols = np.sort(perm[g0:g0 + group_size])
-            keep = np.zeros(0, dtype=bool)
-            while not keep.any():
-                keep = tr.random(classes.size) < 0.5
-            pool = rows[np.isin(y[rows], classes[keep])]
-            size = max(round(0.75 * weight[np.isin(y, classes[keep])].sum()), 2)
-            sample = pool[tr.integers(0, pool.size, size=size)]
-            pca = PCA(n_components=cols.size).fit(X[np.ix_(sample, cols)] / sd[cols])
-            for axis in pca.components_:
-                cos = abs(A[pos, cols] @ axis) / np.linalg.norm(A[pos, cols])
-                assert cos == pytest.approx(1.0, abs=1e-9), (t, g0)
-                pos += 1
+        _assert_pca_blocks(X, y, W_all[t], sd, tr, rows, group_size,
+                           lambda pool, kept, weight=weight: max(
+                               round(0.75 * weight[np.isin(y, kept)].sum()), 2))

@@ -13,7 +13,6 @@ from sklearn.tree import DecisionTreeRegressor
 import treelab
 from treelab.engine.kernels._params import KIND_NOMINAL, KIND_THRESHOLD
 
-
 #: scikit-learn's trees split a feature of one present value from its missing rows since 1.8
 #: (before, such a feature was skipped as constant, which treelab no longer does)
 SPLITS_ONE_VALUE_FROM_MISSING = pytest.mark.skipif(

@@ -11,7 +11,7 @@ import numpy as np
 import xarray as xr
 
 __all__ = ["SUM_TOLERANCE", "align_to", "as_array", "check_classes", "check_proba",
-           "encode_labels", "encode_unseen", "n_classes_of"]
+           "check_row_sums", "encode_labels", "encode_unseen", "n_classes_of"]
 
 
 def index_coords(value: Any) -> dict[str, np.ndarray]:
@@ -188,6 +188,16 @@ def n_classes_of(*codes: np.ndarray, classes: Any = None, n_classes: int | None 
 SUM_TOLERANCE = 1e-6
 
 
+def check_row_sums(arr: np.ndarray, what: str) -> None:
+    """Refuse a probability array whose rows along the last axis (the classes) do not sum to
+    1 within ``SUM_TOLERANCE``, naming ``what`` and the farthest row."""
+    gap = np.abs(arr.sum(axis=-1) - 1.0)
+    if gap.max() > SUM_TOLERANCE:
+        where = [int(i) for i in np.unravel_index(int(np.argmax(gap)), gap.shape)]
+        raise ValueError(f"{what} must sum to 1 (within {SUM_TOLERANCE:g}); row {where} sums "
+                         f"to {float(arr[tuple(where)].sum()):.9g}")
+
+
 def check_proba(arr: np.ndarray, name: str, *, rows_sum_to_one: bool = True) -> np.ndarray:
     """Check a finite probability array (values in [0, 1]) whose rows along the last axis
     (the classes) sum to 1 within 1e-6 (unless ``rows_sum_to_one=False``)."""
@@ -199,11 +209,5 @@ def check_proba(arr: np.ndarray, name: str, *, rows_sum_to_one: bool = True) -> 
     if arr.size and (arr.min() < 0 or arr.max() > 1 + 1e-9):
         raise ValueError(f"{name} must hold probabilities in [0, 1]")
     if rows_sum_to_one and arr.size:
-        gap = np.abs(arr.sum(axis=-1) - 1.0)
-        if gap.max() > SUM_TOLERANCE:
-            where = np.unravel_index(int(np.argmax(gap)), gap.shape)
-            raise ValueError(
-                f"{name} rows must sum to 1 (within {SUM_TOLERANCE:g}); row {list(where)} sums "
-                f"to {float(arr[where].sum()):.9g}"
-            )
+        check_row_sums(arr, f"{name} rows")
     return arr

@@ -17,9 +17,9 @@ from treelab import _dims
 from treelab.analysis._batch import batched_labels, build, split_input
 from treelab.analysis._dataset import Var, vote_counts
 from treelab.analysis._inputs import (
-    SUM_TOLERANCE,
     align_to,
     check_proba,
+    check_row_sums,
     encode_labels,
     index_coords,
 )
@@ -401,7 +401,7 @@ def _refuse_regression(member_outputs: Any, loss: str, X: Any) -> None:
 def _check_outputs(arr: np.ndarray) -> tuple[np.ndarray, float]:
     """Member probabilities as float64 in [0, 1] whose rows sum to 1, and their minimum.
     Three passes over the (large) array: min and max propagate NaN, an infinity shows as a
-    bound outside [0, 1], and the row sums must be 1 within ``SUM_TOLERANCE``.
+    bound outside [0, 1], and the row sums must be 1 (``_inputs.check_row_sums``).
     """
     if arr.dtype.kind not in "fiu":
         raise TypeError(f"member_outputs must hold numbers, got {arr.dtype}")
@@ -415,12 +415,7 @@ def _check_outputs(arr: np.ndarray) -> tuple[np.ndarray, float]:
         raise ValueError("member_outputs must hold probabilities in [0, 1]")
     # the terms assume distributions: rows of another total shift the variance and the
     # diversity of the cross-entropy form while its expected loss, normalised, stays put
-    gap = np.abs(q.sum(axis=-1) - 1.0)
-    if gap.max() > SUM_TOLERANCE:
-        where = np.unravel_index(int(np.argmax(gap)), gap.shape)
-        raise ValueError(f"member_outputs rows (over the classes) must sum to 1 (within "
-                         f"{SUM_TOLERANCE:g}); the row at {[int(i) for i in where]} sums to "
-                         f"{float(q[where].sum()):.9g}")
+    check_row_sums(q, "member_outputs rows (over the classes)")
     return q, lo
 
 

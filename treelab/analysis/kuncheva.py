@@ -434,6 +434,16 @@ def nonpairwise_diversity(
                  params=params, coords=b.coords)
 
 
+#: Where each non-pairwise measure is undefined (NaN), stated in the variables' descriptions.
+NONPAIR_NAN = {
+    "entropy": "NaN with one member (L - ceil(L/2) = 0)",
+    "interrater_kappa": ("NaN with one member, or where p_bar is 0 or 1 (every member wrong, "
+                         "or right, on every row)"),
+    "generalized_diversity": "NaN with one member, or where no member ever fails (p(1) = 0)",
+    "coincident_failure_diversity": "NaN with one member; 0 where no member ever fails",
+}
+
+
 def _nonpairwise_vars(labels: np.ndarray, y: np.ndarray) -> dict[str, Var]:
     """Variables of :func:`nonpairwise_diversity` from checked codes (batch, tree, sample)."""
     st = nonpairwise_stats(labels, y)
@@ -451,13 +461,3 @@ def _nonpairwise_vars(labels: np.ndarray, y: np.ndarray) -> dict[str, Var]:
                  description=NONPAIR_NAN.get(key, ""))
         for key, (long_name, rng, cite) in spec.items()
     }
-
-
-#: Where each non-pairwise measure is undefined (NaN), stated in the variables' descriptions.
-NONPAIR_NAN = {
-    "entropy": "NaN with one member (L - ceil(L/2) = 0)",
-    "interrater_kappa": ("NaN with one member, or where p_bar is 0 or 1 (every member wrong, "
-                         "or right, on every row)"),
-    "generalized_diversity": "NaN with one member, or where no member ever fails (p(1) = 0)",
-    "coincident_failure_diversity": "NaN with one member; 0 where no member ever fails",
-}

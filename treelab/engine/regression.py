@@ -16,6 +16,15 @@ from treelab.engine.kernels._grow import grow_tree
 from treelab.engine.kernels._nodes import NO_REFERENCE
 
 
+def _power_of_two_shift(top: float, to_unit: bool = False) -> int:
+    """k such that 2^k top lies in [2^-64, 2^64] (0 where it does already), or in [1, 2) with
+    ``to_unit``; 0 for top = 0. Scaling by 2^k is exact, so sums and scores scale exactly."""
+    if top <= 0.0 or (not to_unit and 2.0**-64 <= top <= 2.0**64):
+        return 0
+    exponent = int(np.frexp(top)[1])  # top = m 2^exponent, m in [0.5, 1)
+    return 1 - exponent if to_unit else -exponent
+
+
 def grow_regression_forest(feats: FeatureArrays, y: np.ndarray, sample_weight: np.ndarray,
                            iparams: np.ndarray, alphas: np.ndarray, seeds: np.ndarray,
                            row_mode: int, part: np.ndarray, n_sub: int, n_threads: int,
@@ -37,25 +46,19 @@ def grow_regression_forest(feats: FeatureArrays, y: np.ndarray, sample_weight: n
     # a power of two scales every sum and score exactly, so the trees are the given weights'
     # trees, bit for bit; the node weights are scaled back
     top = float(sw.max()) if n else 1.0
-    shift = 0
-    if top > 0.0 and not 2.0**-64 <= top <= 2.0**64:
-        shift = -int(np.frexp(top)[1])
-    if poisson and top > 0.0:
-        # the Poisson score's mean-0 rule compares a child's S with eps (scikit-learn's
-        # guard against the rounding of S - S_left): read in weights scaled to a largest
-        # weight in [1, 2), so that the unit of the weights changes no tree (uniform weights
-        # of 2^-60 left 9 of an unweighted tree's 103 nodes); unweighted fits are unchanged
-        shift = 1 - int(np.frexp(top)[1])
-    sw = np.ldexp(sw, shift)
-    # the same holds for the targets: S^2 / W overflows where |y| is beyond about 1e154 and
+    # Poisson's mean-0 rule compares a child's S with eps (scikit-learn's guard against the
+    # rounding of S - S_left): it reads weights scaled to a largest weight in [1, 2), so that
+    # the unit of the weights changes no tree (uniform weights of 2^-60 left 9 of an
+    # unweighted tree's 103 nodes); unweighted fits are unchanged
+    shift = _power_of_two_shift(top, to_unit=poisson)
+    if shift:
+        sw = np.ldexp(sw, shift)
+    # the targets scale the same way, exactly: S^2 / W overflows where |y| is beyond about 1e154 and
     # underflows below about 1e-162 (every split scoring alike: the tree took the first split
-    # of each node). A power of two scales every squared-error sum and score exactly, so the
-    # trees are those of the given targets, and the node values are scaled back. (The Poisson
-    # score S log(S / W) is not scaled exactly, and its mean-0 rule, S <= eps, reads S itself.)
-    y_shift = 0
-    y_top = float(np.max(np.abs(y))) if n else 1.0
-    if not poisson and y_top > 0.0 and not 2.0**-64 <= y_top <= 2.0**64:
-        y_shift = -int(np.frexp(y_top)[1])
+    # of each node), and the node values are scaled back. (The Poisson score S log(S / W) is
+    # not scaled exactly, and its mean-0 rule, S <= eps, reads S itself.)
+    y_shift = 0 if poisson else _power_of_two_shift(float(np.max(np.abs(y))) if n else 1.0)
+    if y_shift:
         y = np.ldexp(y, y_shift)
     alphas = np.asarray(alphas, dtype=np.float64)
     if n * len(seeds) < THREADS_MIN_ROW_TREES:
