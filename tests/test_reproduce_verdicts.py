@@ -151,6 +151,41 @@ def test_every_study_report_treats_last_bit_differences_as_ties():
     assert rv[0].verdict == "does not hold"  # equal errors: no rotation-forest edge
 
 
+def test_rotation_verdicts_show_each_rotation_forests_posterior_over_data_set_means():
+    import re
+
+    import xarray as xr
+
+    from treelab.reproduce import rotation
+    from treelab.stats import bayesian_signed_rank
+
+    rng = np.random.default_rng(3)
+    methods = ("Random forest", "Rotation (PCA)", "Rotation (random)")
+    rows = [{"n_irrelevant": k, "dataset": f"d{i}", "ensemble": m, "repeat": 0, "fold": f,
+             "error": rng.uniform(0.05, 0.4)}
+            for k in (0, 64) for i in range(6) for m in methods for f in range(3)]
+    folds = pd.DataFrame(rows).set_index(["n_irrelevant", "dataset", "ensemble", "repeat",
+                                          "fold"])
+    _, verdicts = rotation.report({"error_folds": folds}, "ci")
+    for verdict, k in zip(verdicts[:2], (0, 64), strict=True):
+        assert "shown for reference" in verdict.rule
+        # the reference: each data set's mean error in percent, straight from the folds
+        means = (folds.xs(k, level="n_irrelevant")["error"].groupby(["dataset", "ensemble"])
+                 .mean().unstack() * 100)
+        for m in methods[1:]:
+            scores = xr.DataArray(means[[m, "Random forest"]].to_numpy(),
+                                  dims=("dataset", "ensemble"),
+                                  coords={"ensemble": ["a", "b"]})
+            want = bayesian_signed_rank(scores, "a", "b", rope=1.0)
+            got = re.search(rf"test of {re.escape(m)} - Random forest over 6 data sets, ROPE "
+                            r"\+-1 point of error: P\(\S+ \(\S+\) better\) ([\d.]+), "
+                            r"P\(practically equivalent\) ([\d.]+), P\(Random forest "
+                            r"better\) ([\d.]+)", verdict.numbers)
+            assert got is not None, verdict.numbers
+            assert [float(g) for g in got.groups()] == [
+                round(float(want[v]), 2) for v in ("p_a_better", "p_rope", "p_b_better")]
+
+
 # --- one source for the verdict table and the claims pages ----------------------------------
 
 CLAIMS = sorted((ROOT / "docs" / "reproductions" / "claims").glob("*.md"))

@@ -15,7 +15,7 @@ import xarray as xr
 from treelab.experiment import ExperimentConfig
 from treelab.report import table
 from treelab.reproduce._study import Section, Verdict
-from treelab.reproduce._verdicts import snap_ties
+from treelab.reproduce._verdicts import FOR_REFERENCE, ROPE_PERCENT, posterior_evidence, snap_ties
 
 __all__ = ["grids", "measure", "report"]
 
@@ -109,16 +109,28 @@ def report(measured: dict[str, pd.DataFrame], mode: str
                 "holds" if min(clean[m] for m in rot) < clean[RF] else "does not hold",
                 "mean error (%): " + ", ".join(f"{m} {clean[m]:.1f}" for m in clean.index)
                 + "; average ranks " + ", ".join(f"{m} {lo.average_rank[m]:.2f}"
-                                                 for m in lo.average_rank.index),
+                                                 for m in lo.average_rank.index)
+                + _posteriors(lo, rot),
                 rule="holds when a rotation forest's mean error over the data sets (no "
-                     "irrelevant attribute) is below the random forest's"),
+                     "irrelevant attribute) is below the random forest's; " + FOR_REFERENCE),
         Verdict(f"Random forests ignore junk attributes better ({ks[-1]} irrelevant)",
                 "holds" if all(noisy[RF] < noisy[m] for m in rot) else "does not hold",
-                "mean error (%): " + ", ".join(f"{m} {noisy[m]:.1f}" for m in noisy.index),
+                "mean error (%): " + ", ".join(f"{m} {noisy[m]:.1f}" for m in noisy.index)
+                + _posteriors(hi, rot),
                 rule="holds when the random forest's mean error with the most irrelevant "
-                     "attributes is below every rotation forest's"),
+                     "attributes is below every rotation forest's; " + FOR_REFERENCE),
         Verdict("The parabola split score is as good as entropy; orthogonal axes matter "
                 "little; rotation forests need thousands of rows", "not measured",
                 "advice without measurements in the tutorial; not part of this grid",
                 rule="none: the tutorial gives no number to read")]
     return sections, verdicts
+
+
+def _posteriors(t, rot: list[str]) -> str:
+    """"; " and the Bayesian signed-rank posterior of each rotation forest against the random
+    forest over the data sets' mean errors (percent, rope one point), where two or more data
+    sets have both."""
+    return "".join("; " + posterior_evidence(m, RF, t.mean[m].to_numpy(), t.mean[RF].to_numpy(),
+                                              rope=ROPE_PERCENT, unit="point of error")[0]
+                   for m in rot if (t.mean[m].notna() & t.mean[RF].notna()).sum() >= 2)
+
