@@ -508,3 +508,85 @@ def test_savefig_single_column_is_252_points_with_the_legend_under_the_axes(tmp_
     # at page width the legend stays beside the axes, and the file is 7 in wide
     (wide,) = plot.savefig(fig, tmp_path / "d.png", width="double", dpi=50)
     assert imread(wide).shape[1] == 350 and ax.get_legend() is legend
+
+
+# ------------------------------------------------- cells that failed (on_error = "continue")
+
+
+def _with_a_failed_cell():
+    """fake_result with the runner's fit_time; wine's Agg. at alpha 0.25, repeat 0, fold 1
+    failed (no record: every variable NaN), and an error ratio NaN by definition (a single
+    tree without error) in a finished cell of Agg. at alpha 0.75."""
+    ds = fake_result()
+    ds["fit_time"] = xr.where(ds.ensemble_error.notnull(), 0.5, np.nan)
+    failed = {"dataset": "wine", "ensemble": "Agg.", "alpha": 0.25, "repeat": 0, "fold": 1}
+    for var in ds.data_vars:
+        ds[var].loc[failed] = np.nan
+    ds["error_ratio"].loc[{"dataset": "wine", "ensemble": "Agg.", "alpha": 0.75,
+                           "repeat": 1, "fold": 2}] = np.nan
+    return ds
+
+
+def _point_means(ds, var, dataset, ensemble):
+    """The reference: per alpha, the mean over the finished folds' values that are not NaN,
+    or None where a cell of the point failed (no fit_time)."""
+    out = {}
+    for a in ALPHAS:
+        cell = {"dataset": dataset, "ensemble": ensemble, "alpha": a}
+        times = ds.fit_time.sel(cell).values.ravel()
+        values = [v for v in ds[var].sel(cell).values.ravel() if not np.isnan(v)]
+        out[a] = None if np.isnan(times).any() else sum(values) / len(values)
+    return out
+
+
+def test_figures_leave_out_points_with_a_failed_cell_and_keep_nan_by_definition():
+    ds = _with_a_failed_cell()
+    ref = _point_means(ds, "ensemble_error", "wine", "Agg.")
+    assert ref[0.25] is None
+    line = labelled_lines(plot.spectrum(ds, dataset="wine"))["Agg."]
+    drawn = [a for a in ALPHAS if ref[a] is not None]
+    np.testing.assert_allclose(line.get_xdata(), drawn)
+    np.testing.assert_allclose(line.get_ydata(), [ref[a] for a in drawn], rtol=1e-14)
+    plt.close("all")
+    # strength and correlation: the trajectory skips the point too
+    ax = plot.strength_correlation(ds, dataset="wine", colorbar=False, levels=[0.1, 0.2])
+    s_ref = _point_means(ds, "strength", "wine", "Agg.")
+    np.testing.assert_allclose(labelled_lines(ax)["Agg."].get_xdata(),
+                               [s_ref[a] for a in drawn], rtol=1e-14)
+    plt.close("all")
+    # the scatter: the failed point is gone, the ratio NaN by definition averages the rest
+    ratio = _point_means(ds, "error_ratio", "wine", "Agg.")
+    phi = _point_means(ds, "phi_e", "wine", "Agg.")
+    from treelab.plot.diversity import scatter_points
+
+    points = scatter_points(ds, "phi_e", "error_ratio", "ensemble")
+    xs, ys = points["Agg."][0], points["Agg."][1]
+    assert phi[0.25] not in xs
+    for a in drawn:
+        assert np.isclose(xs, phi[a], rtol=1e-14, atol=0).sum() == 1
+        assert ys[np.isclose(xs, phi[a], rtol=1e-14, atol=0)][0] == pytest.approx(ratio[a],
+                                                                               rel=1e-14)
+    assert len(xs) == 3 * len(ALPHAS) - 1
+    # without fit_time (not a runner's result) every value counts, as before
+    line = labelled_lines(plot.spectrum(ds.drop_vars("fit_time"), dataset="wine"))["Agg."]
+    np.testing.assert_allclose(line.get_xdata(), ALPHAS)
+    plt.close("all")
+
+
+def test_irrelevant_attributes_leave_out_a_point_with_a_failed_cell():
+    rng = np.random.default_rng(7)
+    coords = {"dataset": ["d"], "ensemble": ["RDT", "ERDT"], "alpha": [np.nan],
+              "n_irrelevant": [0, 4, 16], "repeat": [0, 1], "fold": [0, 1]}
+    err = rng.uniform(0.1, 0.4, tuple(len(v) for v in coords.values()))
+    fit = np.full(err.shape, 0.2)
+    err[0, 1, 0, 1, 0, 1] = fit[0, 1, 0, 1, 0, 1] = np.nan  # ERDT, 4 irrelevant: failed
+    ds = xr.Dataset({"ensemble_error": (tuple(coords), err),
+                     "fit_time": (tuple(coords), fit)}, coords=coords)
+    lines = labelled_lines(plot.irrelevant_attributes(ds))
+    # the line breaks at 4 (a NaN point is not drawn)
+    np.testing.assert_allclose(lines["ERDT"].get_xdata(), [0, 4, 16])
+    np.testing.assert_allclose(lines["ERDT"].get_ydata(),
+                               [1 - err[0, 1, 0, 0].mean(), np.nan, 1 - err[0, 1, 0, 2].mean()],
+                               rtol=1e-14)
+    np.testing.assert_allclose(lines["RDT"].get_xdata(), [0, 4, 16])
+    plt.close("all")

@@ -11,7 +11,7 @@ matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from test_plot import ALPHAS, fake_result  # noqa: E402
+from test_plot import ALPHAS, _with_a_failed_cell, fake_result  # noqa: E402
 
 from treelab import widgets  # noqa: E402
 from treelab.datasets import concepts, gaussian_mixture  # noqa: E402
@@ -251,3 +251,21 @@ def test_widget_labels_whole_and_tables_rounded(result):
     numbers = re.findall(r"<td>(-?[0-9.e+-]+)</td>", explorer.table.value)
     assert numbers and all(len(n.replace("-", "").replace(".", "").lstrip("0")) <= 3
                            for n in numbers if "e" not in n)
+
+
+# ------------------------------------------------- cells that failed (on_error = "continue")
+
+
+def test_views_give_nan_where_a_fold_of_the_cell_failed():
+    ds = _with_a_failed_cell()  # wine, Agg., alpha 0.25: one fold failed
+    table = widgets.measures_at(ds, dataset="wine", ensemble="Agg.", alpha=0.25)
+    assert table["mean"].isna().all() and table["sd"].isna().all()
+    # a finished cell: the mean of its folds (the error ratio NaN by definition left out)
+    table = widgets.measures_at(ds, dataset="wine", ensemble="Agg.", alpha=0.75)
+    ratio = ds.error_ratio.sel(dataset="wine", ensemble="Agg.", alpha=0.75).values.ravel()
+    assert np.isnan(ratio).sum() == 1
+    assert table.loc["error_ratio", "mean"] == pytest.approx(np.nanmean(ratio), rel=1e-14)
+    _, table = widgets.diversity_view(ds, "wine")
+    assert ("Agg.", 0.25) not in table.index and ("Agg.", 0.5) in table.index  # left out
+    assert table.loc[("Agg.", 0.75), "error_ratio"] == pytest.approx(np.nanmean(ratio),
+                                                                      rel=1e-14)

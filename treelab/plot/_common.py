@@ -18,6 +18,7 @@ __all__ = [
     "axis_label",
     "band_title",
     "clip_range",
+    "finished_cells",
     "place_legend",
     "value_ticks",
     "check_choice",
@@ -26,6 +27,7 @@ __all__ = [
     "get_ax",
     "interval_title",
     "mean_spread",
+    "only_whole",
     "palette_for",
     "pick_dataset",
     "pick_ensembles",
@@ -180,12 +182,39 @@ def clip_range(da: xr.DataArray) -> tuple[float, float]:
     return _RANGES.get(str(da.name), (-math.inf, math.inf))
 
 
-def mean_spread(da: xr.DataArray, spread: str, valid: tuple[float, float] | None = None
+def finished_cells(ds: xr.Dataset) -> xr.DataArray | None:
+    """True on the cells of an experiment result that finished (their ``fit_time`` is
+    recorded); None where ``ds`` has no ``fit_time`` (not a runner's result: every value
+    counts)."""
+    return ds["fit_time"].notnull() if "fit_time" in ds.data_vars else None
+
+
+def only_whole(reduced: xr.DataArray, finished: xr.DataArray | None,
+               dims: Sequence[str]) -> xr.DataArray:
+    """``reduced`` (a reduction over the resampling ``dims``) where every cell it reduces
+    finished, NaN elsewhere.
+
+    A cell that failed (``on_error = "continue"``) has no record, and a mean over the folds
+    that happened to finish is not the mean over the folds a figure promises:
+    :func:`treelab.experiment.summary` gives NaN there too. Values NaN by definition (an error
+    ratio where the single tree makes no error) are in finished cells and do not count.
+    """
+    if finished is None:
+        return reduced
+    whole = finished.all([d for d in finished.dims
+                          if d in dims or d not in reduced.dims])
+    return reduced.where(whole)
+
+
+def mean_spread(da: xr.DataArray, spread: str, valid: tuple[float, float] | None = None,
+                finished: xr.DataArray | None = None
                 ) -> tuple[xr.DataArray, xr.DataArray, xr.DataArray]:
     """Mean over repeats and folds, and the lower and upper edge of the spread band.
 
     The +-1 sd band is clipped to ``valid`` (default :func:`clip_range` of ``da``): an error
-    rate's band never runs below 0, an accuracy's never above 1.
+    rate's band never runs below 0, an accuracy's never above 1. With ``finished``
+    (:func:`finished_cells` of the result ``da`` comes from), a point one of whose cells
+    failed is NaN, and so not drawn (:func:`only_whole`).
     """
     dims = [d for d in RESAMPLING if d in da.dims]
     if not dims:
@@ -194,10 +223,12 @@ def mean_spread(da: xr.DataArray, spread: str, valid: tuple[float, float] | None
     if spread == "sd":
         lo, hi = valid if valid is not None else clip_range(da)
         sd = da.std(dims, ddof=1) if math.prod(da.sizes[d] for d in dims) > 1 else mean * 0
-        return mean, (mean - sd).clip(min=lo), (mean + sd).clip(max=hi)
-    if spread == "range":
-        return mean, da.min(dims), da.max(dims)
-    return mean, mean, mean
+        low, high = (mean - sd).clip(min=lo), (mean + sd).clip(max=hi)
+    elif spread == "range":
+        low, high = da.min(dims), da.max(dims)
+    else:
+        low = high = mean
+    return tuple(only_whole(x, finished, dims) for x in (mean, low, high))
 
 
 def band_title(da: xr.DataArray, spread: str) -> str | None:

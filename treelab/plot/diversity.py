@@ -11,8 +11,10 @@ from treelab.plot._common import (
     RESAMPLING,
     axis_label,
     check_result,
+    finished_cells,
     get_ax,
     interval_title,
+    only_whole,
     palette_for,
     place_legend,
 )
@@ -30,7 +32,9 @@ def scatter_points(result: xr.Dataset, x: str, y: str, hue: str | None) -> dict[
     pair = result[[x, y]]
     dims = [d for d in RESAMPLING if d in pair.dims]
     if dims:
-        pair = pair.mean(dims)
+        # a point one of whose cells failed is left out, as a NaN point is (only_whole)
+        done = finished_cells(result)
+        pair = pair.mean(dims).map(lambda v: only_whole(v, done, dims))
     groups = [None] if hue is None else list(pair[hue].values)
     out = {}
     for g in groups:

@@ -16,6 +16,7 @@ from treelab.plot._common import (
     check_choice,
     check_result,
     clip_range,
+    finished_cells,
     get_ax,
     mean_spread,
     palette_for,
@@ -104,7 +105,10 @@ def measure_curve(
     if transform == "accuracy":
         da = 1.0 - da
         valid = (1.0 - valid[1], 1.0 - valid[0])
-    mean, low, high = mean_spread(da, spread, valid)
+    done = finished_cells(one)
+    if done is not None and _dims.ALPHA not in (dim, hue):
+        done = _one_alpha(one["fit_time"], alpha).notnull()  # the alpha da was read at
+    mean, low, high = mean_spread(da, spread, valid, finished=done)
     extra = [d for d in mean.dims if d not in (dim, hue)]
     if any(mean.sizes[d] > 1 for d in extra):
         raise ValueError(f"result has dims {extra} besides {dim!r} and {hue!r}; select one "

@@ -15,6 +15,7 @@ from treelab.plot._common import (
     band_title,
     check_choice,
     check_result,
+    finished_cells,
     finite_alpha,
     get_ax,
     is_regression_result,
@@ -38,7 +39,7 @@ def _draw(ax: Any, ds: xr.Dataset, var: str, ensembles: list, spread: str, refer
     da = ds[var]
     alphas = np.asarray(ds[_dims.ALPHA].values, dtype=np.float64)
     finite = finite_alpha(alphas)
-    mean, low, high = mean_spread(da, spread)
+    mean, low, high = mean_spread(da, spread, finished=finished_cells(ds))
     for name in ensembles:
         m = mean.sel({_dims.ENSEMBLE: name}).values
         lo = low.sel({_dims.ENSEMBLE: name}).values

@@ -13,6 +13,7 @@ from treelab.plot._common import (
     RESAMPLING,
     axis_label,
     check_result,
+    finished_cells,
     finite_alpha,
     get_ax,
     interval_title,
@@ -111,8 +112,9 @@ def label_contours(ax: Any, contours: Any, bounds: Sequence[float], inset: float
 
 def trajectories(ds: xr.Dataset, ensembles: list) -> dict[Any, dict[str, np.ndarray]]:
     """Mean strength and correlation per ensemble at every alpha with data, by alpha."""
-    s_mean = mean_spread(ds["strength"], "none")[0]
-    r_mean = mean_spread(ds["correlation"], "none")[0]
+    done = finished_cells(ds)
+    s_mean = mean_spread(ds["strength"], "none", finished=done)[0]
+    r_mean = mean_spread(ds["correlation"], "none", finished=done)[0]
     alphas = np.asarray(ds[_dims.ALPHA].values, dtype=np.float64)
     out = {}
     for name in ensembles:

@@ -149,6 +149,10 @@ def measures_at(result: xr.Dataset, *, dataset: Any, ensemble: Any, alpha: float
     rows, limits = [], {}
     from treelab.plot._common import is_regression_result
 
+    # a fold that failed (on_error = "continue") has no record: the cell's mean over the
+    # folds that finished is not its mean, so it is NaN, as in experiment.summary
+    whole = "fit_time" not in cell.data_vars or bool(cell["fit_time"].notnull().all())
+
     for name in REGRESSION_MEASURES if is_regression_result(result) else MEASURES:
         if name not in cell.data_vars:
             continue
@@ -157,15 +161,15 @@ def measures_at(result: xr.Dataset, *, dataset: Any, ensemble: Any, alpha: float
         if extra:
             continue
         values = np.asarray(da.values, dtype=np.float64).ravel()
-        finite = values[np.isfinite(values)]
+        finite = values[np.isfinite(values)] if whole else values[:0]
         rows.append((name, finite.mean() if finite.size else np.nan,
                      finite.std(ddof=1) if finite.size > 1 else np.nan,
                      str(da.attrs.get("long_name", ""))))
         if f"{name}_lower" in cell.data_vars and f"{name}_upper" in cell.data_vars:
             sides = [np.asarray(cell[f"{name}_{side}"].values, dtype=np.float64).ravel()
                      for side in ("lower", "upper")]
-            limits[name] = [v[np.isfinite(v)].mean() if np.isfinite(v).any() else np.nan
-                            for v in sides]
+            limits[name] = [v[np.isfinite(v)].mean() if whole and np.isfinite(v).any()
+                            else np.nan for v in sides]
     table = pd.DataFrame(rows, columns=["measure", "mean", "sd", "description"]).set_index(
         "measure")
     if limits:  # only results with intervals get the columns

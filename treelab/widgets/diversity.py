@@ -47,6 +47,7 @@ def diversity_view(
     (matplotlib.figure.Figure, pandas.DataFrame)
     """
     from treelab import plot
+    from treelab.plot._common import finished_cells, only_whole
     from treelab.plot.diversity import scatter_points
 
     ds = _check_result(result, [_dims.DATASET])
@@ -64,7 +65,8 @@ def diversity_view(
     dims = [d for d in (_dims.REPEAT, _dims.FOLD) if d in one.dims]
     keep = [v for v in MEASURES if v in one.data_vars
             and set(one[v].dims) <= {_dims.ENSEMBLE, _dims.ALPHA, _dims.REPEAT, _dims.FOLD}]
-    frame = one[keep].mean(dims).to_dataframe()[keep] if keep else pd.DataFrame()
+    means = one[keep].mean(dims).map(lambda v: only_whole(v, finished_cells(one), dims))
+    frame = means.to_dataframe()[keep] if keep else pd.DataFrame()
     frame = frame.dropna(how="all")
     return fig, frame
 
