@@ -355,3 +355,31 @@ def test_poisson_refuses_non_positive_outputs_and_negative_counts():
         bias_variance_diversity_regression(f, y - 10, loss="poisson")
     with pytest.raises(ValueError, match="loss must be"):
         bias_variance_diversity_regression(f, y, loss="absolute")
+
+
+def test_per_row_values_keep_the_outputs_sample_labels():
+    """Outputs labelled samples 2, 0, 1 (and trees "a".."c"): every per-row value is the one of
+    the row with that label, computed here by xarray from the labelled outputs."""
+    import xarray as xr
+
+    rng = np.random.default_rng(11)
+    rows, trees = [2, 0, 1], ["a", "b", "c"]
+    f = xr.DataArray(rng.normal(size=(4, 3, 3)), dims=("repeat", "tree", "sample"),
+                     coords={"sample": rows, "tree": trees})
+    t = xr.DataArray([1.0, -2.0, 0.5], dims="sample", coords={"sample": rows})
+    forest = f.mean("tree")  # (repeat, sample)
+    loss = ((forest - t) ** 2).mean("repeat")
+    diversity = ((f - forest) ** 2).mean(("repeat", "tree"))
+    member_variance = ((f - f.mean("repeat")) ** 2).mean(("repeat", "sample"))
+    bvc = bias_variance_covariance(f, t)
+    bvd = bias_variance_diversity_regression(f, t)
+    lou = louppe_variance(f)
+    for label in rows:
+        _close(bvc.sample_expected_loss.sel(sample=label), loss.sel(sample=label))
+        _close(bvd.sample_expected_loss.sel(sample=label), loss.sel(sample=label))
+        _close(bvd.sample_diversity.sel(sample=label), diversity.sel(sample=label))
+        # the unbiased variance of the K forests
+        _close(lou.forest_variance.sel(sample=label),
+               forest.sel(sample=label).var("repeat", ddof=1))
+    for label in trees:
+        _close(bvd.member_variance.sel(tree=label), member_variance.sel(tree=label))
