@@ -352,3 +352,19 @@ def test_weighted_treelab_regressor_out_of_bag_names_the_way_that_works(data):
     ds = A.breiman_regression_bound(model, X, y, in_bag=regression_in_bag_counts(
         model, y, sample_weight=sw))
     assert np.isfinite(float(ds.forest_mse))
+
+
+def test_diagnose_records_k_of_models_given_in_another_dim_order():
+    """K = 3 training sets given as a DataArray (sample, tree, repeat) over 6 rows: the
+    diagnosis records 3 models (not the 6 of its first dim) and the numbers of the outputs."""
+    import json
+
+    rng = np.random.default_rng(4)
+    rep = xr.DataArray(rng.normal(size=(3, 4, 6)), dims=("repeat", "tree", "sample"))
+    y = rng.normal(size=6)
+    ds = A.diagnose_regression(rep.values[0], None, y,
+                               models=rep.transpose("sample", "tree", "repeat"))
+    assert json.loads(ds.attrs["params"])["models"] == 3
+    forest = rep.values.mean(axis=1)  # (repeat, sample)
+    assert float(ds.bvc_expected_loss) == pytest.approx(float(np.mean((forest - y) ** 2)),
+                                                        rel=1e-12)

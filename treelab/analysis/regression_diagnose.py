@@ -164,10 +164,11 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
             out[prefix + name] = ds[name]
         cites.append(ds.attrs.get("cite", ""))
     tree_coords = {k: v for k, v in m.coords.items() if k == _dims.TREE}
+    # K, read from the stacked (repeat, tree, sample) outputs: a DataArray's first dim need
+    # not be repeat
     params: dict[str, Any] = {
-        "source": m.source, "models": None if models is None else int(np.shape(models)[0])
-        if not isinstance(models, list | tuple) else len(models), "target": target is not None,
-        "oob": any(p == "oob_" for _, _, p in parts)}
+        "source": m.source, "models": None if models is None else int(rep.shape[0]),
+        "target": target is not None, "oob": any(p == "oob_" for _, _, p in parts)}
     if options is not None:
         def test_rows(rows: np.ndarray | slice) -> dict[str, Var]:
             return _test_row_vars(pred[rows], outputs[:, rows], m.weights, y_arr[rows])
