@@ -383,3 +383,38 @@ def test_per_row_values_keep_the_outputs_sample_labels():
                forest.sel(sample=label).var("repeat", ddof=1))
     for label in trees:
         _close(bvd.member_variance.sel(tree=label), member_variance.sel(tree=label))
+
+
+def test_breiman_rho_bar_nan_with_reason_where_every_residual_is_zero():
+    """A constant y = 3 that all three members predict: every residual is 0, rho_bar is 0 / 0;
+    NaN with the reason, the bounds too, no warning; the errors themselves are 0."""
+    import warnings
+
+    f = np.full((3, 5), 3.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ds = breiman_regression_bound(f, y=np.full(5, 3.0))
+    assert float(ds.tree_mse) == 0.0 and float(ds.forest_mse) == 0.0
+    for name in ("rho_bar", "breiman_bound", "finite_forest_bound",
+                 "mean_residual_correlation"):
+        assert np.isnan(float(ds[name]))
+    for name in ("rho_bar", "breiman_bound", "finite_forest_bound"):
+        assert "every member's residual is 0" in ds[name].attrs["description"]
+    assert "no pair" in ds.mean_residual_correlation.attrs["description"]
+
+
+def test_breiman_mean_residual_correlation_leaves_out_members_without_error():
+    """Member 0 predicts y exactly (sd = 0); members 1 and 2 have residuals (1, -1, 2) and
+    (2, 0, 1): E r1 r2 = (2 + 0 + 2) / 3, sd1^2 = 6 / 3, sd2^2 = 5 / 3, so their correlation is
+    4 / sqrt(30), the mean over the only pairs with sd_i sd_j > 0; rho_bar keeps member 0:
+    [2 (0 + 0 + 4/3)] / 6 over ((0 + sqrt(2) + sqrt(5/3)) / 3)^2."""
+    import warnings
+
+    y = np.array([1.0, 2.0, 3.0])
+    f = np.stack([y, y - [1.0, -1.0, 2.0], y - [2.0, 0.0, 1.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ds = breiman_regression_bound(f, y=y)
+    _close(ds.mean_residual_correlation, 4 / np.sqrt(30))
+    _close(ds.rho_bar, (8 / 3 / 6) / ((np.sqrt(2) + np.sqrt(5 / 3)) / 3) ** 2)
+    assert "sd_i sd_j > 0" in ds.mean_residual_correlation.attrs["description"]
