@@ -418,3 +418,29 @@ def test_breiman_mean_residual_correlation_leaves_out_members_without_error():
     _close(ds.mean_residual_correlation, 4 / np.sqrt(30))
     _close(ds.rho_bar, (8 / 3 / 6) / ((np.sqrt(2) + np.sqrt(5 / 3)) / 3) ** 2)
     assert "sd_i sd_j > 0" in ds.mean_residual_correlation.attrs["description"]
+
+
+def test_plug_in_moments_over_training_sets_against_louppe_and_a_known_law():
+    """E_D divides by K in the two decompositions: Ueda & Nakano's var / M + (1 - 1/M) covar is
+    the K forests' variance with divisor K (numpy's ddof=0), (K - 1) / K of Louppe's unbiased
+    forest_variance. On a known law f_{k,i} = mu_i + a_k + e_{k,i} (a_k ~ N(0, 1) shared by a
+    training set's members, e ~ N(0, 4) their own; K = 3, M = 4, t = 0), with each of 20,000
+    rows one replication: E[variance] = (K - 1)/K (1 + 4) = 10/3, and the biases carry the
+    variance / K: E[squared_bias] = mean(mu)^2 + (1 + 4/M) / K = 1 + 2/3 and
+    E[average_bias] = mean(mu^2) + (1 + 4) / K = 2.5 + 5/3."""
+    rng = np.random.default_rng(21)
+    K, M, n = 3, 4, 20_000
+    mu = np.array([-1.0, 1.0, 2.0, 2.0])[:, None]
+    f = mu + rng.normal(size=(K, 1, n)) + rng.normal(scale=2.0, size=(K, M, n))
+    t = np.zeros(n)
+    bvc = bias_variance_covariance(f, t)
+    lou = louppe_variance(f)
+    plug_in = bvc.sample_variance / M + (1 - 1 / M) * bvc.sample_covariance
+    _close(plug_in, f.mean(axis=1).var(axis=0, ddof=0))
+    _close(plug_in, (K - 1) / K * lou.forest_variance)
+    bvd = bias_variance_diversity_regression(f, t, target=t)
+    for per_row, expected in ((bvc.sample_variance, 10 / 3),
+                              (bvc.sample_squared_bias, 1 + 2 / 3),
+                              (bvd.sample_average_bias, 2.5 + 5 / 3)):
+        values = np.asarray(per_row)
+        assert abs(values.mean() - expected) < 4 * values.std(ddof=1) / np.sqrt(n)

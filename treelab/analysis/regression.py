@@ -166,6 +166,11 @@ def bias_variance_covariance(outputs: Any, target: Any) -> xr.Dataset:
     1/(M(M-1)) sum_i sum_{j != i} E[(f_i - E f_i)(f_j - E f_j)] (NaN for M = 1, where its
     weight 1 - 1/M is 0).
 
+    E divides by K (plug-in moments), which makes the identity exact on the K sets:
+    var / M + (1 - 1/M) covar is the forests' variance with divisor K, (K - 1) / K of
+    :func:`louppe_variance`'s unbiased ``forest_variance`` on the same outputs, and bias^2
+    carries in expectation the forests' variance / K.
+
     Parameters
     ----------
     outputs : array-like or DataArray, (repeat, tree, sample)
