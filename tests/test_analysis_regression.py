@@ -444,3 +444,16 @@ def test_plug_in_moments_over_training_sets_against_louppe_and_a_known_law():
                               (bvd.sample_average_bias, 2.5 + 5 / 3)):
         values = np.asarray(per_row)
         assert abs(values.mean() - expected) < 4 * values.std(ddof=1) / np.sqrt(n)
+
+
+def test_poisson_non_centroid_has_either_sign():
+    """One training set, members 1 and 9: a = 5, f_bar = 3. For y = 10 the arithmetic mean is
+    the closer, D(10, 5) = 10 log 2 - 5 against D(10, 3) = 10 log(10/3) - 7: non_centroid =
+    10 log(3/5) + 2 = -3.108; for y = 0 it is a - f_bar = 2."""
+    f = [[[1.0, 1.0], [9.0, 9.0]]]
+    ds = bias_variance_diversity_regression(f, [10.0, 0.0], loss="poisson")
+    _close(ds.sample_expected_loss_arithmetic, [10 * np.log(2) - 5, 5.0])
+    _close(ds.sample_expected_loss, [10 * np.log(10 / 3) - 7, 3.0])
+    _close(ds.sample_non_centroid, [10 * np.log(3 / 5) + 2, 2.0])
+    assert float(ds.sample_non_centroid[0]) < 0 < float(ds.sample_non_centroid[1])
+    assert "either sign" in ds.non_centroid.attrs["long_name"]

@@ -94,9 +94,11 @@ def bias_variance_diversity(outputs: Any, y: Any, *, loss: str = "squared",
 
     ``loss="poisson"``: D(y, f) = y log(y / f) - y + f (half the Poisson deviance; y >= 0,
     f > 0), f_bar and f°_i are geometric means. A forest averages arithmetically: its loss
-    E_D D(y, a) with a = (1/M) sum_i f_i exceeds the geometric ensemble's by the
-    ``non_centroid`` term E_D[y log(f_bar / a) + a - f_bar] (>= 0 where y = 0), reported
-    apart with ``expected_loss_arithmetic`` measured directly.
+    E_D D(y, a) with a = (1/M) sum_i f_i differs from the geometric ensemble's by the
+    ``non_centroid`` term E_D[y log(f_bar / a) + a - f_bar], reported apart with
+    ``expected_loss_arithmetic`` measured directly. It has either sign: >= 0 where y = 0
+    (a >= f_bar), negative where y lies well above both means, whose larger a is then the
+    closer (y = 10, members 1 and 9: -3.11).
 
     Without ``target`` the noise cannot be told apart: y* = y, and the bias against y
     (which holds the noise) is reported as ``bias_with_noise``, never as ``average_bias``.
@@ -222,7 +224,8 @@ _TEXT = {
     "diversity": "diversity",
     "expected_target_loss": "expected loss of the ensemble against E[y|x]",
     "expected_loss_arithmetic": "expected loss of the arithmetic-mean ensemble",
-    "non_centroid": "extra loss of the arithmetic mean over the geometric (centroid) mean",
+    "non_centroid": "loss of the arithmetic-mean ensemble less that of the geometric "
+                    "(centroid) mean, of either sign",
 }
 
 
