@@ -368,3 +368,21 @@ def test_diagnose_records_k_of_models_given_in_another_dim_order():
     forest = rep.values.mean(axis=1)  # (repeat, sample)
     assert float(ds.bvc_expected_loss) == pytest.approx(float(np.mean((forest - y) ** 2)),
                                                         rel=1e-12)
+
+
+def test_fitted_models_given_as_outputs_are_pointed_to_a_reader_that_reads_them(data):
+    """Louppe's and Ueda & Nakano's decompositions take outputs only: K fitted forests are
+    refused with a recipe that reads them (regression_outputs of each, stacked), and the
+    recipe gives diagnose_regression's numbers for the same models."""
+    X, y, Xt, yt = data
+    models = [RandomForestRegressor(n_estimators=3, random_state=k).fit(X[k::2], y[k::2])
+              for k in range(2)]
+    for measure, args in ((A.louppe_variance, ()), (A.bias_variance_covariance, (yt,))):
+        with pytest.raises(TypeError, match=r"regression_outputs\(m, X\)") as info:
+            measure(models, *args)
+        assert "repeated_member_outputs fits an unfitted estimator" in str(info.value)
+    stacked = np.stack([A.regression_outputs(m, Xt) for m in models])
+    ds = A.diagnose_regression(models[0], Xt, yt, models=models)
+    assert float(A.louppe_variance(stacked).mean_rho) == float(ds.louppe_mean_rho)
+    assert float(A.bias_variance_covariance(stacked, yt).covariance) == float(
+        ds.bvc_covariance)

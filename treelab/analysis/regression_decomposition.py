@@ -47,9 +47,12 @@ def check_values(outputs: Any, target: Any, name: str, target_name: str | None
     the outputs carry (a result's per-row values keep them)."""
     if isinstance(outputs, list | tuple) and outputs and not np.isscalar(outputs[0]) and (
             hasattr(outputs[0], "predict") or hasattr(outputs[0], "estimators_")):
-        raise TypeError(f"{name} must be member outputs (repeat, tree, sample); for fitted "
-                        "models pass X= (bias_variance_diversity) or read them with "
-                        "treelab.analysis.repeated_member_outputs")
+        raise TypeError(f"{name} must be member outputs (repeat, tree, sample); of K fitted "
+                        "models, numpy.stack([treelab.analysis.regression_outputs(m, X) for m "
+                        "in models]) (bias_variance_diversity_regression and "
+                        "diagnose_regression(models=) also take the models with X); "
+                        "repeated_member_outputs fits an unfitted estimator on K training "
+                        "sets")
     f, coords = check_outputs(outputs, name, _REPEAT_DIMS)
     coords = tree_sample_coords(coords)
     if target is None:
