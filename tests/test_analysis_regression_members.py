@@ -386,3 +386,11 @@ def test_fitted_models_given_as_outputs_are_pointed_to_a_reader_that_reads_them(
     assert float(A.louppe_variance(stacked).mean_rho) == float(ds.louppe_mean_rho)
     assert float(A.bias_variance_covariance(stacked, yt).covariance) == float(
         ds.bvc_covariance)
+
+
+def test_diagnose_refuses_one_training_set_naming_models(data):
+    X, y, Xt, yt = data
+    rf = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    for models in ([rf], A.repeated_member_outputs(rf, X, y, Xt, 1)):
+        with pytest.raises(ValueError, match=r"models holds one training set \(K = 1\)"):
+            A.diagnose_regression(rf, Xt, yt, models=models)

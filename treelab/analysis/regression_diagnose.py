@@ -80,8 +80,9 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     y : array-like, (sample,)
         Their true values.
     models : list of fitted regression ensembles, or array-like (repeat, tree, sample)
-        K models trained on K training sets, or their member outputs on ``X``
-        (:func:`treelab.analysis.repeated_member_outputs`), for the decompositions.
+        K >= 2 models trained on K training sets, or their member outputs on ``X``
+        (:func:`treelab.analysis.repeated_member_outputs`), for the decompositions; one
+        training set is refused (no variance over training sets to decompose).
     target : array-like, (sample,), optional
         The true function E[y|x] on the test rows, for the decompositions.
     X_train, y_train : array-like, optional
@@ -125,6 +126,7 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     if target is not None:
         target = values_on(target, "target", rows, "y")
     outputs = m.outputs
+    rep = None if models is None else _read_models(models, X, rows, y_arr.size)
     pred = m.ensemble if m.ensemble is not None else combine(outputs, m.weights)
     out = xr.Dataset()
     for name, var in _fit_vars(pred, y_arr).items():
@@ -143,14 +145,6 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
                                            in_bag=bag)
             parts.append((oob, ("forest_mse",) + _BREIMAN + ("n_rows",), "oob_"))
     if models is not None:
-        if isinstance(models, np.ndarray | xr.DataArray):
-            rep, own = check_outputs(models, "models", (_dims.REPEAT, _dims.TREE, _dims.SAMPLE))
-            rep = align_to(rep, own, rows, "models", "y", (_dims.REPEAT, _dims.TREE, _dims.SAMPLE))
-        else:
-            rep = stack_repeats(models, X)
-        if rep.shape[2] != y_arr.size:
-            raise ValueError(f"models give outputs on {rep.shape[2]} rows but y has "
-                             f"{y_arr.size}")
         star = y_arr if target is None else target
         parts.append((bias_variance_diversity(rep, y_arr, target=target), None, "bvd_"))
         parts.append((bias_variance_covariance(rep, star), None, "bvc_"))
@@ -191,6 +185,24 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     alpha = float(alpha) if isinstance(alpha, int | float) and not isinstance(alpha, bool) \
         else np.nan
     return out.assign_coords({"ensemble": name, _dims.ALPHA: alpha})
+
+
+def _read_models(models: Any, X: Any, rows: dict, n_rows: int) -> np.ndarray:
+    """Member outputs (repeat, tree, sample) of the K models, read and checked before any
+    measure runs: on the test rows, from K >= 2 training sets."""
+    dims = (_dims.REPEAT, _dims.TREE, _dims.SAMPLE)
+    if isinstance(models, np.ndarray | xr.DataArray):
+        rep, own = check_outputs(models, "models", dims)
+        rep = align_to(rep, own, rows, "models", "y", dims)
+    else:
+        rep = stack_repeats(models, X)
+    if rep.shape[2] != n_rows:
+        raise ValueError(f"models give outputs on {rep.shape[2]} rows but y has {n_rows}")
+    if rep.shape[0] < 2:
+        raise ValueError("models holds one training set (K = 1): the decompositions over "
+                         "training sets (bvd_*, bvc_*, louppe_*) need K >= 2 models; leave "
+                         "models out for the rest of the diagnosis")
+    return rep
 
 
 _OTHER_ROWS = ("out-of-bag training rows or K models' training sets, not a statistic of the "
