@@ -394,3 +394,17 @@ def test_diagnose_refuses_one_training_set_naming_models(data):
     for models in ([rf], A.repeated_member_outputs(rf, X, y, Xt, 1)):
         with pytest.raises(ValueError, match=r"models holds one training set \(K = 1\)"):
             A.diagnose_regression(rf, Xt, yt, models=models)
+
+
+def test_diagnose_one_member_leaves_out_breiman_also_out_of_bag(data):
+    """A forest of one tree: no pair of members, so neither the test-row nor the out-of-bag
+    bound; its error and ambiguity (0) are those of the tree, by scikit-learn's metric."""
+    X, y, Xt, yt = data
+    rf = RandomForestRegressor(n_estimators=1, random_state=0).fit(X, y)
+    for kwargs in ({}, {"X_train": X, "y_train": y}):
+        ds = A.diagnose_regression(rf, Xt, yt, **kwargs)
+        assert not [k for k in ds.data_vars if "rho" in k or "bound" in k]
+        assert float(ds.mse) == pytest.approx(
+            mean_squared_error(yt, rf.estimators_[0].predict(Xt.astype(np.float32))),
+            rel=1e-12)
+        assert float(ds.ambiguity) == 0.0

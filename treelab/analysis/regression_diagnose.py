@@ -61,7 +61,8 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     that records them, ``estimators_samples_``, or a bagged treelab regressor, whose
     bootstrap draws are replayed from its trees' seeds) the bound is also estimated out of
     bag (``oob_*``); a model that leaves no row out of any member (no bootstrap, voting) has
-    no out-of-bag numbers and gets the rest.
+    no out-of-bag numbers and gets the rest. A model of one member has no pair of members:
+    its diagnosis leaves out Breiman's bound, on the test rows and out of bag.
 
     With ``models``, K fitted regression ensembles of the same kind and size, one per
     training set (for example the regressor refitted on K bootstrap samples), their member
@@ -137,7 +138,8 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     if outputs.shape[0] > 1:
         parts.append((breiman_regression_bound(outputs, y=y_arr, weights=m.weights), _BREIMAN,
                       ""))
-    if X_train is not None and y_train is not None:
+    # one member has no pair: no residual correlation, on the test rows or out of bag
+    if X_train is not None and y_train is not None and outputs.shape[0] > 1:
         # a scikit-learn ensemble's in-bag rows, read (and checked against y_train) once
         bag = _sklearn_in_bag(regressor, y_train)
         if bag is not None or _treelab_bagged(regressor):
