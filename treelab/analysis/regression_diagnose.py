@@ -146,7 +146,7 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
             oob = breiman_regression_bound(regressor, X_train, y_train, oob=bag is None,
                                            in_bag=bag)
             parts.append((oob, ("forest_mse",) + _BREIMAN + ("n_rows",), "oob_"))
-    if models is not None:
+    if rep is not None:
         star = y_arr if target is None else target
         parts.append((bias_variance_diversity(rep, y_arr, target=target), None, "bvd_"))
         parts.append((bias_variance_covariance(rep, star), None, "bvc_"))
@@ -163,7 +163,7 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     # K, read from the stacked (repeat, tree, sample) outputs: a DataArray's first dim need
     # not be repeat
     params: dict[str, Any] = {
-        "source": m.source, "models": None if models is None else int(rep.shape[0]),
+        "source": m.source, "models": None if rep is None else int(rep.shape[0]),
         "target": target is not None, "oob": any(p == "oob_" for _, _, p in parts)}
     if options is not None:
         def test_rows(rows: np.ndarray | slice) -> dict[str, Var]:
