@@ -355,3 +355,105 @@ def test_poisson_refuses_non_positive_outputs_and_negative_counts():
         bias_variance_diversity_regression(f, y - 10, loss="poisson")
     with pytest.raises(ValueError, match="loss must be"):
         bias_variance_diversity_regression(f, y, loss="absolute")
+
+
+def test_per_row_values_keep_the_outputs_sample_labels():
+    """Outputs labelled samples 2, 0, 1 (and trees "a".."c"): every per-row value is the one of
+    the row with that label, computed here by xarray from the labelled outputs."""
+    import xarray as xr
+
+    rng = np.random.default_rng(11)
+    rows, trees = [2, 0, 1], ["a", "b", "c"]
+    f = xr.DataArray(rng.normal(size=(4, 3, 3)), dims=("repeat", "tree", "sample"),
+                     coords={"sample": rows, "tree": trees})
+    t = xr.DataArray([1.0, -2.0, 0.5], dims="sample", coords={"sample": rows})
+    forest = f.mean("tree")  # (repeat, sample)
+    loss = ((forest - t) ** 2).mean("repeat")
+    diversity = ((f - forest) ** 2).mean(("repeat", "tree"))
+    member_variance = ((f - f.mean("repeat")) ** 2).mean(("repeat", "sample"))
+    bvc = bias_variance_covariance(f, t)
+    bvd = bias_variance_diversity_regression(f, t)
+    lou = louppe_variance(f)
+    for label in rows:
+        _close(bvc.sample_expected_loss.sel(sample=label), loss.sel(sample=label))
+        _close(bvd.sample_expected_loss.sel(sample=label), loss.sel(sample=label))
+        _close(bvd.sample_diversity.sel(sample=label), diversity.sel(sample=label))
+        # the unbiased variance of the K forests
+        _close(lou.forest_variance.sel(sample=label),
+               forest.sel(sample=label).var("repeat", ddof=1))
+    for label in trees:
+        _close(bvd.member_variance.sel(tree=label), member_variance.sel(tree=label))
+
+
+def test_breiman_rho_bar_nan_with_reason_where_every_residual_is_zero():
+    """A constant y = 3 that all three members predict: every residual is 0, rho_bar is 0 / 0;
+    NaN with the reason, the bounds too, no warning; the errors themselves are 0."""
+    import warnings
+
+    f = np.full((3, 5), 3.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ds = breiman_regression_bound(f, y=np.full(5, 3.0))
+    assert float(ds.tree_mse) == 0.0 and float(ds.forest_mse) == 0.0
+    for name in ("rho_bar", "breiman_bound", "finite_forest_bound",
+                 "mean_residual_correlation"):
+        assert np.isnan(float(ds[name]))
+    for name in ("rho_bar", "breiman_bound", "finite_forest_bound"):
+        assert "every member's residual is 0" in ds[name].attrs["description"]
+    assert "no pair" in ds.mean_residual_correlation.attrs["description"]
+
+
+def test_breiman_mean_residual_correlation_leaves_out_members_without_error():
+    """Member 0 predicts y exactly (sd = 0); members 1 and 2 have residuals (1, -1, 2) and
+    (2, 0, 1): E r1 r2 = (2 + 0 + 2) / 3, sd1^2 = 6 / 3, sd2^2 = 5 / 3, so their correlation is
+    4 / sqrt(30), the mean over the only pairs with sd_i sd_j > 0; rho_bar keeps member 0:
+    [2 (0 + 0 + 4/3)] / 6 over ((0 + sqrt(2) + sqrt(5/3)) / 3)^2."""
+    import warnings
+
+    y = np.array([1.0, 2.0, 3.0])
+    f = np.stack([y, y - [1.0, -1.0, 2.0], y - [2.0, 0.0, 1.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ds = breiman_regression_bound(f, y=y)
+    _close(ds.mean_residual_correlation, 4 / np.sqrt(30))
+    _close(ds.rho_bar, (8 / 3 / 6) / ((np.sqrt(2) + np.sqrt(5 / 3)) / 3) ** 2)
+    assert "sd_i sd_j > 0" in ds.mean_residual_correlation.attrs["description"]
+
+
+def test_plug_in_moments_over_training_sets_against_louppe_and_a_known_law():
+    """E_D divides by K in the two decompositions: Ueda & Nakano's var / M + (1 - 1/M) covar is
+    the K forests' variance with divisor K (numpy's ddof=0), (K - 1) / K of Louppe's unbiased
+    forest_variance. On a known law f_{k,i} = mu_i + a_k + e_{k,i} (a_k ~ N(0, 1) shared by a
+    training set's members, e ~ N(0, 4) their own; K = 3, M = 4, t = 0), with each of 20,000
+    rows one replication: E[variance] = (K - 1)/K (1 + 4) = 10/3, and the biases carry the
+    variance / K: E[squared_bias] = mean(mu)^2 + (1 + 4/M) / K = 1 + 2/3 and
+    E[average_bias] = mean(mu^2) + (1 + 4) / K = 2.5 + 5/3."""
+    rng = np.random.default_rng(21)
+    K, M, n = 3, 4, 20_000
+    mu = np.array([-1.0, 1.0, 2.0, 2.0])[:, None]
+    f = mu + rng.normal(size=(K, 1, n)) + rng.normal(scale=2.0, size=(K, M, n))
+    t = np.zeros(n)
+    bvc = bias_variance_covariance(f, t)
+    lou = louppe_variance(f)
+    plug_in = bvc.sample_variance / M + (1 - 1 / M) * bvc.sample_covariance
+    _close(plug_in, f.mean(axis=1).var(axis=0, ddof=0))
+    _close(plug_in, (K - 1) / K * lou.forest_variance)
+    bvd = bias_variance_diversity_regression(f, t, target=t)
+    for per_row, expected in ((bvc.sample_variance, 10 / 3),
+                              (bvc.sample_squared_bias, 1 + 2 / 3),
+                              (bvd.sample_average_bias, 2.5 + 5 / 3)):
+        values = np.asarray(per_row)
+        assert abs(values.mean() - expected) < 4 * values.std(ddof=1) / np.sqrt(n)
+
+
+def test_poisson_non_centroid_has_either_sign():
+    """One training set, members 1 and 9: a = 5, f_bar = 3. For y = 10 the arithmetic mean is
+    the closer, D(10, 5) = 10 log 2 - 5 against D(10, 3) = 10 log(10/3) - 7: non_centroid =
+    10 log(3/5) + 2 = -3.108; for y = 0 it is a - f_bar = 2."""
+    f = [[[1.0, 1.0], [9.0, 9.0]]]
+    ds = bias_variance_diversity_regression(f, [10.0, 0.0], loss="poisson")
+    _close(ds.sample_expected_loss_arithmetic, [10 * np.log(2) - 5, 5.0])
+    _close(ds.sample_expected_loss, [10 * np.log(10 / 3) - 7, 3.0])
+    _close(ds.sample_non_centroid, [10 * np.log(3 / 5) + 2, 2.0])
+    assert float(ds.sample_non_centroid[0]) < 0 < float(ds.sample_non_centroid[1])
+    assert "either sign" in ds.non_centroid.attrs["long_name"]

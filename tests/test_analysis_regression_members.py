@@ -352,3 +352,59 @@ def test_weighted_treelab_regressor_out_of_bag_names_the_way_that_works(data):
     ds = A.breiman_regression_bound(model, X, y, in_bag=regression_in_bag_counts(
         model, y, sample_weight=sw))
     assert np.isfinite(float(ds.forest_mse))
+
+
+def test_diagnose_records_k_of_models_given_in_another_dim_order():
+    """K = 3 training sets given as a DataArray (sample, tree, repeat) over 6 rows: the
+    diagnosis records 3 models (not the 6 of its first dim) and the numbers of the outputs."""
+    import json
+
+    rng = np.random.default_rng(4)
+    rep = xr.DataArray(rng.normal(size=(3, 4, 6)), dims=("repeat", "tree", "sample"))
+    y = rng.normal(size=6)
+    ds = A.diagnose_regression(rep.values[0], None, y,
+                               models=rep.transpose("sample", "tree", "repeat"))
+    assert json.loads(ds.attrs["params"])["models"] == 3
+    forest = rep.values.mean(axis=1)  # (repeat, sample)
+    assert float(ds.bvc_expected_loss) == pytest.approx(float(np.mean((forest - y) ** 2)),
+                                                        rel=1e-12)
+
+
+def test_fitted_models_given_as_outputs_are_pointed_to_a_reader_that_reads_them(data):
+    """Louppe's and Ueda & Nakano's decompositions take outputs only: K fitted forests are
+    refused with a recipe that reads them (regression_outputs of each, stacked), and the
+    recipe gives diagnose_regression's numbers for the same models."""
+    X, y, Xt, yt = data
+    models = [RandomForestRegressor(n_estimators=3, random_state=k).fit(X[k::2], y[k::2])
+              for k in range(2)]
+    for measure, args in ((A.louppe_variance, ()), (A.bias_variance_covariance, (yt,))):
+        with pytest.raises(TypeError, match=r"regression_outputs\(m, X\)") as info:
+            measure(models, *args)
+        assert "repeated_member_outputs fits an unfitted estimator" in str(info.value)
+    stacked = np.stack([A.regression_outputs(m, Xt) for m in models])
+    ds = A.diagnose_regression(models[0], Xt, yt, models=models)
+    assert float(A.louppe_variance(stacked).mean_rho) == float(ds.louppe_mean_rho)
+    assert float(A.bias_variance_covariance(stacked, yt).covariance) == float(
+        ds.bvc_covariance)
+
+
+def test_diagnose_refuses_one_training_set_naming_models(data):
+    X, y, Xt, yt = data
+    rf = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    for models in ([rf], A.repeated_member_outputs(rf, X, y, Xt, 1)):
+        with pytest.raises(ValueError, match=r"models holds one training set \(K = 1\)"):
+            A.diagnose_regression(rf, Xt, yt, models=models)
+
+
+def test_diagnose_one_member_leaves_out_breiman_also_out_of_bag(data):
+    """A forest of one tree: no pair of members, so neither the test-row nor the out-of-bag
+    bound; its error and ambiguity (0) are those of the tree, by scikit-learn's metric."""
+    X, y, Xt, yt = data
+    rf = RandomForestRegressor(n_estimators=1, random_state=0).fit(X, y)
+    for kwargs in ({}, {"X_train": X, "y_train": y}):
+        ds = A.diagnose_regression(rf, Xt, yt, **kwargs)
+        assert not [k for k in ds.data_vars if "rho" in k or "bound" in k]
+        assert float(ds.mse) == pytest.approx(
+            mean_squared_error(yt, rf.estimators_[0].predict(Xt.astype(np.float32))),
+            rel=1e-12)
+        assert float(ds.ambiguity) == 0.0

@@ -166,6 +166,11 @@ def bias_variance_covariance(outputs: Any, target: Any) -> xr.Dataset:
     1/(M(M-1)) sum_i sum_{j != i} E[(f_i - E f_i)(f_j - E f_j)] (NaN for M = 1, where its
     weight 1 - 1/M is 0).
 
+    E divides by K (plug-in moments), which makes the identity exact on the K sets:
+    var / M + (1 - 1/M) covar is the forests' variance with divisor K, (K - 1) / K of
+    :func:`louppe_variance`'s unbiased ``forest_variance`` on the same outputs, and bias^2
+    carries in expectation the forests' variance / K.
+
     Parameters
     ----------
     outputs : array-like or DataArray, (repeat, tree, sample)
@@ -191,7 +196,7 @@ def bias_variance_covariance(outputs: Any, target: Any) -> xr.Dataset:
     >>> float(ds.expected_loss), float(ds.squared_bias), float(ds.covariance)
     (0.25, 0.125, -0.125)
     """
-    f, t = check_values(outputs, target, "outputs", "target")
+    f, t, coords = check_values(outputs, target, "outputs", "target")
     n_trees = f.shape[1]
     f_bar = f.mean(axis=1)
     expected = np.mean((f_bar - t) ** 2, axis=0)
@@ -219,7 +224,7 @@ def bias_variance_covariance(outputs: Any, target: Any) -> xr.Dataset:
         variables[f"sample_{key}"] = Var((_dims.SAMPLE,), values, f"{text} per row", UNITS,
                                          cite=cite)
     ds = to_dataset(variables, function="bias_variance_covariance",
-                    params={"n_repeat": f.shape[0], "n_trees": n_trees}, coords={})
+                    params={"n_repeat": f.shape[0], "n_trees": n_trees}, coords=coords)
     ds.attrs["n_trees"] = n_trees
     return ds
 
@@ -277,7 +282,7 @@ def louppe_variance(outputs: Any) -> xr.Dataset:
     >>> float(ds.mean_forest_variance)
     3.125
     """
-    f, _ = check_values(outputs, None, "outputs", None)
+    f, _, coords = check_values(outputs, None, "outputs", None)
     n_trees = f.shape[1]
     if n_trees < 2:
         raise ValueError("outputs has one tree per training set: rho pairs two trees grown "
@@ -317,7 +322,7 @@ def louppe_variance(outputs: Any) -> xr.Dataset:
             np.nan if key == "rho" else values.mean())
         variables[f"mean_{key}"] = Var((), mean, f"{text}, mean over rows", units, cite=cite)
     ds = to_dataset(variables, function="louppe_variance",
-                    params={"n_repeat": f.shape[0], "n_trees": n_trees}, coords={})
+                    params={"n_repeat": f.shape[0], "n_trees": n_trees}, coords=coords)
     ds.attrs["n_trees"] = n_trees
     return ds
 

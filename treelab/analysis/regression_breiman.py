@@ -49,7 +49,9 @@ def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None
     never above ``finite_forest_bound`` = PE*(tree) / M + (1 - 1/M) rho_bar PE*(tree).
     Both bounds take (mean sd_i)^2 <= mean sd_i^2, which bounds from above only where
     rho_bar >= 0: with rho_bar < 0 (members whose errors cancel, such as two models biased
-    in opposite directions) they are NaN, with the reason in their description.
+    in opposite directions) they are NaN, with the reason in their description. Where every
+    member's residual is 0 on the rows used (a constant y that every member predicts),
+    rho_bar is 0 / 0: it and both bounds are NaN, with that reason in their descriptions.
 
     A model that averages its members with weights w_i (``VotingRegressor(weights=...)``, or
     ``weights=``) is read as the same average: its residual is sum_i w_i r_i, PE*(tree) =
@@ -95,7 +97,8 @@ def breiman_regression_bound(model_or_outputs: Any, X: Any = None, y: Any = None
     xarray.Dataset
         ``forest_mse``, ``tree_mse``, ``rho_bar``, ``breiman_bound``,
         ``finite_forest_bound``, ``mean_residual_correlation`` (the unweighted mean of the
-        pairwise residual correlations E r_i r_j / (sd_i sd_j)), ``mean_residual``,
+        pairwise residual correlations E r_i r_j / (sd_i sd_j) over the pairs with
+        sd_i sd_j > 0), ``mean_residual``,
         ``member_mse`` (tree) and ``n_rows`` (the rows used); with ``ci`` the limits.
 
     References
@@ -168,15 +171,31 @@ def breiman_vars(f: np.ndarray, y_arr: np.ndarray, mask: np.ndarray | None,
         forest_resid = weights @ rw
         mean_residual = float((weights @ rw.sum(axis=1)) / (weights @ w.sum(axis=1)))
     rho_bar = pair_mean / mean_sd ** 2 if mean_sd > 0 else np.nan
+    rho_desc = "rho_bar = mean_{i!=j} E r_i r_j / (mean_i sd_i)^2"
+    if not mean_sd > 0:
+        # members without error on these rows (a constant y every member predicts): the
+        # correlation of residuals that are all 0 is 0 / 0
+        rho_desc = ("NaN: every member's residual is 0 on the rows used (sd_i = 0), where no "
+                    "residual correlation is defined")
+    elif np.isnan(pair_mean):
+        rho_desc = ("NaN: no pair of distinct members carries weight (w_i w_j = 0 for every "
+                    "i != j)")
     used = n_seen > 0
     forest = forest_resid[used] / n_seen[used]  # mean out-of-bag residual per row
     forest_mse = np.mean(forest**2)
+    # a pair with a member without error (sd_i = 0) has no correlation: left out of the mean
+    defined = np.isfinite(rho_ij[off])
+    mean_corr = float(rho_ij[off][defined].mean()) if defined.any() else np.nan
+    corr_desc = ("mean over the pairs of distinct members with sd_i sd_j > 0" if defined.any()
+                 else "NaN: no pair of distinct members has sd_i sd_j > 0")
     cite = CITE_BREIMAN_REGRESSION
     desc = "forest_mse <= finite_forest_bound; breiman_bound bounds the infinite forest"
     bound = rho_bar * tree_mse
     finite = tree_mse / n_trees + (1 - 1 / n_trees) * rho_bar * tree_mse if weights is None \
         else float((weights * weights) @ member_mse) + (1 - own) * rho_bar * tree_mse
-    if rho_bar < 0:
+    if np.isnan(rho_bar):
+        desc = rho_desc
+    elif rho_bar < 0:
         # both bounds replace (mean sd)^2 by mean sd^2, an upper bound for rho_bar >= 0 only
         desc = (f"NaN: rho_bar = {rho_bar:.4g} < 0, where rho_bar PE*(tree) bounds nothing "
                 "(Theorem 11.2 takes (mean sd)^2 <= mean sd^2, true only for rho_bar >= 0)")
@@ -187,14 +206,13 @@ def breiman_vars(f: np.ndarray, y_arr: np.ndarray, mask: np.ndarray | None,
         "tree_mse": Var((), tree_mse, "PE*(tree): mean squared error of the members, "
                         "averaged", UNITS, cite=cite),
         "rho_bar": Var((), rho_bar, "weighted correlation of the residuals of two members",
-                       cite=cite, description="rho_bar = mean_{i!=j} E r_i r_j / "
-                       "(mean_i sd_i)^2"),
+                       cite=cite, description=rho_desc),
         "breiman_bound": Var((), bound, "Breiman's bound rho_bar PE*(tree)",
                              UNITS, cite=cite, description=desc),
         "finite_forest_bound": Var((), finite, "bound for the M-member forest", UNITS,
                                    cite=cite, description=desc),
-        "mean_residual_correlation": Var((), np.nanmean(rho_ij[off]), "mean correlation of "
-                                         "the residuals of two members", cite=cite),
+        "mean_residual_correlation": Var((), mean_corr, "mean correlation of the residuals "
+                                         "of two members", cite=cite, description=corr_desc),
         "mean_residual": Var((), mean_residual, "mean member residual y - f_i", "units of y",
                              cite=cite, description="Theorem 11.2 assumes 0"),
         "member_mse": Var((_dims.TREE,), member_mse, "mean squared error of each member",

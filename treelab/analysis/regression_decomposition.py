@@ -16,7 +16,12 @@ import xarray as xr
 
 from treelab import _dims
 from treelab.analysis._dataset import Var, to_dataset
-from treelab.analysis._regression_members import check_outputs, stack_repeats, values_on
+from treelab.analysis._regression_members import (
+    check_outputs,
+    stack_repeats,
+    tree_sample_coords,
+    values_on,
+)
 
 __all__ = ["bias_variance_diversity", "check_values", "repeated_member_outputs"]
 
@@ -36,17 +41,22 @@ _REPEAT_DIMS = (_dims.REPEAT, _dims.TREE, _dims.SAMPLE)
 
 
 def check_values(outputs: Any, target: Any, name: str, target_name: str | None
-                 ) -> tuple[np.ndarray, np.ndarray | None]:
+                 ) -> tuple[np.ndarray, np.ndarray | None, dict]:
     """Member outputs (repeat, tree, sample) and a target (sample,), both finite float64,
-    with a message naming the argument that is wrong."""
+    with a message naming the argument that is wrong, and the ``tree`` and ``sample`` labels
+    the outputs carry (a result's per-row values keep them)."""
     if isinstance(outputs, list | tuple) and outputs and not np.isscalar(outputs[0]) and (
             hasattr(outputs[0], "predict") or hasattr(outputs[0], "estimators_")):
-        raise TypeError(f"{name} must be member outputs (repeat, tree, sample); for fitted "
-                        "models pass X= (bias_variance_diversity) or read them with "
-                        "treelab.analysis.repeated_member_outputs")
+        raise TypeError(f"{name} must be member outputs (repeat, tree, sample); of K fitted "
+                        "models, numpy.stack([treelab.analysis.regression_outputs(m, X) for m "
+                        "in models]) (bias_variance_diversity_regression and "
+                        "diagnose_regression(models=) also take the models with X); "
+                        "repeated_member_outputs fits an unfitted estimator on K training "
+                        "sets")
     f, coords = check_outputs(outputs, name, _REPEAT_DIMS)
+    coords = tree_sample_coords(coords)
     if target is None:
-        return f, None
+        return f, None, coords
     t = values_on(target, target_name, coords, name)
     if t.dtype.kind not in "fiub":
         raise TypeError(f"{target_name} must hold real numbers, got dtype {t.dtype}")
@@ -56,7 +66,7 @@ def check_values(outputs: Any, target: Any, name: str, target_name: str | None
                          f"{f.shape[2]} samples")
     if not np.all(np.isfinite(t)):
         raise ValueError(f"{target_name} holds NaN or infinite values")
-    return f, t
+    return f, t, coords
 
 
 def _poisson_divergence(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -87,9 +97,11 @@ def bias_variance_diversity(outputs: Any, y: Any, *, loss: str = "squared",
 
     ``loss="poisson"``: D(y, f) = y log(y / f) - y + f (half the Poisson deviance; y >= 0,
     f > 0), f_bar and f°_i are geometric means. A forest averages arithmetically: its loss
-    E_D D(y, a) with a = (1/M) sum_i f_i exceeds the geometric ensemble's by the
-    ``non_centroid`` term E_D[y log(f_bar / a) + a - f_bar] (>= 0 where y = 0), reported
-    apart with ``expected_loss_arithmetic`` measured directly.
+    E_D D(y, a) with a = (1/M) sum_i f_i differs from the geometric ensemble's by the
+    ``non_centroid`` term E_D[y log(f_bar / a) + a - f_bar], reported apart with
+    ``expected_loss_arithmetic`` measured directly. It has either sign: >= 0 where y = 0
+    (a >= f_bar), negative where y lies well above both means, whose larger a is then the
+    closer (y = 10, members 1 and 9: -3.11).
 
     Without ``target`` the noise cannot be told apart: y* = y, and the bias against y
     (which holds the noise) is reported as ``bias_with_noise``, never as ``average_bias``.
@@ -137,7 +149,7 @@ def bias_variance_diversity(outputs: Any, y: Any, *, loss: str = "squared",
         raise ValueError(f"loss must be one of {list(_LOSSES)}, got {loss!r}")
     if X is not None:
         outputs = stack_repeats(outputs, X)
-    f, y_arr = check_values(outputs, y, "outputs", "y")
+    f, y_arr, coords = check_values(outputs, y, "outputs", "y")
     t = None if target is None else check_values(outputs, target, "outputs", "target")[1]
     if loss == "poisson":
         if f.min() <= 0:
@@ -150,7 +162,7 @@ def bias_variance_diversity(outputs: Any, y: Any, *, loss: str = "squared",
         terms = _poisson(f, y_arr, t)
     else:
         terms = _squared(f, y_arr, t)
-    return _build(terms, loss, t is not None, f.shape)
+    return _build(terms, loss, t is not None, f.shape, coords)
 
 
 def _squared(f: np.ndarray, y: np.ndarray, t: np.ndarray | None) -> dict[str, np.ndarray]:
@@ -215,12 +227,13 @@ _TEXT = {
     "diversity": "diversity",
     "expected_target_loss": "expected loss of the ensemble against E[y|x]",
     "expected_loss_arithmetic": "expected loss of the arithmetic-mean ensemble",
-    "non_centroid": "extra loss of the arithmetic mean over the geometric (centroid) mean",
+    "non_centroid": "loss of the arithmetic-mean ensemble less that of the geometric "
+                    "(centroid) mean, of either sign",
 }
 
 
-def _build(terms: dict[str, np.ndarray], loss: str, has_target: bool, shape: tuple
-           ) -> xr.Dataset:
+def _build(terms: dict[str, np.ndarray], loss: str, has_target: bool, shape: tuple,
+           coords: dict) -> xr.Dataset:
     bias = "average_bias" if has_target else "bias_with_noise"
     terms = dict(terms)
     member_bias = terms.pop("member_bias")
@@ -250,7 +263,7 @@ def _build(terms: dict[str, np.ndarray], loss: str, has_target: bool, shape: tup
                                        cite=cite)
     ds = to_dataset(variables, function="regression.bias_variance_diversity",
                     params={"loss": loss, "target": has_target, "n_repeat": shape[0],
-                            "n_trees": shape[1]}, coords={})
+                            "n_trees": shape[1]}, coords=coords)
     ds.attrs["noise"] = ("reported apart: noise and noise_cross against the given target"
                          if has_target else "no target given: the noise is inside "
                          "bias_with_noise (pass target= to report it apart)")

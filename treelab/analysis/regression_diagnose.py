@@ -61,7 +61,8 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     that records them, ``estimators_samples_``, or a bagged treelab regressor, whose
     bootstrap draws are replayed from its trees' seeds) the bound is also estimated out of
     bag (``oob_*``); a model that leaves no row out of any member (no bootstrap, voting) has
-    no out-of-bag numbers and gets the rest.
+    no out-of-bag numbers and gets the rest. A model of one member has no pair of members:
+    its diagnosis leaves out Breiman's bound, on the test rows and out of bag.
 
     With ``models``, K fitted regression ensembles of the same kind and size, one per
     training set (for example the regressor refitted on K bootstrap samples), their member
@@ -80,8 +81,9 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     y : array-like, (sample,)
         Their true values.
     models : list of fitted regression ensembles, or array-like (repeat, tree, sample)
-        K models trained on K training sets, or their member outputs on ``X``
-        (:func:`treelab.analysis.repeated_member_outputs`), for the decompositions.
+        K >= 2 models trained on K training sets, or their member outputs on ``X``
+        (:func:`treelab.analysis.repeated_member_outputs`), for the decompositions; one
+        training set is refused (no variance over training sets to decompose).
     target : array-like, (sample,), optional
         The true function E[y|x] on the test rows, for the decompositions.
     X_train, y_train : array-like, optional
@@ -125,6 +127,7 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     if target is not None:
         target = values_on(target, "target", rows, "y")
     outputs = m.outputs
+    rep = None if models is None else _read_models(models, X, rows, y_arr.size)
     pred = m.ensemble if m.ensemble is not None else combine(outputs, m.weights)
     out = xr.Dataset()
     for name, var in _fit_vars(pred, y_arr).items():
@@ -135,22 +138,15 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     if outputs.shape[0] > 1:
         parts.append((breiman_regression_bound(outputs, y=y_arr, weights=m.weights), _BREIMAN,
                       ""))
-    if X_train is not None and y_train is not None:
+    # one member has no pair: no residual correlation, on the test rows or out of bag
+    if X_train is not None and y_train is not None and outputs.shape[0] > 1:
         # a scikit-learn ensemble's in-bag rows, read (and checked against y_train) once
         bag = _sklearn_in_bag(regressor, y_train)
         if bag is not None or _treelab_bagged(regressor):
             oob = breiman_regression_bound(regressor, X_train, y_train, oob=bag is None,
                                            in_bag=bag)
             parts.append((oob, ("forest_mse",) + _BREIMAN + ("n_rows",), "oob_"))
-    if models is not None:
-        if isinstance(models, np.ndarray | xr.DataArray):
-            rep, own = check_outputs(models, "models", (_dims.REPEAT, _dims.TREE, _dims.SAMPLE))
-            rep = align_to(rep, own, rows, "models", "y", (_dims.REPEAT, _dims.TREE, _dims.SAMPLE))
-        else:
-            rep = stack_repeats(models, X)
-        if rep.shape[2] != y_arr.size:
-            raise ValueError(f"models give outputs on {rep.shape[2]} rows but y has "
-                             f"{y_arr.size}")
+    if rep is not None:
         star = y_arr if target is None else target
         parts.append((bias_variance_diversity(rep, y_arr, target=target), None, "bvd_"))
         parts.append((bias_variance_covariance(rep, star), None, "bvc_"))
@@ -164,10 +160,11 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
             out[prefix + name] = ds[name]
         cites.append(ds.attrs.get("cite", ""))
     tree_coords = {k: v for k, v in m.coords.items() if k == _dims.TREE}
+    # K, read from the stacked (repeat, tree, sample) outputs: a DataArray's first dim need
+    # not be repeat
     params: dict[str, Any] = {
-        "source": m.source, "models": None if models is None else int(np.shape(models)[0])
-        if not isinstance(models, list | tuple) else len(models), "target": target is not None,
-        "oob": any(p == "oob_" for _, _, p in parts)}
+        "source": m.source, "models": None if rep is None else int(rep.shape[0]),
+        "target": target is not None, "oob": any(p == "oob_" for _, _, p in parts)}
     if options is not None:
         def test_rows(rows: np.ndarray | slice) -> dict[str, Var]:
             return _test_row_vars(pred[rows], outputs[:, rows], m.weights, y_arr[rows])
@@ -190,6 +187,24 @@ def diagnose_regression(regressor: Any, X: Any, y: Any, *, models: Any = None,
     alpha = float(alpha) if isinstance(alpha, int | float) and not isinstance(alpha, bool) \
         else np.nan
     return out.assign_coords({"ensemble": name, _dims.ALPHA: alpha})
+
+
+def _read_models(models: Any, X: Any, rows: dict, n_rows: int) -> np.ndarray:
+    """Member outputs (repeat, tree, sample) of the K models, read and checked before any
+    measure runs: on the test rows, from K >= 2 training sets."""
+    dims = (_dims.REPEAT, _dims.TREE, _dims.SAMPLE)
+    if isinstance(models, np.ndarray | xr.DataArray):
+        rep, own = check_outputs(models, "models", dims)
+        rep = align_to(rep, own, rows, "models", "y", dims)
+    else:
+        rep = stack_repeats(models, X)
+    if rep.shape[2] != n_rows:
+        raise ValueError(f"models give outputs on {rep.shape[2]} rows but y has {n_rows}")
+    if rep.shape[0] < 2:
+        raise ValueError("models holds one training set (K = 1): the decompositions over "
+                         "training sets (bvd_*, bvc_*, louppe_*) need K >= 2 models; leave "
+                         "models out for the rest of the diagnosis")
+    return rep
 
 
 _OTHER_ROWS = ("out-of-bag training rows or K models' training sets, not a statistic of the "
