@@ -54,3 +54,11 @@ def test_unbiased_bias_is_nan_for_one_set():
     ds = bias_variance(np.full((1, 3, 2), 0.5), np.array([0, 1, 1]))
     assert np.isnan(float(ds.bias_unbiased))
     assert float(ds.bias) == pytest.approx(0.5)  # (1 - 0.5)^2 + (0 - 0.5)^2
+
+
+def test_no_row_is_refused_naming_probas():
+    # the means over rows of no row were NaN with a RuntimeWarning
+    with pytest.raises(ValueError, match="probas has no row"):
+        bias_variance(np.zeros((2, 0, 2)), np.zeros((0, 2)))
+    with pytest.raises(ValueError, match="probas has no row"):
+        bias_variance(np.zeros((2, 0, 2)), np.zeros(0, dtype=int))

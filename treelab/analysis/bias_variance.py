@@ -80,6 +80,8 @@ def bias_variance(probas: Any, target: Any, *, classes: Any = None) -> xr.Datase
     n_repeat, n_samples, n_classes = p.shape
     if n_repeat < 1:
         raise ValueError("probas needs at least one repeat")
+    if n_samples < 1:
+        raise ValueError("probas has no row (sample): bias and variance average over rows")
     if np.ndim(target) == 1:
         labels, t_coords = as_array(target, "target", (_dims.SAMPLE,), labels=True)
         labels = align_to(labels, t_coords, coords, "target", "probas", (_dims.SAMPLE,))
