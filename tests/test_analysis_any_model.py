@@ -368,6 +368,22 @@ def test_raw_member_outputs():
         diagnose(P, None, ["yes", "no"], classes=["no", "yes"])
 
 
+def test_raw_member_outputs_with_classes_against_their_class_coordinate():
+    # columns labelled b, c, a: classes=["a", "b", "c"] would relabel them (member 0's
+    # label of row 0 would read "a" where its highest column is "b")
+    P = np.array([[[0.6, 0.3, 0.1], [0.2, 0.5, 0.3]], [[0.1, 0.1, 0.8], [0.3, 0.3, 0.4]]])
+    da = xr.DataArray(P, dims=("tree", "sample", "class"), coords={"class": ["b", "c", "a"]})
+    lab = member_outputs(da, kind="labels").values
+    np.testing.assert_array_equal(lab, [["b", "c"], ["a", "a"]])
+    np.testing.assert_array_equal(member_outputs(da, classes=["b", "c", "a"], kind="labels"),
+                                  lab)
+    for classes in (["a", "b", "c"], ["b", "c", "z"]):
+        with pytest.raises(ValueError, match="class coordinate of member outputs"):
+            member_outputs(da, classes=classes)
+        with pytest.raises(ValueError, match="class coordinate of member outputs"):
+            diagnose(da, None, ["b", "a"], classes=classes, combine="average")
+
+
 def test_diagnose_class_coordinate_and_per_class_error():
     X, y = _data(["a", "b", "c"])
     rf = RandomForestClassifier(n_estimators=9, max_depth=2, random_state=0).fit(X[:180],

@@ -341,3 +341,33 @@ def test_string_labels_wherever_y_is_accepted():
         thresholded_mse(P, names, classes=["no", "no"])
     with pytest.raises(ValueError, match="proba rows must sum to 1"):
         thresholded_mse(P * 0.9, codes)
+
+
+def test_classes_that_contradict_the_class_coordinate_are_refused():
+    # the class coordinate labels the columns b, c, a: classes=["a", "b", "c"] would score
+    # every row against another class's column (0.7033 where the labelled columns give
+    # ((1 - 0.3)^2 + (1 - 0.5)^2 + (1 - 0.1)^2) / 3 = 0.5167)
+    P = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]])
+    da = xr.DataArray(P, dims=("sample", "class"), coords={"class": ["b", "c", "a"]})
+    y = ["c", "c", "b"]
+    hand = ((1 - 0.3) ** 2 + (1 - 0.5) ** 2 + (1 - 0.1) ** 2) / 3
+    assert thresholded_mse(da, y, thresholds="1.0").item() == pytest.approx(hand, abs=1e-15)
+    assert thresholded_mse(da, y, thresholds="1.0", classes=["b", "c", "a"]).item() == \
+        pytest.approx(hand, abs=1e-15)
+    for call in (lambda: thresholded_mse(da, y, thresholds="1.0", classes=["a", "b", "c"]),
+                 lambda: topk_error(da, y, classes=["a", "b", "c"]),
+                 lambda: reliability(da, y, classes=["a", "b", "c"]),
+                 lambda: cost_sensitive_profit(da, y, benefit=1.0, cost=0.1, positive="b",
+                                               classes=["a", "b", "c"]),
+                 lambda: thresholded_mse(da, y, classes=["b", "c", "z"])):
+        with pytest.raises(ValueError, match="classes= lists .* class coordinate of proba"):
+            call()
+
+
+def test_classes_name_columns_whose_coordinate_is_their_positions():
+    # a class coordinate 0..C-1 (unlabelled columns) lets classes= name them
+    P = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3]])
+    da = xr.DataArray(P, dims=("sample", "class"), coords={"class": [0, 1, 2]})
+    assert topk_error(da, ["x", "y"], classes=["z", "x", "y"], k=1).values.tolist() == [1.0]
+    assert thresholded_mse(da, ["x", "y"], classes=["z", "x", "y"], thresholds="1.0").item() \
+        == pytest.approx(((1 - 0.3) ** 2 + (1 - 0.3) ** 2) / 2, abs=1e-15)

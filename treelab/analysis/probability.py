@@ -27,7 +27,14 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis._cite import CITE_FAN, treelab_docs
 from treelab.analysis._dataset import Var, class_coord, to_dataarray, to_dataset
-from treelab.analysis._inputs import align_to, as_array, check_proba, encode_labels, encode_unseen
+from treelab.analysis._inputs import (
+    align_to,
+    as_array,
+    check_class_coord,
+    check_proba,
+    encode_labels,
+    encode_unseen,
+)
 
 __all__ = [
     "exact_mse",
@@ -56,6 +63,7 @@ def _proba_and_labels(
         raise ValueError("proba needs at least one class column")
     if classes is not None and len(classes) != p.shape[1]:
         raise ValueError(f"classes has {len(classes)} labels but proba has {p.shape[1]} columns")
+    check_class_coord(classes, coords, "proba")
     coords = {**y_coords, **coords}
     n_known = p.shape[1]
     if classes is None and _dims.CLASS in coords:
