@@ -420,6 +420,41 @@ def test_oob_strength_from_estimators_samples():
     assert float(ds.oob_strength) == pytest.approx(ref["strength"])
 
 
+def test_members_that_are_pipelines_are_read_whole():
+    # a Pipeline is sized and indexable: reading estimators_ through np.asarray split each
+    # member into its steps, so bagged pipelines on 3 of 6 columns were refused ("X has 6
+    # features, but ... (StandardScaler) is expecting 3") and their out-of-bag estimate
+    # checked step t + 1 against member t's bag ("not the training labels")
+    from sklearn.decomposition import PCA
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = _data(["a", "b", "c"], n=150)
+    bag = BaggingClassifier(make_pipeline(StandardScaler(), DecisionTreeClassifier(
+        max_depth=3, random_state=0)), n_estimators=6, max_features=0.5,
+        bootstrap_features=True, max_samples=0.6, random_state=0).fit(X, y)
+    got = member_outputs(bag, X[:40]).values
+    slow = np.zeros_like(got)
+    for t, (est, cols) in enumerate(zip(bag.estimators_, bag.estimators_features_,
+                                        strict=True)):
+        slow[t][:, est.classes_] = est.predict_proba(X[:40][:, cols])
+    np.testing.assert_array_equal(got, slow)
+    np.testing.assert_allclose(got.mean(axis=0), bag.predict_proba(X[:40]), atol=1e-15)
+    in_bag = np.stack([np.bincount(r, minlength=150) for r in bag.estimators_samples_])
+    labels = [est.predict(X[:, cols]).tolist() for est, cols in
+              zip(bag.estimators_, bag.estimators_features_, strict=True)]
+    ref = strength_oob(labels, np.searchsorted(bag.classes_, y).tolist(), 3, in_bag.tolist())
+    oob = A.oob_strength_correlation(bag, X, y)
+    assert float(oob.strength) == pytest.approx(ref["strength"], abs=1e-12)
+    assert float(oob.correlation) == pytest.approx(ref["correlation"], abs=1e-12)
+    # voting over pipelines of equal length whose last steps read 3 and 2 components
+    vote = VotingClassifier([("lr", make_pipeline(PCA(3), LogisticRegression())),
+                             ("nb", make_pipeline(PCA(2), GaussianNB()))],
+                            voting="soft").fit(X, y)
+    got = member_outputs(vote, X[:40]).values
+    np.testing.assert_array_equal(got, [est.predict_proba(X[:40]) for est in vote.estimators_])
+
+
 def test_oob_rows_not_those_of_the_fit_are_refused():
     # estimators_samples_ holds row positions: the same rows shuffled once gave another
     # out-of-bag strength without a word; each tree's root now checks the in-bag labels

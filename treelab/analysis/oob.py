@@ -9,6 +9,7 @@ import numpy as np
 import xarray as xr
 
 from treelab.analysis._inputs import encode_labels
+from treelab.analysis._model_checks import member_list
 from treelab.analysis.strength import strength_correlation
 from treelab.estimators._weights import check_sample_weight, engine_weights, row_weights
 
@@ -85,7 +86,7 @@ def _check_sklearn_roots(model: Any, counts: np.ndarray, y: Any, sample_weight: 
     weightings = [np.ones(counts.shape[1])]
     if sample_weight is not None:
         weightings.append(np.asarray(sample_weight, dtype=np.float64).ravel())
-    members = list(np.ravel(np.asarray(model.estimators_, dtype=object)))
+    members = member_list(model.estimators_)
     for t, member in enumerate(members[:counts.shape[0]]):
         tree = getattr(member, "tree_", None)
         if tree is None or getattr(member, "class_weight", None) is not None:
