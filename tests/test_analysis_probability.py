@@ -289,6 +289,25 @@ def test_cost_thresholds_match_naive(problem, data):
     assert out.item() == pytest.approx(naive.thresholded_mse(P.tolist(), y.tolist(), ref))
 
 
+def test_cost_thresholds_refuse_a_positive_class_y_never_holds():
+    # text labels with the default positive=1 (or a code out of range) made every row
+    # negative: fraud rows got 1 - 10 / 100 = 0.9 where their threshold is 10 / 100 = 0.1
+    y = np.array(["fraud", "legit"])
+    np.testing.assert_allclose(
+        cost_thresholds(y, benefit=100.0, cost=10.0, positive="fraud"), [0.1, 0.9])
+    with pytest.raises(ValueError, match=r"positive=1 is not a label of y .*'fraud', 'legit'"):
+        cost_thresholds(y, benefit=100.0, cost=10.0)
+    with pytest.raises(ValueError, match="positive=5 is not a label of y"):
+        cost_thresholds([0, 1, 1], benefit=100.0, cost=10.0, positive=5)
+    # with classes= a y without positive rows is read: every row is negative
+    np.testing.assert_allclose(cost_thresholds(["legit", "legit"], benefit=100.0, cost=10.0,
+                                               positive="fraud", classes=["fraud", "legit"]),
+                               [0.9, 0.9])
+    with pytest.raises(ValueError, match="positive"):
+        cost_thresholds(["legit"], benefit=100.0, cost=10.0, positive="fruad",
+                        classes=["fraud", "legit"])
+
+
 def test_cost_thresholds_fraud_hand_worked():
     # challenge a transaction when P(fraud) * amount > 90
     y = np.array(["fraud", "legit", "legit"], dtype=object)

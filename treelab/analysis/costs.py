@@ -57,7 +57,9 @@ def cost_thresholds(
     cost : float or array-like, (sample,)
         The cost c of acting on a row.
     positive : int or label, default 1
-        The positive class (code, or original label with ``classes=``).
+        The positive class (code, or original label with ``classes=``). Without
+        ``classes=`` it must be a label ``y`` holds (a ``ValueError`` otherwise, since every
+        row would be negative); with ``classes=`` one of them.
     classes : array-like, optional
         Original labels; ``y`` and ``positive`` then hold original labels.
 
@@ -75,7 +77,14 @@ def cost_thresholds(
     values = _amounts(n, benefit=benefit, cost=cost)
     a, c = values["benefit"], values["cost"]
     if classes is None:
-        is_pos = y_arr == positive
+        # without classes= the positive class is known only through y: one that y never
+        # holds (1 for text labels, a code out of range) would make every row negative
+        is_pos = np.asarray([v == positive for v in y_arr.tolist()], dtype=bool)
+        if n and not is_pos.any():
+            shown = np.unique(y_arr).tolist()[:5]
+            raise ValueError(f"positive={positive!r} is not a label of y (it holds {shown}): "
+                             "pass the positive class's label, or classes= (the model's "
+                             "classes) when y holds no positive row")
     else:
         codes = encode_labels(y_arr, "y", classes=classes)
         pos = encode_labels(np.asarray([positive]), "positive", classes=classes)[0]
