@@ -308,6 +308,23 @@ def test_cost_thresholds_refuse_a_positive_class_y_never_holds():
                         classes=["fraud", "legit"])
 
 
+def test_profit_reads_positive_by_the_class_coordinate_as_it_reads_y():
+    # columns labelled 1, 0 (y read by those labels): positive=0 was taken as column 0, the
+    # class labelled 1, giving 17.0 from 3 actions; the class labelled 0 is column 1, so by
+    # hand P(0 | x) * 10 = 8, 1, 7 against the cost 1 acts on rows 0 and 2: 9 - 1 = 8
+    P = np.array([[0.2, 0.8], [0.9, 0.1], [0.3, 0.7]])
+    da = xr.DataArray(P, dims=("sample", "class"), coords={"class": [1, 0]})
+    out = cost_sensitive_profit(da, [0, 1, 1], benefit=10.0, cost=1.0, positive=0)
+    assert float(out) == 8.0 and out.attrs["n_actions"] == 2
+    text = da.assign_coords({"class": ["yes", "no"]})
+    out = cost_sensitive_profit(text, ["no", "yes", "no"], benefit=10.0, cost=1.0,
+                                positive="no")  # acts on rows 0 and 2, both "no": 9 + 9
+    assert float(out) == 18.0 and out.attrs["n_actions"] == 2
+    with pytest.raises(ValueError, match="positive"):  # a code where y holds labels
+        cost_sensitive_profit(da.assign_coords({"class": [3, 7]}), [3, 7, 7], benefit=10.0,
+                              cost=1.0, positive=1)
+
+
 def test_cost_thresholds_fraud_hand_worked():
     # challenge a transaction when P(fraud) * amount > 90
     y = np.array(["fraud", "legit", "legit"], dtype=object)

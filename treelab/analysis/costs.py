@@ -130,8 +130,9 @@ def cost_sensitive_profit(
         Realised gain of acting on a positive row (e.g. the amount), paid out.
     cost : float or array-like (sample,)
         Cost of acting on any row.
-    positive : int, default 1
-        Code (or original label with ``classes=``) of the positive class.
+    positive : int or label, default 1
+        The positive class, read as ``y`` is: a code, or an original label with ``classes=``
+        or where ``proba`` is a DataArray whose ``class`` coordinate labels the columns.
     classes : array-like, optional
         Original labels of the columns; ``y`` and ``positive`` then hold original labels.
     decision_benefit : float or array-like (sample,), optional
@@ -143,9 +144,11 @@ def cost_sensitive_profit(
         0-d ``profit``; attrs ``n_actions`` and ``oracle_profit`` (acting exactly on the
         positive rows with benefit > cost).
     """
-    p, codes, _, n_known = _proba_and_labels(proba, y, classes)
+    p, codes, _, n_known, read_with = _proba_and_labels(proba, y, classes)
     n = p.shape[0]
-    pos = encode_labels(np.asarray([positive]), "positive", classes=classes, n_classes=n_known)[0]
+    # positive is read as y is: a label of the class coordinate that names the columns too
+    pos = encode_labels(np.asarray([positive]), "positive", classes=read_with,
+                        n_classes=n_known)[0]
     given = {"benefit": benefit, "cost": cost}
     if decision_benefit is not None:
         given["decision_benefit"] = decision_benefit

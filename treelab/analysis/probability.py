@@ -48,8 +48,10 @@ _TOP = re.compile(r"^top([1-9][0-9]*)$")
 
 def _proba_and_labels(
     proba: Any, y: Any, classes: Any
-) -> tuple[np.ndarray, np.ndarray, dict, int]:
-    """Checked probabilities, true codes, coordinates and the number of model classes.
+) -> tuple[np.ndarray, np.ndarray, dict, int, np.ndarray | None]:
+    """Checked probabilities, true codes, coordinates, the number of model classes and the
+    labels ``y`` was read with (``classes``, or the ``class`` coordinate that names the
+    columns; None where ``y`` holds codes), by which any other label argument is read too.
 
     With ``classes``, a true label not among them gets a code after the model's classes and a
     zero-probability column, so the row counts as an error of every measure."""
@@ -83,7 +85,7 @@ def _proba_and_labels(
         coords[_dims.CLASS] = np.concatenate([class_coord(n_known, classes), unseen])
     if _dims.CLASS not in coords:
         coords[_dims.CLASS] = class_coord(n_known)
-    return p, codes, coords, n_known
+    return p, codes, coords, n_known, None if classes is None else np.asarray(classes)
 
 
 def unit_rows(proba: np.ndarray) -> np.ndarray:
@@ -246,7 +248,7 @@ def thresholded_mse(
     >>> thresholded_mse(proba, [1, 1], thresholds=0.5).values.round(4)
     array([0.08])
     """
-    p, codes, coords, n_known = _proba_and_labels(proba, y, classes)
+    p, codes, coords, n_known, _ = _proba_and_labels(proba, y, classes)
     var, names = thresholded_var(p, codes, thresholds_in_row_order(thresholds, coords), n_known)
     params = {"thresholds": names, "classes": classes}
     return to_dataarray(
@@ -381,7 +383,7 @@ def topk_error(proba: Any, y: Any, *, k: Any = (1, 2, 3), classes: Any = None) -
         ``topk_error`` with dim ``k``.
     """
     ks = _check_k(k)
-    p, codes, _, n_known = _proba_and_labels(proba, y, classes)
+    p, codes, _, n_known, _ = _proba_and_labels(proba, y, classes)
     return to_dataarray(
         "topk_error",
         topk_var(p, codes, ks, n_known),
@@ -457,7 +459,7 @@ def reliability(
         raise ValueError(f"bins must be a positive integer, got {bins!r}")
     if strategy not in ("uniform", "quantile"):
         raise ValueError(f"strategy must be 'uniform' or 'quantile', got {strategy!r}")
-    p, codes, coords, _ = _proba_and_labels(proba, y, classes)
+    p, codes, coords, _, _ = _proba_and_labels(proba, y, classes)
     n, n_classes = p.shape
     if strategy == "uniform":
         edges = np.broadcast_to(np.linspace(0.0, 1.0, bins + 1), (n_classes, bins + 1))
