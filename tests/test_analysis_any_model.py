@@ -455,6 +455,27 @@ def test_members_that_are_pipelines_are_read_whole():
     np.testing.assert_array_equal(got, [est.predict_proba(X[:40]) for est in vote.estimators_])
 
 
+def test_oob_of_members_that_saw_every_row_is_refused():
+    # bootstrap=False trains every member on every row: the out-of-bag strength was NaN
+    # from n_rows = 0 where a treelab ensemble without bootstrap is refused
+    X, y = _data(["a", "b", "c"], n=90)
+    for model in (ExtraTreesClassifier(n_estimators=4, random_state=0),
+                  RandomForestClassifier(n_estimators=4, bootstrap=False, random_state=0),
+                  BaggingClassifier(DecisionTreeClassifier(), n_estimators=4,
+                                    bootstrap=False, random_state=0)):
+        model.fit(X, y)
+        with pytest.raises(ValueError, match=r"trained on every one of the 90 rows .* no row "
+                                             r"is out of any bag"):
+            A.oob_strength_correlation(model, X, y)
+        # the diagnosis of test rows stands without the out-of-bag numbers
+        ds = diagnose(model, X[:20], y[:20], X_train=X, y_train=y)
+        assert not [name for name in ds.data_vars if name.startswith("oob_")]
+    # a subsample without bootstrap leaves rows out: read
+    sub = BaggingClassifier(DecisionTreeClassifier(), n_estimators=4, bootstrap=False,
+                            max_samples=0.5, random_state=0).fit(X, y)
+    assert int(A.oob_strength_correlation(sub, X, y).n_rows) > 0
+
+
 def test_oob_rows_not_those_of_the_fit_are_refused():
     # estimators_samples_ holds row positions: the same rows shuffled once gave another
     # out-of-bag strength without a word; each tree's root now checks the in-bag labels
