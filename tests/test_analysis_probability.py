@@ -325,6 +325,18 @@ def test_profit_reads_positive_by_the_class_coordinate_as_it_reads_y():
                               cost=1.0, positive=1)
 
 
+def test_topk_thresholds_count_ties_for_the_true_class_and_topk_error_does_not():
+    # the docstrings: a class tied with the K-th highest reaches the top-K threshold (ISE 0),
+    # while topk_error ranks it after a lower class index of equal probability
+    P = np.array([[0.5, 0.5, 0.0], [0.4, 0.3, 0.3], [0.2, 0.4, 0.4]])
+    y = [1, 2, 2]
+    np.testing.assert_allclose(thresholded_mse(P, y, thresholds=["top1", "top2"]).values,
+                               [(1 - 0.3 / 0.4) ** 2 / 3, 0.0], rtol=0, atol=1e-15)
+    # ranks: row 0 class 1 after class 0 (tie), row 1 class 2 after 0 and 1 (tie), row 2 class
+    # 2 after class 1 (tie)
+    assert topk_error(P, y, k=[1, 2, 3]).values.tolist() == [1.0, 1 / 3, 0.0]
+
+
 def test_cost_thresholds_fraud_hand_worked():
     # challenge a transaction when P(fraud) * amount > 90
     y = np.array(["fraud", "legit", "legit"], dtype=object)

@@ -203,7 +203,10 @@ def thresholded_mse(
 
     * ``"1.0"``: v = 1, giving (1 - P_hat(t | x))^2;
     * ``"topK"`` (``"top1"``, ``"top2"``, ...): v = the K-th highest predicted probability of the
-      row, so ISE is 0 exactly when P_hat(t) reaches it (t among the top K); K > C gives 0;
+      row, so ISE is 0 exactly when P_hat(t) reaches it (t among the top K); K > C gives 0.
+      A class tied with the K-th highest probability reaches it, so ties count in the true
+      class's favour here, where :func:`topk_error` breaks them to the lower class index
+      (P_hat = (0.5, 0.5) with t = 1: ISE 0 at ``"top1"``, a top-1 error);
     * ``"bayes"``, the 0-1 loss decision: v = 0.5 for two classes; for more classes
       v = the largest probability of another class, max_{c != t} P_hat(c | x), so ISE is 0
       exactly when the true class is (one of) the most probable;
