@@ -337,6 +337,17 @@ def test_topk_thresholds_count_ties_for_the_true_class_and_topk_error_does_not()
     assert topk_error(P, y, k=[1, 2, 3]).values.tolist() == [1.0, 1 / 3, 0.0]
 
 
+def test_cost_thresholds_read_a_class_the_model_never_saw_as_thresholded_mse_does():
+    # was: "y holds label 'new' that is not in classes", where thresholded_mse takes the row
+    y = np.array(["f", "l", "new"])
+    v = cost_thresholds(y, benefit=100.0, cost=10.0, positive="f", classes=["f", "l"])
+    np.testing.assert_allclose(v, [0.1, 0.9, 0.9], rtol=0, atol=1e-15)
+    P = np.array([[0.05, 0.95], [0.2, 0.8], [0.5, 0.5]])
+    out = thresholded_mse(P, y, thresholds={"cost": v}, classes=["f", "l"])
+    # by hand: (1 - 0.05 / 0.1)^2 = 0.25, 0.8 / 0.9 -> (1/9)^2, the unseen class 1
+    assert out.item() == pytest.approx((0.25 + (1 / 9) ** 2 + 1.0) / 3, abs=1e-15)
+
+
 def test_cost_thresholds_fraud_hand_worked():
     # challenge a transaction when P(fraud) * amount > 90
     y = np.array(["fraud", "legit", "legit"], dtype=object)

@@ -10,7 +10,7 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis._cite import CITE_FAN
 from treelab.analysis._dataset import Var, to_dataarray
-from treelab.analysis._inputs import as_array, encode_labels
+from treelab.analysis._inputs import as_array, encode_labels, encode_unseen
 from treelab.analysis.probability import _proba_and_labels
 
 __all__ = ["cost_sensitive_profit", "cost_thresholds"]
@@ -61,7 +61,9 @@ def cost_thresholds(
         ``classes=`` it must be a label ``y`` holds (a ``ValueError`` otherwise, since every
         row would be negative); with ``classes=`` one of them.
     classes : array-like, optional
-        Original labels; ``y`` and ``positive`` then hold original labels.
+        Original labels; ``y`` and ``positive`` then hold original labels. A label of ``y``
+        not among them (a class the model never saw) is a negative row, as
+        :func:`thresholded_mse` reads it (which scores it 1 at any threshold).
 
     Returns
     -------
@@ -86,7 +88,9 @@ def cost_thresholds(
                              "pass the positive class's label, or classes= (the model's "
                              "classes) when y holds no positive row")
     else:
-        codes = encode_labels(y_arr, "y", classes=classes)
+        # a true class the model never saw is no positive row (thresholded_mse scores it 1
+        # whatever its threshold), not a reason to refuse the rows
+        codes, _ = encode_unseen(y_arr, "y", classes)
         pos = encode_labels(np.asarray([positive]), "positive", classes=classes)[0]
         is_pos = codes == pos
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # huge c / tiny a: inf
