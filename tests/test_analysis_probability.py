@@ -348,6 +348,18 @@ def test_cost_thresholds_read_a_class_the_model_never_saw_as_thresholded_mse_doe
     assert out.item() == pytest.approx((0.25 + (1 / 9) ** 2 + 1.0) / 3, abs=1e-15)
 
 
+def test_reliability_puts_a_value_on_an_inner_edge_in_the_upper_bin():
+    # the docstring: a value equal to an inner edge goes to the upper bin. floor(p * bins)
+    # put 15/22 in bin 14 ((15/22) * 22 is 14.999999999999998) and 0.3 in bin 3 whose reported
+    # lower edge was linspace's 0.30000000000000004
+    for bins, k in ((22, 15), (23, 13), (10, 3), (7, 5), (43, 31)):
+        P = np.array([[k / bins, 1 - k / bins]])
+        ds = reliability(P, [0], bins=bins)
+        assert int(ds["count"].values[0, k]) == 1, (bins, k)
+        assert ds["bin_lower"].values[0, k] == k / bins
+        assert ds["bin_lower"].values[0, k] <= P[0, 0] < ds["bin_upper"].values[0, k]
+
+
 def test_cost_thresholds_fraud_hand_worked():
     # challenge a transaction when P(fraud) * amount > 90
     y = np.array(["fraud", "legit", "legit"], dtype=object)

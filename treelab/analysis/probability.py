@@ -465,8 +465,12 @@ def reliability(
     p, codes, coords, _, _ = _proba_and_labels(proba, y, classes)
     n, n_classes = p.shape
     if strategy == "uniform":
-        edges = np.broadcast_to(np.linspace(0.0, 1.0, bins + 1), (n_classes, bins + 1))
-        which = np.minimum(np.floor(p * bins).astype(np.int64), bins - 1)
+        # edges k / bins, each the nearest double (linspace's 3 * 0.1 is 0.30000000000000004),
+        # and every value compared with them: floor(p * bins) put p = 15/22 in bin 14 since
+        # (15/22) * 22 rounds to 14.999999999999998
+        uniform = np.arange(bins + 1) / bins
+        edges = np.broadcast_to(uniform, (n_classes, bins + 1))
+        which = np.searchsorted(uniform[1:-1], p, side="right").astype(np.int64)
     else:
         q = np.linspace(0.0, 1.0, bins + 1)
         edges = np.quantile(p, q, axis=0).T if n else np.tile(q, (n_classes, 1))
