@@ -368,6 +368,22 @@ def test_raw_member_outputs():
         diagnose(P, None, ["yes", "no"], classes=["no", "yes"])
 
 
+def test_raw_member_outputs_with_classes_against_their_class_coordinate():
+    # columns labelled b, c, a: classes=["a", "b", "c"] would relabel them (member 0's
+    # label of row 0 would read "a" where its highest column is "b")
+    P = np.array([[[0.6, 0.3, 0.1], [0.2, 0.5, 0.3]], [[0.1, 0.1, 0.8], [0.3, 0.3, 0.4]]])
+    da = xr.DataArray(P, dims=("tree", "sample", "class"), coords={"class": ["b", "c", "a"]})
+    lab = member_outputs(da, kind="labels").values
+    np.testing.assert_array_equal(lab, [["b", "c"], ["a", "a"]])
+    np.testing.assert_array_equal(member_outputs(da, classes=["b", "c", "a"], kind="labels"),
+                                  lab)
+    for classes in (["a", "b", "c"], ["b", "c", "z"]):
+        with pytest.raises(ValueError, match="class coordinate of member outputs"):
+            member_outputs(da, classes=classes)
+        with pytest.raises(ValueError, match="class coordinate of member outputs"):
+            diagnose(da, None, ["b", "a"], classes=classes, combine="average")
+
+
 def test_diagnose_class_coordinate_and_per_class_error():
     X, y = _data(["a", "b", "c"])
     rf = RandomForestClassifier(n_estimators=9, max_depth=2, random_state=0).fit(X[:180],
@@ -402,6 +418,62 @@ def test_oob_strength_from_estimators_samples():
     assert float(got.correlation) == pytest.approx(ref["correlation"])
     ds = diagnose(rf, X[:30], y[:30], X_train=X, y_train=y)
     assert float(ds.oob_strength) == pytest.approx(ref["strength"])
+
+
+def test_members_that_are_pipelines_are_read_whole():
+    # a Pipeline is sized and indexable: reading estimators_ through np.asarray split each
+    # member into its steps, so bagged pipelines on 3 of 6 columns were refused ("X has 6
+    # features, but ... (StandardScaler) is expecting 3") and their out-of-bag estimate
+    # checked step t + 1 against member t's bag ("not the training labels")
+    from sklearn.decomposition import PCA
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = _data(["a", "b", "c"], n=150)
+    bag = BaggingClassifier(make_pipeline(StandardScaler(), DecisionTreeClassifier(
+        max_depth=3, random_state=0)), n_estimators=6, max_features=0.5,
+        bootstrap_features=True, max_samples=0.6, random_state=0).fit(X, y)
+    got = member_outputs(bag, X[:40]).values
+    slow = np.zeros_like(got)
+    for t, (est, cols) in enumerate(zip(bag.estimators_, bag.estimators_features_,
+                                        strict=True)):
+        slow[t][:, est.classes_] = est.predict_proba(X[:40][:, cols])
+    np.testing.assert_array_equal(got, slow)
+    np.testing.assert_allclose(got.mean(axis=0), bag.predict_proba(X[:40]), atol=1e-15)
+    in_bag = np.stack([np.bincount(r, minlength=150) for r in bag.estimators_samples_])
+    labels = [est.predict(X[:, cols]).tolist() for est, cols in
+              zip(bag.estimators_, bag.estimators_features_, strict=True)]
+    ref = strength_oob(labels, np.searchsorted(bag.classes_, y).tolist(), 3, in_bag.tolist())
+    oob = A.oob_strength_correlation(bag, X, y)
+    assert float(oob.strength) == pytest.approx(ref["strength"], abs=1e-12)
+    assert float(oob.correlation) == pytest.approx(ref["correlation"], abs=1e-12)
+    # voting over pipelines of equal length whose last steps read 3 and 2 components
+    vote = VotingClassifier([("lr", make_pipeline(PCA(3), LogisticRegression())),
+                             ("nb", make_pipeline(PCA(2), GaussianNB()))],
+                            voting="soft").fit(X, y)
+    got = member_outputs(vote, X[:40]).values
+    np.testing.assert_array_equal(got, [est.predict_proba(X[:40]) for est in vote.estimators_])
+
+
+def test_oob_of_members_that_saw_every_row_is_refused():
+    # bootstrap=False trains every member on every row: the out-of-bag strength was NaN
+    # from n_rows = 0 where a treelab ensemble without bootstrap is refused
+    X, y = _data(["a", "b", "c"], n=90)
+    for model in (ExtraTreesClassifier(n_estimators=4, random_state=0),
+                  RandomForestClassifier(n_estimators=4, bootstrap=False, random_state=0),
+                  BaggingClassifier(DecisionTreeClassifier(), n_estimators=4,
+                                    bootstrap=False, random_state=0)):
+        model.fit(X, y)
+        with pytest.raises(ValueError, match=r"trained on every one of the 90 rows .* no row "
+                                             r"is out of any bag"):
+            A.oob_strength_correlation(model, X, y)
+        # the diagnosis of test rows stands without the out-of-bag numbers
+        ds = diagnose(model, X[:20], y[:20], X_train=X, y_train=y)
+        assert not [name for name in ds.data_vars if name.startswith("oob_")]
+    # a subsample without bootstrap leaves rows out: read
+    sub = BaggingClassifier(DecisionTreeClassifier(), n_estimators=4, bootstrap=False,
+                            max_samples=0.5, random_state=0).fit(X, y)
+    assert int(A.oob_strength_correlation(sub, X, y).n_rows) > 0
 
 
 def test_oob_rows_not_those_of_the_fit_are_refused():

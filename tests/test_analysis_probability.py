@@ -289,6 +289,77 @@ def test_cost_thresholds_match_naive(problem, data):
     assert out.item() == pytest.approx(naive.thresholded_mse(P.tolist(), y.tolist(), ref))
 
 
+def test_cost_thresholds_refuse_a_positive_class_y_never_holds():
+    # text labels with the default positive=1 (or a code out of range) made every row
+    # negative: fraud rows got 1 - 10 / 100 = 0.9 where their threshold is 10 / 100 = 0.1
+    y = np.array(["fraud", "legit"])
+    np.testing.assert_allclose(
+        cost_thresholds(y, benefit=100.0, cost=10.0, positive="fraud"), [0.1, 0.9])
+    with pytest.raises(ValueError, match=r"positive=1 is not a label of y .*'fraud', 'legit'"):
+        cost_thresholds(y, benefit=100.0, cost=10.0)
+    with pytest.raises(ValueError, match="positive=5 is not a label of y"):
+        cost_thresholds([0, 1, 1], benefit=100.0, cost=10.0, positive=5)
+    # with classes= a y without positive rows is read: every row is negative
+    np.testing.assert_allclose(cost_thresholds(["legit", "legit"], benefit=100.0, cost=10.0,
+                                               positive="fraud", classes=["fraud", "legit"]),
+                               [0.9, 0.9])
+    with pytest.raises(ValueError, match="positive"):
+        cost_thresholds(["legit"], benefit=100.0, cost=10.0, positive="fruad",
+                        classes=["fraud", "legit"])
+
+
+def test_profit_reads_positive_by_the_class_coordinate_as_it_reads_y():
+    # columns labelled 1, 0 (y read by those labels): positive=0 was taken as column 0, the
+    # class labelled 1, giving 17.0 from 3 actions; the class labelled 0 is column 1, so by
+    # hand P(0 | x) * 10 = 8, 1, 7 against the cost 1 acts on rows 0 and 2: 9 - 1 = 8
+    P = np.array([[0.2, 0.8], [0.9, 0.1], [0.3, 0.7]])
+    da = xr.DataArray(P, dims=("sample", "class"), coords={"class": [1, 0]})
+    out = cost_sensitive_profit(da, [0, 1, 1], benefit=10.0, cost=1.0, positive=0)
+    assert float(out) == 8.0 and out.attrs["n_actions"] == 2
+    text = da.assign_coords({"class": ["yes", "no"]})
+    out = cost_sensitive_profit(text, ["no", "yes", "no"], benefit=10.0, cost=1.0,
+                                positive="no")  # acts on rows 0 and 2, both "no": 9 + 9
+    assert float(out) == 18.0 and out.attrs["n_actions"] == 2
+    with pytest.raises(ValueError, match="positive"):  # a code where y holds labels
+        cost_sensitive_profit(da.assign_coords({"class": [3, 7]}), [3, 7, 7], benefit=10.0,
+                              cost=1.0, positive=1)
+
+
+def test_topk_thresholds_count_ties_for_the_true_class_and_topk_error_does_not():
+    # the docstrings: a class tied with the K-th highest reaches the top-K threshold (ISE 0),
+    # while topk_error ranks it after a lower class index of equal probability
+    P = np.array([[0.5, 0.5, 0.0], [0.4, 0.3, 0.3], [0.2, 0.4, 0.4]])
+    y = [1, 2, 2]
+    np.testing.assert_allclose(thresholded_mse(P, y, thresholds=["top1", "top2"]).values,
+                               [(1 - 0.3 / 0.4) ** 2 / 3, 0.0], rtol=0, atol=1e-15)
+    # ranks: row 0 class 1 after class 0 (tie), row 1 class 2 after 0 and 1 (tie), row 2 class
+    # 2 after class 1 (tie)
+    assert topk_error(P, y, k=[1, 2, 3]).values.tolist() == [1.0, 1 / 3, 0.0]
+
+
+def test_cost_thresholds_read_a_class_the_model_never_saw_as_thresholded_mse_does():
+    # was: "y holds label 'new' that is not in classes", where thresholded_mse takes the row
+    y = np.array(["f", "l", "new"])
+    v = cost_thresholds(y, benefit=100.0, cost=10.0, positive="f", classes=["f", "l"])
+    np.testing.assert_allclose(v, [0.1, 0.9, 0.9], rtol=0, atol=1e-15)
+    P = np.array([[0.05, 0.95], [0.2, 0.8], [0.5, 0.5]])
+    out = thresholded_mse(P, y, thresholds={"cost": v}, classes=["f", "l"])
+    # by hand: (1 - 0.05 / 0.1)^2 = 0.25, 0.8 / 0.9 -> (1/9)^2, the unseen class 1
+    assert out.item() == pytest.approx((0.25 + (1 / 9) ** 2 + 1.0) / 3, abs=1e-15)
+
+
+def test_reliability_puts_a_value_on_an_inner_edge_in_the_upper_bin():
+    # the docstring: a value equal to an inner edge goes to the upper bin. floor(p * bins)
+    # put 15/22 in bin 14 ((15/22) * 22 is 14.999999999999998) and 0.3 in bin 3 whose reported
+    # lower edge was linspace's 0.30000000000000004
+    for bins, k in ((22, 15), (23, 13), (10, 3), (7, 5), (43, 31)):
+        P = np.array([[k / bins, 1 - k / bins]])
+        ds = reliability(P, [0], bins=bins)
+        assert int(ds["count"].values[0, k]) == 1, (bins, k)
+        assert ds["bin_lower"].values[0, k] == k / bins
+        assert ds["bin_lower"].values[0, k] <= P[0, 0] < ds["bin_upper"].values[0, k]
+
+
 def test_cost_thresholds_fraud_hand_worked():
     # challenge a transaction when P(fraud) * amount > 90
     y = np.array(["fraud", "legit", "legit"], dtype=object)
@@ -341,3 +412,33 @@ def test_string_labels_wherever_y_is_accepted():
         thresholded_mse(P, names, classes=["no", "no"])
     with pytest.raises(ValueError, match="proba rows must sum to 1"):
         thresholded_mse(P * 0.9, codes)
+
+
+def test_classes_that_contradict_the_class_coordinate_are_refused():
+    # the class coordinate labels the columns b, c, a: classes=["a", "b", "c"] would score
+    # every row against another class's column (0.7033 where the labelled columns give
+    # ((1 - 0.3)^2 + (1 - 0.5)^2 + (1 - 0.1)^2) / 3 = 0.5167)
+    P = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]])
+    da = xr.DataArray(P, dims=("sample", "class"), coords={"class": ["b", "c", "a"]})
+    y = ["c", "c", "b"]
+    hand = ((1 - 0.3) ** 2 + (1 - 0.5) ** 2 + (1 - 0.1) ** 2) / 3
+    assert thresholded_mse(da, y, thresholds="1.0").item() == pytest.approx(hand, abs=1e-15)
+    assert thresholded_mse(da, y, thresholds="1.0", classes=["b", "c", "a"]).item() == \
+        pytest.approx(hand, abs=1e-15)
+    for call in (lambda: thresholded_mse(da, y, thresholds="1.0", classes=["a", "b", "c"]),
+                 lambda: topk_error(da, y, classes=["a", "b", "c"]),
+                 lambda: reliability(da, y, classes=["a", "b", "c"]),
+                 lambda: cost_sensitive_profit(da, y, benefit=1.0, cost=0.1, positive="b",
+                                               classes=["a", "b", "c"]),
+                 lambda: thresholded_mse(da, y, classes=["b", "c", "z"])):
+        with pytest.raises(ValueError, match="classes= lists .* class coordinate of proba"):
+            call()
+
+
+def test_classes_name_columns_whose_coordinate_is_their_positions():
+    # a class coordinate 0..C-1 (unlabelled columns) lets classes= name them
+    P = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3]])
+    da = xr.DataArray(P, dims=("sample", "class"), coords={"class": [0, 1, 2]})
+    assert topk_error(da, ["x", "y"], classes=["z", "x", "y"], k=1).values.tolist() == [1.0]
+    assert thresholded_mse(da, ["x", "y"], classes=["z", "x", "y"], thresholds="1.0").item() \
+        == pytest.approx(((1 - 0.3) ** 2 + (1 - 0.3) ** 2) / 2, abs=1e-15)

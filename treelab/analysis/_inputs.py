@@ -10,8 +10,10 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-__all__ = ["SUM_TOLERANCE", "align_to", "as_array", "check_classes", "check_proba",
-           "check_row_sums", "encode_labels", "encode_unseen", "n_classes_of"]
+from treelab import _dims
+
+__all__ = ["SUM_TOLERANCE", "align_to", "as_array", "check_class_coord", "check_classes",
+           "check_proba", "check_row_sums", "encode_labels", "encode_unseen", "n_classes_of"]
 
 
 def index_coords(value: Any) -> dict[str, np.ndarray]:
@@ -168,6 +170,26 @@ def check_classes(classes: Any) -> np.ndarray:
     if distinct != arr.size:
         raise ValueError(f"classes holds duplicate labels: {arr.tolist()}")
     return arr
+
+
+def check_class_coord(classes: Any, coords: dict, name: str) -> None:
+    """Refuse ``classes=`` that contradicts the ``class`` coordinate a DataArray ``name``
+    carries: the coordinate labels the columns, so other labels, or the same ones in another
+    order, would silently score each row against another class's column. A coordinate of the
+    positions 0..C-1 (what treelab writes for unlabelled columns) labels nothing and lets
+    ``classes=`` name the columns."""
+    coord = coords.get(_dims.CLASS)
+    if classes is None or coord is None:
+        return
+    coord = np.asarray(coord)
+    if coord.dtype.kind in "iu" and np.array_equal(coord, np.arange(coord.size)):
+        return
+    given = np.asarray(classes).tolist()
+    if coord.tolist() != given:
+        raise ValueError(
+            f"classes= lists {given[:5]} but the class coordinate of {name} labels its columns "
+            f"{coord.tolist()[:5]}: leave out classes= (the coordinate names the columns) or "
+            "give them in the coordinate's order")
 
 
 def n_classes_of(*codes: np.ndarray, classes: Any = None, n_classes: int | None = None) -> int:

@@ -26,7 +26,7 @@ import xarray as xr
 
 __all__ = ["check_kind", "check_regressor_kind", "check_X", "check_y", "check_y_values",
            "feature_names", "has_missing", "is_pool", "is_regressor_model", "is_regressor_pool",
-           "is_treelab"]
+           "is_treelab", "member_list"]
 
 #: Where a regressor goes instead of the classification measures.
 REGRESSION_MEASURES = ("the regression measures (treelab.analysis.regression_outputs, "
@@ -227,12 +227,22 @@ def _width(X: Any) -> int | None:
     return int(shape[1]) if len(shape) == 2 else None
 
 
+def member_list(estimators: Any) -> list[Any]:
+    """A model's fitted ``estimators_`` as a flat list: a NumPy array of them (gradient
+    boosting's stages by class) raveled, a list taken as it is. ``np.asarray`` of a list is
+    no way to flatten it: members that are ``Pipeline`` objects (sized and indexable) would
+    be split into their steps, one step per member."""
+    if isinstance(estimators, np.ndarray):
+        return list(estimators.ravel())
+    return list(estimators)
+
+
 def _members(model: Any) -> list[tuple[str, Any, Any]]:
     """(name, member, its columns or None) of a model's fitted members."""
     est = getattr(model, "estimators_", None)
     if est is None:
         return []
-    members = list(np.ravel(np.asarray(est, dtype=object)))
+    members = member_list(est)
     feats = getattr(model, "estimators_features_", None)
     if feats is not None and len(feats) == len(members):
         return [(f"estimators_[{t}]", m, np.asarray(f)) for t, (m, f) in

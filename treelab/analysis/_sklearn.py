@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from treelab.analysis._inputs import encode_labels
+from treelab.analysis._model_checks import member_list
 
 __all__ = ["onehot", "read", "weighted_votes"]
 
@@ -208,7 +209,7 @@ def _generic(model: Any, X: Any, need_ensemble: bool) -> tuple:
     ``predict`` (and ``predict_proba`` where it has one)."""
     classes = np.asarray(model.classes_)
     C = classes.size
-    members = list(np.ravel(np.asarray(model.estimators_, dtype=object)))
+    members = member_list(model.estimators_)
     if not members or not all(hasattr(m, "classes_") and hasattr(m, "predict") for m in members):
         raise TypeError(f"{type(model).__name__}.estimators_ must hold fitted classifiers "
                         "(each with classes_ and predict)")

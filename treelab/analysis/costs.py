@@ -10,7 +10,7 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis._cite import CITE_FAN
 from treelab.analysis._dataset import Var, to_dataarray
-from treelab.analysis._inputs import as_array, encode_labels
+from treelab.analysis._inputs import as_array, encode_labels, encode_unseen
 from treelab.analysis.probability import _proba_and_labels
 
 __all__ = ["cost_sensitive_profit", "cost_thresholds"]
@@ -57,9 +57,13 @@ def cost_thresholds(
     cost : float or array-like, (sample,)
         The cost c of acting on a row.
     positive : int or label, default 1
-        The positive class (code, or original label with ``classes=``).
+        The positive class (code, or original label with ``classes=``). Without
+        ``classes=`` it must be a label ``y`` holds (a ``ValueError`` otherwise, since every
+        row would be negative); with ``classes=`` one of them.
     classes : array-like, optional
-        Original labels; ``y`` and ``positive`` then hold original labels.
+        Original labels; ``y`` and ``positive`` then hold original labels. A label of ``y``
+        not among them (a class the model never saw) is a negative row, as
+        :func:`thresholded_mse` reads it (which scores it 1 at any threshold).
 
     Returns
     -------
@@ -75,9 +79,18 @@ def cost_thresholds(
     values = _amounts(n, benefit=benefit, cost=cost)
     a, c = values["benefit"], values["cost"]
     if classes is None:
-        is_pos = y_arr == positive
+        # without classes= the positive class is known only through y: one that y never
+        # holds (1 for text labels, a code out of range) would make every row negative
+        is_pos = np.asarray([v == positive for v in y_arr.tolist()], dtype=bool)
+        if n and not is_pos.any():
+            shown = np.unique(y_arr).tolist()[:5]
+            raise ValueError(f"positive={positive!r} is not a label of y (it holds {shown}): "
+                             "pass the positive class's label, or classes= (the model's "
+                             "classes) when y holds no positive row")
     else:
-        codes = encode_labels(y_arr, "y", classes=classes)
+        # a true class the model never saw is no positive row (thresholded_mse scores it 1
+        # whatever its threshold), not a reason to refuse the rows
+        codes, _ = encode_unseen(y_arr, "y", classes)
         pos = encode_labels(np.asarray([positive]), "positive", classes=classes)[0]
         is_pos = codes == pos
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # huge c / tiny a: inf
@@ -121,8 +134,9 @@ def cost_sensitive_profit(
         Realised gain of acting on a positive row (e.g. the amount), paid out.
     cost : float or array-like (sample,)
         Cost of acting on any row.
-    positive : int, default 1
-        Code (or original label with ``classes=``) of the positive class.
+    positive : int or label, default 1
+        The positive class, read as ``y`` is: a code, or an original label with ``classes=``
+        or where ``proba`` is a DataArray whose ``class`` coordinate labels the columns.
     classes : array-like, optional
         Original labels of the columns; ``y`` and ``positive`` then hold original labels.
     decision_benefit : float or array-like (sample,), optional
@@ -134,9 +148,11 @@ def cost_sensitive_profit(
         0-d ``profit``; attrs ``n_actions`` and ``oracle_profit`` (acting exactly on the
         positive rows with benefit > cost).
     """
-    p, codes, _, n_known = _proba_and_labels(proba, y, classes)
+    p, codes, _, n_known, read_with = _proba_and_labels(proba, y, classes)
     n = p.shape[0]
-    pos = encode_labels(np.asarray([positive]), "positive", classes=classes, n_classes=n_known)[0]
+    # positive is read as y is: a label of the class coordinate that names the columns too
+    pos = encode_labels(np.asarray([positive]), "positive", classes=read_with,
+                        n_classes=n_known)[0]
     given = {"benefit": benefit, "cost": cost}
     if decision_benefit is not None:
         given["decision_benefit"] = decision_benefit

@@ -20,7 +20,7 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis import _sklearn
 from treelab.analysis._dataset import Var, to_dataarray
-from treelab.analysis._inputs import as_array, check_classes, encode_labels
+from treelab.analysis._inputs import as_array, check_class_coord, check_classes, encode_labels
 from treelab.analysis._model_checks import (
     check_kind,
     check_X,
@@ -158,6 +158,7 @@ def _raw(values: Any, classes: Any, combine: str | None, y: Any) -> Members:
         from treelab.analysis._inputs import check_proba
 
         proba = check_proba(arr, "member outputs")
+        check_class_coord(classes, coords, "member outputs")
         if classes is None and _dims.CLASS not in coords:
             _check_y_codes(y, proba.shape[2])
         if classes is None:

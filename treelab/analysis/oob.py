@@ -9,6 +9,7 @@ import numpy as np
 import xarray as xr
 
 from treelab.analysis._inputs import encode_labels
+from treelab.analysis._model_checks import member_list
 from treelab.analysis.strength import strength_correlation
 from treelab.estimators._weights import check_sample_weight, engine_weights, row_weights
 
@@ -21,8 +22,9 @@ def sklearn_in_bag(model: Any, n_rows: int, *, strict: bool = True, y: Any = Non
     """In-bag counts (tree, sample) from a scikit-learn ensemble's ``estimators_samples_``
     (the training rows each member was drawn, with repeats under the bootstrap).
 
-    With ``strict=False``, None where the model keeps no such record (or every member saw
-    every row, which leaves nothing out of bag); with ``strict=True`` a ``ValueError``.
+    Where the model keeps no such record, or every member saw every row (``bootstrap=False``
+    without a subsample, which leaves nothing out of bag): None with ``strict=False``, a
+    ``ValueError`` with ``strict=True``.
 
     ``estimators_samples_`` holds row positions, so the same counts fit any rows of that
     length. With ``y`` (the training labels or targets, in the order of the fit) every
@@ -50,8 +52,15 @@ def sklearn_in_bag(model: Any, n_rows: int, *, strict: bool = True, y: Any = Non
             raise ValueError(f"estimators_samples_[{t}] indexes row {int(rows.max())}; y_train "
                              f"has {n_rows} rows: pass the training rows the model was fit on")
         counts[t] = np.bincount(rows, minlength=n_rows)
-    if not strict and counts.min() > 0:
-        return None
+    if counts.size and counts.min() > 0:
+        if not strict:
+            return None
+        # bootstrap=False (and no subsample) trains every member on every row: nothing is out
+        # of any bag, so an out-of-bag estimate would be NaN from no row at all
+        raise ValueError(f"every member of the {type(model).__name__} was trained on every one "
+                         f"of the {n_rows} rows (no bootstrap, no subsample): no row is out of "
+                         "any bag; out-of-bag estimates need bootstrap=True (or "
+                         "max_samples < 1)")
     if y is not None:
         _check_sklearn_roots(model, counts, y, sample_weight)
     return counts
@@ -85,7 +94,7 @@ def _check_sklearn_roots(model: Any, counts: np.ndarray, y: Any, sample_weight: 
     weightings = [np.ones(counts.shape[1])]
     if sample_weight is not None:
         weightings.append(np.asarray(sample_weight, dtype=np.float64).ravel())
-    members = list(np.ravel(np.asarray(model.estimators_, dtype=object)))
+    members = member_list(model.estimators_)
     for t, member in enumerate(members[:counts.shape[0]]):
         tree = getattr(member, "tree_", None)
         if tree is None or getattr(member, "class_weight", None) is not None:
@@ -297,7 +306,9 @@ def oob_strength_correlation(ensemble: Any, X: Any, y: Any,
 
     A scikit-learn ensemble that keeps ``estimators_samples_`` (forests with
     ``bootstrap=True``, ``BaggingClassifier``) gives its in-bag rows from there
-    (:func:`sklearn_in_bag`).
+    (:func:`sklearn_in_bag`); one whose every member saw every row (``bootstrap=False``, the
+    default of ``ExtraTreesClassifier``) is refused, as a treelab ensemble without bootstrap
+    is.
 
     Parameters
     ----------

@@ -27,7 +27,14 @@ import xarray as xr
 from treelab import _dims
 from treelab.analysis._cite import CITE_FAN, treelab_docs
 from treelab.analysis._dataset import Var, class_coord, to_dataarray, to_dataset
-from treelab.analysis._inputs import align_to, as_array, check_proba, encode_labels, encode_unseen
+from treelab.analysis._inputs import (
+    align_to,
+    as_array,
+    check_class_coord,
+    check_proba,
+    encode_labels,
+    encode_unseen,
+)
 
 __all__ = [
     "exact_mse",
@@ -41,8 +48,10 @@ _TOP = re.compile(r"^top([1-9][0-9]*)$")
 
 def _proba_and_labels(
     proba: Any, y: Any, classes: Any
-) -> tuple[np.ndarray, np.ndarray, dict, int]:
-    """Checked probabilities, true codes, coordinates and the number of model classes.
+) -> tuple[np.ndarray, np.ndarray, dict, int, np.ndarray | None]:
+    """Checked probabilities, true codes, coordinates, the number of model classes and the
+    labels ``y`` was read with (``classes``, or the ``class`` coordinate that names the
+    columns; None where ``y`` holds codes), by which any other label argument is read too.
 
     With ``classes``, a true label not among them gets a code after the model's classes and a
     zero-probability column, so the row counts as an error of every measure."""
@@ -56,6 +65,7 @@ def _proba_and_labels(
         raise ValueError("proba needs at least one class column")
     if classes is not None and len(classes) != p.shape[1]:
         raise ValueError(f"classes has {len(classes)} labels but proba has {p.shape[1]} columns")
+    check_class_coord(classes, coords, "proba")
     coords = {**y_coords, **coords}
     n_known = p.shape[1]
     if classes is None and _dims.CLASS in coords:
@@ -75,7 +85,7 @@ def _proba_and_labels(
         coords[_dims.CLASS] = np.concatenate([class_coord(n_known, classes), unseen])
     if _dims.CLASS not in coords:
         coords[_dims.CLASS] = class_coord(n_known)
-    return p, codes, coords, n_known
+    return p, codes, coords, n_known, None if classes is None else np.asarray(classes)
 
 
 def unit_rows(proba: np.ndarray) -> np.ndarray:
@@ -193,7 +203,10 @@ def thresholded_mse(
 
     * ``"1.0"``: v = 1, giving (1 - P_hat(t | x))^2;
     * ``"topK"`` (``"top1"``, ``"top2"``, ...): v = the K-th highest predicted probability of the
-      row, so ISE is 0 exactly when P_hat(t) reaches it (t among the top K); K > C gives 0;
+      row, so ISE is 0 exactly when P_hat(t) reaches it (t among the top K); K > C gives 0.
+      A class tied with the K-th highest probability reaches it, so ties count in the true
+      class's favour here, where :func:`topk_error` breaks them to the lower class index
+      (P_hat = (0.5, 0.5) with t = 1: ISE 0 at ``"top1"``, a top-1 error);
     * ``"bayes"``, the 0-1 loss decision: v = 0.5 for two classes; for more classes
       v = the largest probability of another class, max_{c != t} P_hat(c | x), so ISE is 0
       exactly when the true class is (one of) the most probable;
@@ -238,7 +251,7 @@ def thresholded_mse(
     >>> thresholded_mse(proba, [1, 1], thresholds=0.5).values.round(4)
     array([0.08])
     """
-    p, codes, coords, n_known = _proba_and_labels(proba, y, classes)
+    p, codes, coords, n_known, _ = _proba_and_labels(proba, y, classes)
     var, names = thresholded_var(p, codes, thresholds_in_row_order(thresholds, coords), n_known)
     params = {"thresholds": names, "classes": classes}
     return to_dataarray(
@@ -373,7 +386,7 @@ def topk_error(proba: Any, y: Any, *, k: Any = (1, 2, 3), classes: Any = None) -
         ``topk_error`` with dim ``k``.
     """
     ks = _check_k(k)
-    p, codes, _, n_known = _proba_and_labels(proba, y, classes)
+    p, codes, _, n_known, _ = _proba_and_labels(proba, y, classes)
     return to_dataarray(
         "topk_error",
         topk_var(p, codes, ks, n_known),
@@ -449,11 +462,15 @@ def reliability(
         raise ValueError(f"bins must be a positive integer, got {bins!r}")
     if strategy not in ("uniform", "quantile"):
         raise ValueError(f"strategy must be 'uniform' or 'quantile', got {strategy!r}")
-    p, codes, coords, _ = _proba_and_labels(proba, y, classes)
+    p, codes, coords, _, _ = _proba_and_labels(proba, y, classes)
     n, n_classes = p.shape
     if strategy == "uniform":
-        edges = np.broadcast_to(np.linspace(0.0, 1.0, bins + 1), (n_classes, bins + 1))
-        which = np.minimum(np.floor(p * bins).astype(np.int64), bins - 1)
+        # edges k / bins, each the nearest double (linspace's 3 * 0.1 is 0.30000000000000004),
+        # and every value compared with them: floor(p * bins) put p = 15/22 in bin 14 since
+        # (15/22) * 22 rounds to 14.999999999999998
+        uniform = np.arange(bins + 1) / bins
+        edges = np.broadcast_to(uniform, (n_classes, bins + 1))
+        which = np.searchsorted(uniform[1:-1], p, side="right").astype(np.int64)
     else:
         q = np.linspace(0.0, 1.0, bins + 1)
         edges = np.quantile(p, q, axis=0).T if n else np.tile(q, (n_classes, 1))
