@@ -245,10 +245,16 @@ def mcnemar(
     """McNemar's test of two classifiers on one test set.
 
     With n01 the rows ``a`` gets wrong and ``b`` right and n10 the reverse, the exact test is
-    the two-sided binomial test of n01 against Bin(n01 + n10, 1/2); the asymptotic one uses
-    chi^2 = (|n01 - n10| - 1)^2 / (n01 + n10) with one degree of freedom (continuity
-    corrected, as recommended by Dietterich 1998). Computed by
-    ``statsmodels.stats.contingency_tables.mcnemar``.
+    the two-sided binomial test of n01 against Bin(n01 + n10, 1/2)
+    (``statsmodels.stats.contingency_tables.mcnemar``); the asymptotic one uses
+
+        chi^2 = max(|n01 - n10| - 1, 0)^2 / (n01 + n10)
+
+    with one degree of freedom (continuity corrected, as recommended by Dietterich 1998). The
+    correction shrinks |n01 - n10| towards 0 but never past it (Yates: |O - E| less 1/2, not
+    below 0; R's ``mcnemar.test`` skips it where n01 = n10): n01 = n10 is no evidence at all,
+    chi^2 = 0 and p = 1, where the bare formula would give 1 / (n01 + n10) (p = 0.84 for
+    n01 = n10 = 13). No discordant row (n01 + n10 = 0) gives ``statistic`` NaN and p = 1.
 
     Parameters
     ----------
@@ -289,9 +295,13 @@ def mcnemar(
     table = [[int(np.sum(right_a & right_b)), n10], [n01, int(np.sum(~right_a & ~right_b))]]
     if n01 + n10 == 0:
         stat, pval = np.nan, 1.0
-    else:
-        res = _sm_mcnemar(table, exact=use_exact, correction=True)
+    elif use_exact:
+        res = _sm_mcnemar(table, exact=True)
         stat, pval = float(res.statistic), float(res.pvalue)
+    else:
+        # statsmodels' (|n01 - n10| - 1)^2 over-corrects n01 = n10 to a positive statistic
+        stat = max(abs(n01 - n10) - 1, 0) ** 2 / (n01 + n10)
+        pval = float(scipy.stats.chi2.sf(stat, 1))
     cite = CITE_MCNEMAR
     variables = {
         "n01": Var((), n01, "rows a gets wrong and b right", units="", cite=cite),
