@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.stats
 import xarray as xr
 
 from treelab.analysis import (
@@ -82,6 +83,25 @@ def test_fit_error_ratio_refuses_different_dims():
         fit_error_ratio(phi, ratio)
     fit = fit_error_ratio(phi, ratio.rename(point="dataset"))
     assert float(fit.slope) == pytest.approx(1.0)
+
+
+def test_fit_error_ratio_pairs_labels_given_in_another_order():
+    # the docstring promises the same labels "in any order"; the exact join refused them
+    phi = xr.DataArray([0.1, 0.2, 0.3, 0.4, 0.5], dims="dataset",
+                       coords={"dataset": ["a", "b", "c", "d", "e"]})
+    ratio = xr.DataArray([0.9, 0.4, 0.8, 0.6, 0.7], dims="dataset",
+                         coords={"dataset": ["e", "a", "d", "b", "c"]})
+    fit = fit_error_ratio(phi, ratio)
+    # by label: a 0.4, b 0.6, c 0.7, d 0.8, e 0.9 against phi 0.1 .. 0.5
+    ref = scipy.stats.linregress([0.1, 0.2, 0.3, 0.4, 0.5], [0.4, 0.6, 0.7, 0.8, 0.9])
+    assert float(fit.slope) == pytest.approx(ref.slope, rel=1e-12)
+    assert float(fit.intercept) == pytest.approx(ref.intercept, rel=1e-12)
+    assert float(fit.r) == pytest.approx(ref.rvalue, rel=1e-12)
+    # labels missing on one side stay refused, never an inner join
+    with pytest.raises(ValueError, match=r"only in phi_e: \['a'\], only in error_ratio: \[\]"):
+        fit_error_ratio(phi, ratio.sel(dataset=["e", "d", "b", "c"]))
+    with pytest.raises(ValueError, match=r"only in phi_e: \['e'\], only in error_ratio: \['f'\]"):
+        fit_error_ratio(phi, ratio.assign_coords(dataset=["f", "a", "d", "b", "c"]))
 
 
 def test_error_ratio_refuses_an_outer_product():

@@ -139,8 +139,17 @@ def fit_error_ratio(
         # broadcasting different dims would pair every phi_e with every E_r (an outer product)
         raise ValueError(f"phi_e and error_ratio must have the same dims (after averaging over "
                          f"{list(average_over)}); got {tuple(x.dims)} and {tuple(y.dims)}")
+    for dim in x.dims:
+        if dim in x.indexes and dim in y.indexes:
+            only_x = x.indexes[dim].difference(y.indexes[dim])
+            only_y = y.indexes[dim].difference(x.indexes[dim])
+            if only_x.size or only_y.size:
+                raise ValueError(f"phi_e and error_ratio must have the same {dim!r} labels; "
+                                 f"only in phi_e: {only_x.tolist()}, only in error_ratio: "
+                                 f"{only_y.tolist()}")
     try:
-        x, y = xr.align(x, y, join="exact")
+        # pairs by label: the same labels in another order are the same points
+        x, y = xr.align(x, y, join="inner")
         x, y = xr.broadcast(x, y)
     except ValueError as exc:
         raise ValueError(f"phi_e and error_ratio do not align: {exc}") from None
