@@ -316,6 +316,25 @@ def test_five_by_two_matches_loops_per_dataset(rng):
     np.testing.assert_allclose(stats.five_by_two_cv_f(da, "B", "A").f.values, f.f.values)
 
 
+def test_five_by_two_t_numerator_follows_the_labels(rng):
+    # Dietterich's numerator is p_1^(1), the first replication's first fold: repeat 0, fold 0
+    # by label, also when the result stores them in another order
+    a = rng.uniform(0.1, 0.3, (1, 5, 2))
+    b = rng.uniform(0.1, 0.3, (1, 5, 2))
+    da = five_by_two(a, b).assign_coords(repeat=np.arange(5), fold=[0, 1])
+    t_ref, _ = naive_5x2(a[0].tolist(), b[0].tolist())
+    shuffled = da.isel(repeat=[3, 1, 4, 0, 2], fold=[1, 0])
+    t = stats.five_by_two_cv_t(shuffled, "A", "B")
+    assert float(t.t.sel(dataset="d")) == pytest.approx(t_ref, rel=1e-12)
+    assert float(t.p_value.sel(dataset="d")) == pytest.approx(
+        2 * scipy.stats.t.sf(abs(t_ref), 5), rel=1e-12)
+    # the stored first cell (repeat 3, fold 1) would give another t
+    other = (a[0, 3, 1] - b[0, 3, 1]) / np.sqrt(
+        np.mean([np.var(a[0, i] - b[0, i]) * 2 for i in range(5)]))
+    assert abs(other - t_ref) > 1e-3
+    assert float(t.t.sel(dataset="d")) != pytest.approx(other)
+
+
 def test_five_by_two_on_runner_layout_aligns_alpha(rng):
     ds = runner_like(rng, alphas=(0.5,))
     res = stats.five_by_two_cv_t(ds, "Agg.", "RF")
