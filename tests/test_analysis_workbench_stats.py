@@ -121,6 +121,19 @@ def _proba(seed, n=60, C=3):
     return raw / raw.sum(1, keepdims=True), y
 
 
+def test_log_loss_of_a_zero_true_class_probability_is_clipped_at_machine_epsilon():
+    # rows: true class at 0 (clipped to eps = 2**-52), at 1 (clipped to 1 - eps), at 1/2;
+    # float32 input is read as float64 first, so its eps is float64's too
+    P = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+    y = np.array([1, 1, 0])
+    eps = 2.0 ** -52
+    expected = (-math.log(eps) - math.log1p(-eps) + math.log(2)) / 3  # 12.2456
+    for dtype in (np.float64, np.float32):
+        ds = probability_quality(P.astype(dtype), y)
+        assert float(ds.log_loss) == pytest.approx(expected, rel=1e-12)
+    assert -math.log(eps) == pytest.approx(36.04365, abs=1e-5)
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_probability_quality_matches_loops(seed):
     C = 2 + seed % 3

@@ -83,7 +83,10 @@ def probability_quality(
     For probabilities p_i (rows i = 1..N, classes c) and labels y_i:
 
     * log loss = -(1/N) sum_i log p_i(y_i) (``sklearn.metrics.log_loss``, which clips
-      probabilities to [eps, 1 - eps]);
+      probabilities to [eps, 1 - eps] with eps = 2.2e-16, float64's machine epsilon, as the
+      probabilities are read as float64): a true-class probability of 0, infinite loss by
+      the definition, costs its row -log(eps) = 36.04 instead, one row of it outweighing
+      the rest of most test sets; read it next to the Brier score, which is bounded;
     * Brier score BS = (1/N) sum_i sum_c (p_ic - I(y_i = c))^2 (Brier 1950, multi-class);
       Murphy's partition BS = REL - RES + UNC over the K distinct forecast vectors f_k used
       on N_k rows with observed class frequencies o_k and overall frequencies o:
