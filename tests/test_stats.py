@@ -59,6 +59,24 @@ def test_friedman_reproduces_demsar_worked_example(paper):
     assert int(res.n_datasets) == 14 and int(res.n_methods) == 4
 
 
+def test_friedman_tie_correction_of_all_tied_data_sets_is_undefined_and_says_why():
+    # every data set ties all three methods: sum (t^3 - t) = 4 x 24 = N k (k^2 - 1), so the
+    # correction is 1 - 96 / 96 = 0 and the corrected chi2_F is 0 / 0 (scipy: NaN as well);
+    # F_F's description blamed methods ranked alike, which is another case
+    table = xr.DataArray(np.full((4, 3), 0.2), dims=("dataset", "ensemble"),
+                         coords={"ensemble": ["A", "B", "C"]})
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(scipy.stats.friedmanchisquare(*np.full((3, 4), 0.2)).statistic)
+    res = stats.friedman(table, tie_correction=True)
+    for name in ("chi2", "chi2_p_value", "iman_davenport_f", "f_p_value"):
+        assert np.isnan(float(res[name])), name
+        assert "ties all methods" in res[name].attrs["description"], name
+        assert "ranks the methods alike" not in res[name].attrs["description"], name
+    plain = stats.friedman(table)  # Demsar's formula: chi2_F = 0, p = 1
+    assert float(plain.chi2) == 0.0 and float(plain.chi2_p_value) == 1.0
+    assert plain.chi2.attrs["description"] == "Demsar's formula"
+
+
 def test_friedman_matches_scipy_and_direct_formulas(printed):
     res = stats.friedman(printed, greater_is_better=True, tie_correction=True)
     ref = scipy.stats.friedmanchisquare(*DEMSAR_AUC.T)
