@@ -403,6 +403,31 @@ def test_fit_error_ratio_matches_scipy(rng):
     assert float(wide.r_low) < float(fit.r_low) < float(fit.r_high) < float(wide.r_high)
 
 
+def test_fit_error_ratio_of_a_constant_error_ratio():
+    # E_r = 0.5 on every point: the least-squares line is E_r = 0.5 exactly (scipy's
+    # linregress: slope 0, intercept 0.5); r = cov / sqrt(var var) and r^2 = 1 - SSR / SST are
+    # 0 / 0. statsmodels' rounding had given r^2 = -inf and a slope p-value of 0.91
+    phi = [0.1, 0.2, 0.3, 0.4]
+    ref = scipy.stats.linregress(phi, [0.5] * 4)
+    fit = stats.fit_error_ratio(phi, [0.5] * 4)
+    assert float(fit.slope) == ref.slope == 0.0
+    assert float(fit.intercept) == ref.intercept == 0.5
+    assert float(fit.slope_stderr) == 0.0  # no residual: sqrt(SSR / (n - 2) / Sxx) = 0
+    for name in ("r", "r_squared", "r_low", "r_high", "p_value"):
+        assert np.isnan(float(fit[name])), name
+    assert np.isnan(ref.rvalue) and np.isnan(ref.pvalue)
+    assert int(fit.n) == 4
+    # one constant group leaves the other groups' fits alone
+    grouped = stats.fit_error_ratio(
+        xr.DataArray([phi, phi], dims=("ensemble", "dataset")),
+        xr.DataArray([[0.5] * 4, [0.3, 0.5, 0.6, 0.9]], dims=("ensemble", "dataset")),
+        groupby="ensemble")
+    other = scipy.stats.linregress(phi, [0.3, 0.5, 0.6, 0.9])
+    assert float(grouped.slope[1]) == pytest.approx(other.slope, rel=1e-12)
+    assert float(grouped.r[1]) == pytest.approx(other.rvalue, rel=1e-12)
+    assert np.isnan(float(grouped.r_squared[0]))
+
+
 def test_fit_error_ratio_groups_averages_and_drops_nan(rng):
     coords = {"dataset": [f"d{i}" for i in range(8)], "ensemble": ["vote", "average"],
               "fold": np.arange(3)}
