@@ -20,7 +20,7 @@ from treelab.analysis import (
     pairwise_diversity,
     thresholded_mse,
 )
-from treelab.stats import fit_error_ratio
+from treelab.stats import fit_error_ratio, probability_quality
 
 
 def _labelled():
@@ -212,3 +212,24 @@ def test_per_row_thresholds_align_by_sample():
             pytest.approx(expected, rel=1e-12)
     with pytest.raises(ValueError, match="different 'sample' coordinates"):
         thresholded_mse(P_da, y, thresholds=_permuted(v, ids + 50, perm))
+
+
+def test_probability_quality_pairs_y_with_proba_rows_by_label():
+    # y's rows listed in another order: each row keeps its own label (paired by position the
+    # Brier score of these 8 rows read 0.80 instead of 0.15)
+    P = np.array([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7], [0.2, 0.8],
+                  [0.6, 0.4], [0.1, 0.9], [0.7, 0.3], [0.4, 0.6]])
+    y = np.array([0, 0, 1, 1, 0, 1, 0, 1])
+    rows = np.arange(10, 18)
+    perm = np.array([3, 0, 6, 1, 7, 2, 5, 4])
+    P_da = xr.DataArray(P, dims=("sample", "class"), coords={"sample": rows})
+    y_da = xr.DataArray(y[perm], dims=("sample",), coords={"sample": rows[perm]})
+    brier = sum((P[i, 0] - (y[i] == 0)) ** 2 + (P[i, 1] - (y[i] == 1)) ** 2
+                for i in range(8)) / 8
+    log_loss = -sum(np.log(P[i, y[i]]) for i in range(8)) / 8
+    ds = probability_quality(P_da, y_da)
+    assert float(ds.brier) == pytest.approx(brier, rel=1e-12)
+    assert float(ds.log_loss) == pytest.approx(log_loss, rel=1e-12)
+    assert float(ds.auc_ovr) == 1.0  # every row of class 1 above every row of class 0
+    with pytest.raises(ValueError, match="y and proba have different 'sample'"):
+        probability_quality(P_da, y_da.assign_coords(sample=rows[perm] + 1))

@@ -13,7 +13,7 @@ from sklearn.metrics import log_loss, roc_auc_score
 from treelab import _dims
 from treelab.analysis._batch import split_input
 from treelab.analysis._dataset import Var
-from treelab.analysis._inputs import check_proba, encode_labels
+from treelab.analysis._inputs import align_to, check_proba, encode_labels, index_coords
 from treelab.analysis._measure_intervals import documents_ci_options
 from treelab.stats._common import build
 
@@ -107,7 +107,9 @@ def probability_quality(
     proba : array-like or DataArray, (..., sample, class)
         Class probabilities; leading dims (``alpha``, ``fold``, ...) give one value each.
     y : array-like, (sample,)
-        True class codes (or labels with ``classes``).
+        True class codes (or labels with ``classes``). A DataArray ``y`` is paired with the
+        rows of a DataArray ``proba`` by their ``sample`` labels (reordered when in another
+        order, refused when different), not by position.
     n_bins : int, default 10
         Number of ECE bins.
     classes : array-like, optional
@@ -143,6 +145,9 @@ def probability_quality(
     y_arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y)
     if y_arr.ndim != 1 or y_arr.size != n:
         raise ValueError(f"y must be (sample,) with {n} rows, got shape {y_arr.shape}")
+    if isinstance(y, xr.DataArray) and y.dims == (_dims.SAMPLE,):
+        # paired with proba's rows by label, never by position (docs/measures/correctness.md)
+        y_arr = align_to(y_arr, index_coords(y), coords, "y", "proba", (_dims.SAMPLE,))
     codes = encode_labels(y_arr, "y", classes=classes, n_classes=n_c)
     if n < 1 or n_c < 2:
         raise ValueError(f"proba needs at least one row and two classes, got {arr.shape}")
