@@ -20,7 +20,7 @@ from treelab.analysis import (
     pairwise_diversity,
     thresholded_mse,
 )
-from treelab.stats import fit_error_ratio, probability_quality
+from treelab.stats import fit_error_ratio, mcnemar, probability_quality
 
 
 def _labelled():
@@ -233,3 +233,27 @@ def test_probability_quality_pairs_y_with_proba_rows_by_label():
     assert float(ds.auc_ovr) == 1.0  # every row of class 1 above every row of class 0
     with pytest.raises(ValueError, match="y and proba have different 'sample'"):
         probability_quality(P_da, y_da.assign_coords(sample=rows[perm] + 1))
+
+
+def test_mcnemar_pairs_predictions_and_labels_by_sample():
+    # 30 rows: a wrong and b right on rows 0-9, a right and b wrong on row 10, both right on
+    # the rest (n01 = 10, n10 = 1: exact p = 2 P(Bin(11, 1/2) <= 1) = 24 / 2048). pred_b and
+    # y come in other row orders; paired by position they gave other counts
+    rows = np.arange(100, 130)
+    y = np.zeros(30, int)
+    a = np.zeros(30, int)
+    b = np.zeros(30, int)
+    a[:10] = 1
+    b[10] = 1
+    rng = np.random.default_rng(3)
+    pb, py = rng.permutation(30), rng.permutation(30)
+    A = xr.DataArray(a, dims="sample", coords={"sample": rows})
+    B = xr.DataArray(b[pb], dims="sample", coords={"sample": rows[pb]})
+    Y = xr.DataArray(y[py], dims="sample", coords={"sample": rows[py]})
+    for args in ((A, B, Y), (A, B, y), (a, B.sortby("sample"), Y)):
+        ds = mcnemar(*args)
+        assert (int(ds.n01), int(ds.n10)) == (10, 1)
+        assert float(ds.p_value) == pytest.approx(24 / 2048, rel=1e-12)
+        assert float(ds.p_value) == pytest.approx(scipy.stats.binomtest(1, 11).pvalue)
+    with pytest.raises(ValueError, match="pred_b and pred_a have different 'sample'"):
+        mcnemar(A, B.assign_coords(sample=rows[pb] + 1), y)
