@@ -257,3 +257,20 @@ def test_mcnemar_pairs_predictions_and_labels_by_sample():
         assert float(ds.p_value) == pytest.approx(scipy.stats.binomtest(1, 11).pvalue)
     with pytest.raises(ValueError, match="pred_b and pred_a have different 'sample'"):
         mcnemar(A, B.assign_coords(sample=rows[pb] + 1), y)
+
+
+def test_probability_quality_refuses_classes_against_the_class_coordinate():
+    # columns labelled a, b by proba's coordinate; classes=["b", "a"] would read the column of
+    # a as b's: a Brier score of 1.29 where the columns' own labels give 0.09
+    P = np.array([[0.9, 0.1], [0.2, 0.8], [0.7, 0.3]])
+    y = np.array(["a", "b", "a"])
+    P_da = xr.DataArray(P, dims=("sample", "class"), coords={"class": ["a", "b"]})
+    brier = ((0.1 ** 2 + 0.1 ** 2) + (0.2 ** 2 + 0.2 ** 2) + (0.3 ** 2 + 0.3 ** 2)) / 3
+    assert float(probability_quality(P_da, y, classes=["a", "b"]).brier) == pytest.approx(
+        brier, rel=1e-12)
+    with pytest.raises(ValueError, match="different orders"):
+        probability_quality(P_da, y, classes=["b", "a"])
+    # codes as the coordinate (treelab's default) and labels as classes: no conflict
+    codes = P_da.assign_coords({"class": [0, 1]})
+    assert float(probability_quality(codes, y, classes=["a", "b"]).brier) == pytest.approx(
+        brier, rel=1e-12)

@@ -113,7 +113,9 @@ def probability_quality(
     n_bins : int, default 10
         Number of ECE bins.
     classes : array-like, optional
-        Original labels of the class columns.
+        Original labels of the class columns. Where ``proba`` carries a ``class``
+        coordinate holding the same labels in another order, the call is refused (the
+        columns would be read under the wrong labels).
     ci : float, optional
         Confidence level (e.g. 0.95) of intervals ``<name>_lower`` / ``<name>_upper`` on
         every measure but the binned ECEs and ``brier_uncertainty`` (the reasons are
@@ -148,6 +150,15 @@ def probability_quality(
     if isinstance(y, xr.DataArray) and y.dims == (_dims.SAMPLE,):
         # paired with proba's rows by label, never by position (docs/measures/correctness.md)
         y_arr = align_to(y_arr, index_coords(y), coords, "y", "proba", (_dims.SAMPLE,))
+    if classes is not None and _dims.CLASS in coords:
+        given, carried = np.asarray(classes), np.asarray(coords[_dims.CLASS])
+        # the same labels in another order name the columns two ways: reading them by
+        # ``classes`` would score every row against another class's probability
+        if given.shape == carried.shape and not np.array_equal(given, carried) \
+                and np.array_equal(np.sort(given), np.sort(carried)):
+            raise ValueError(f"classes {given.tolist()} and proba's class coordinate "
+                             f"{carried.tolist()} name the columns in different orders; pass "
+                             f"classes in the coordinate's order (or proba.sel(class=classes))")
     codes = encode_labels(y_arr, "y", classes=classes, n_classes=n_c)
     if n < 1 or n_c < 2:
         raise ValueError(f"proba needs at least one row and two classes, got {arr.shape}")
