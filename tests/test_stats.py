@@ -353,6 +353,20 @@ def test_five_by_two_t_numerator_follows_the_labels(rng):
     assert float(t.t.sel(dataset="d")) != pytest.approx(other)
 
 
+def test_five_by_two_without_variance():
+    # every fold's difference 0.0625 (exact in binary): s_i^2 = 0, t = 0.0625 / 0 and
+    # f = 10 x 0.0625^2 / 0 are infinite (p = 0); identical methods give 0 / 0: NaN
+    b = np.full((5, 2), 0.25)
+    t = stats.five_by_two_cv_t(five_by_two(b + 0.0625, b), "A", "B")
+    f = stats.five_by_two_cv_f(five_by_two(b + 0.0625, b), "A", "B")
+    assert float(t.t.sel(dataset="d")) == np.inf and float(f.f.sel(dataset="d")) == np.inf
+    assert float(t.p_value.sel(dataset="d")) == 0.0 == float(f.p_value.sel(dataset="d"))
+    t = stats.five_by_two_cv_t(five_by_two(b, b), "A", "B")
+    f = stats.five_by_two_cv_f(five_by_two(b, b), "A", "B")
+    assert np.isnan(float(t.t.sel(dataset="d"))) and np.isnan(float(f.f.sel(dataset="d")))
+    assert not bool(t.significant.sel(dataset="d")) and not bool(f.significant.sel(dataset="d"))
+
+
 def test_five_by_two_on_runner_layout_aligns_alpha(rng):
     ds = runner_like(rng, alphas=(0.5,))
     res = stats.five_by_two_cv_t(ds, "Agg.", "RF")

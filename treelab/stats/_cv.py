@@ -204,7 +204,8 @@ def five_by_two_cv_f(
     -------
     xarray.Dataset
         Over the remaining dims: ``f``, ``p_value``, ``significant``, ``mean_difference``;
-        scalars ``df1`` (2r) and ``df2`` (r).
+        scalars ``df1`` (2r) and ``df2`` (r). All variance terms 0 gives f = inf (p = 0) where
+        some difference is not 0, and NaN (0 / 0, not significant) where all are 0.
 
     References
     ----------
