@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.stats
 import xarray as xr
 
 from treelab.analysis import (
@@ -19,7 +20,7 @@ from treelab.analysis import (
     pairwise_diversity,
     thresholded_mse,
 )
-from treelab.stats import fit_error_ratio
+from treelab.stats import fit_error_ratio, mcnemar, probability_quality
 
 
 def _labelled():
@@ -82,6 +83,25 @@ def test_fit_error_ratio_refuses_different_dims():
         fit_error_ratio(phi, ratio)
     fit = fit_error_ratio(phi, ratio.rename(point="dataset"))
     assert float(fit.slope) == pytest.approx(1.0)
+
+
+def test_fit_error_ratio_pairs_labels_given_in_another_order():
+    # the docstring promises the same labels "in any order"; the exact join refused them
+    phi = xr.DataArray([0.1, 0.2, 0.3, 0.4, 0.5], dims="dataset",
+                       coords={"dataset": ["a", "b", "c", "d", "e"]})
+    ratio = xr.DataArray([0.9, 0.4, 0.8, 0.6, 0.7], dims="dataset",
+                         coords={"dataset": ["e", "a", "d", "b", "c"]})
+    fit = fit_error_ratio(phi, ratio)
+    # by label: a 0.4, b 0.6, c 0.7, d 0.8, e 0.9 against phi 0.1 .. 0.5
+    ref = scipy.stats.linregress([0.1, 0.2, 0.3, 0.4, 0.5], [0.4, 0.6, 0.7, 0.8, 0.9])
+    assert float(fit.slope) == pytest.approx(ref.slope, rel=1e-12)
+    assert float(fit.intercept) == pytest.approx(ref.intercept, rel=1e-12)
+    assert float(fit.r) == pytest.approx(ref.rvalue, rel=1e-12)
+    # labels missing on one side stay refused, never an inner join
+    with pytest.raises(ValueError, match=r"only in phi_e: \['a'\], only in error_ratio: \[\]"):
+        fit_error_ratio(phi, ratio.sel(dataset=["e", "d", "b", "c"]))
+    with pytest.raises(ValueError, match=r"only in phi_e: \['e'\], only in error_ratio: \['f'\]"):
+        fit_error_ratio(phi, ratio.assign_coords(dataset=["f", "a", "d", "b", "c"]))
 
 
 def test_error_ratio_refuses_an_outer_product():
@@ -192,3 +212,65 @@ def test_per_row_thresholds_align_by_sample():
             pytest.approx(expected, rel=1e-12)
     with pytest.raises(ValueError, match="different 'sample' coordinates"):
         thresholded_mse(P_da, y, thresholds=_permuted(v, ids + 50, perm))
+
+
+def test_probability_quality_pairs_y_with_proba_rows_by_label():
+    # y's rows listed in another order: each row keeps its own label (paired by position the
+    # Brier score of these 8 rows read 0.80 instead of 0.15)
+    P = np.array([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7], [0.2, 0.8],
+                  [0.6, 0.4], [0.1, 0.9], [0.7, 0.3], [0.4, 0.6]])
+    y = np.array([0, 0, 1, 1, 0, 1, 0, 1])
+    rows = np.arange(10, 18)
+    perm = np.array([3, 0, 6, 1, 7, 2, 5, 4])
+    P_da = xr.DataArray(P, dims=("sample", "class"), coords={"sample": rows})
+    y_da = xr.DataArray(y[perm], dims=("sample",), coords={"sample": rows[perm]})
+    brier = sum((P[i, 0] - (y[i] == 0)) ** 2 + (P[i, 1] - (y[i] == 1)) ** 2
+                for i in range(8)) / 8
+    log_loss = -sum(np.log(P[i, y[i]]) for i in range(8)) / 8
+    ds = probability_quality(P_da, y_da)
+    assert float(ds.brier) == pytest.approx(brier, rel=1e-12)
+    assert float(ds.log_loss) == pytest.approx(log_loss, rel=1e-12)
+    assert float(ds.auc_ovr) == 1.0  # every row of class 1 above every row of class 0
+    with pytest.raises(ValueError, match="y and proba have different 'sample'"):
+        probability_quality(P_da, y_da.assign_coords(sample=rows[perm] + 1))
+
+
+def test_mcnemar_pairs_predictions_and_labels_by_sample():
+    # 30 rows: a wrong and b right on rows 0-9, a right and b wrong on row 10, both right on
+    # the rest (n01 = 10, n10 = 1: exact p = 2 P(Bin(11, 1/2) <= 1) = 24 / 2048). pred_b and
+    # y come in other row orders; paired by position they gave other counts
+    rows = np.arange(100, 130)
+    y = np.zeros(30, int)
+    a = np.zeros(30, int)
+    b = np.zeros(30, int)
+    a[:10] = 1
+    b[10] = 1
+    rng = np.random.default_rng(3)
+    pb, py = rng.permutation(30), rng.permutation(30)
+    A = xr.DataArray(a, dims="sample", coords={"sample": rows})
+    B = xr.DataArray(b[pb], dims="sample", coords={"sample": rows[pb]})
+    Y = xr.DataArray(y[py], dims="sample", coords={"sample": rows[py]})
+    for args in ((A, B, Y), (A, B, y), (a, B.sortby("sample"), Y)):
+        ds = mcnemar(*args)
+        assert (int(ds.n01), int(ds.n10)) == (10, 1)
+        assert float(ds.p_value) == pytest.approx(24 / 2048, rel=1e-12)
+        assert float(ds.p_value) == pytest.approx(scipy.stats.binomtest(1, 11).pvalue)
+    with pytest.raises(ValueError, match="pred_b and pred_a have different 'sample'"):
+        mcnemar(A, B.assign_coords(sample=rows[pb] + 1), y)
+
+
+def test_probability_quality_refuses_classes_against_the_class_coordinate():
+    # columns labelled a, b by proba's coordinate; classes=["b", "a"] would read the column of
+    # a as b's: a Brier score of 1.29 where the columns' own labels give 0.09
+    P = np.array([[0.9, 0.1], [0.2, 0.8], [0.7, 0.3]])
+    y = np.array(["a", "b", "a"])
+    P_da = xr.DataArray(P, dims=("sample", "class"), coords={"class": ["a", "b"]})
+    brier = ((0.1 ** 2 + 0.1 ** 2) + (0.2 ** 2 + 0.2 ** 2) + (0.3 ** 2 + 0.3 ** 2)) / 3
+    assert float(probability_quality(P_da, y, classes=["a", "b"]).brier) == pytest.approx(
+        brier, rel=1e-12)
+    with pytest.raises(ValueError, match="different orders"):
+        probability_quality(P_da, y, classes=["b", "a"])
+    # codes as the coordinate (treelab's default) and labels as classes: no conflict
+    codes = P_da.assign_coords({"class": [0, 1]})
+    assert float(probability_quality(codes, y, classes=["a", "b"]).brier) == pytest.approx(
+        brier, rel=1e-12)

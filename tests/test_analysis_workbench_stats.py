@@ -74,6 +74,44 @@ def test_mcnemar_exact_and_chi2():
         mcnemar(a, b[:5], y)
 
 
+def _discordant(n01, n10, n=80):
+    """Predictions of a and b on n rows of class 0: a wrong and b right on n01 rows, the
+    reverse on n10, both right on the rest."""
+    a, b = np.zeros(n, int), np.zeros(n, int)
+    a[:n01] = 1
+    b[n01:n01 + n10] = 1
+    return a, b, np.zeros(n, int)
+
+
+@pytest.mark.parametrize("n", [13, 20])
+def test_mcnemar_chi2_of_equal_discordant_counts_is_zero(n):
+    # n01 = n10: no evidence either way. The continuity correction shrinks |n01 - n10| = 0
+    # towards 0, not past it: chi2 = max(0 - 1, 0)^2 / 2n = 0, p = 1 (the exact binomial test
+    # says 1 too); the bare (|0| - 1)^2 / 26 = 0.038 gave p = 0.845 for n = 13
+    a, b, y = _discordant(n, n)
+    ds = mcnemar(a, b, y)  # n01 + n10 >= 25: the chi-squared test by default
+    assert not bool(ds.exact)
+    assert float(ds.statistic) == 0.0
+    assert float(ds.p_value) == 1.0
+    assert scipy.stats.binomtest(n, 2 * n, 0.5).pvalue == 1.0
+    # unequal counts keep the printed formula: (|30 - 10| - 1)^2 / 40
+    ds = mcnemar(*_discordant(30, 10))
+    assert float(ds.statistic) == pytest.approx(19 ** 2 / 40, rel=1e-12)
+    assert float(ds.p_value) == pytest.approx(scipy.stats.chi2.sf(19 ** 2 / 40, 1), rel=1e-12)
+    # one apart: the correction takes |n01 - n10| = 1 to 0
+    assert float(mcnemar(*_discordant(12, 13)).statistic) == 0.0
+
+
+def test_mcnemar_without_discordant_rows_is_nan_with_p_one():
+    a, b, y = _discordant(0, 0)
+    for exact in (None, True, False):
+        ds = mcnemar(a, b, y, exact=exact)
+        assert (int(ds.n01), int(ds.n10)) == (0, 0)
+        assert np.isnan(float(ds.statistic))
+        assert float(ds.p_value) == 1.0
+        assert not bool(ds.significant)
+
+
 def _proba(seed, n=60, C=3):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, C, n)
@@ -81,6 +119,19 @@ def _proba(seed, n=60, C=3):
         :, None]
     raw[raw.sum(1) == 0, 0] = 1
     return raw / raw.sum(1, keepdims=True), y
+
+
+def test_log_loss_of_a_zero_true_class_probability_is_clipped_at_machine_epsilon():
+    # rows: true class at 0 (clipped to eps = 2**-52), at 1 (clipped to 1 - eps), at 1/2;
+    # float32 input is read as float64 first, so its eps is float64's too
+    P = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+    y = np.array([1, 1, 0])
+    eps = 2.0 ** -52
+    expected = (-math.log(eps) - math.log1p(-eps) + math.log(2)) / 3  # 12.2456
+    for dtype in (np.float64, np.float32):
+        ds = probability_quality(P.astype(dtype), y)
+        assert float(ds.log_loss) == pytest.approx(expected, rel=1e-12)
+    assert -math.log(eps) == pytest.approx(36.04365, abs=1e-5)
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -59,6 +59,24 @@ def test_friedman_reproduces_demsar_worked_example(paper):
     assert int(res.n_datasets) == 14 and int(res.n_methods) == 4
 
 
+def test_friedman_tie_correction_of_all_tied_data_sets_is_undefined_and_says_why():
+    # every data set ties all three methods: sum (t^3 - t) = 4 x 24 = N k (k^2 - 1), so the
+    # correction is 1 - 96 / 96 = 0 and the corrected chi2_F is 0 / 0 (scipy: NaN as well);
+    # F_F's description blamed methods ranked alike, which is another case
+    table = xr.DataArray(np.full((4, 3), 0.2), dims=("dataset", "ensemble"),
+                         coords={"ensemble": ["A", "B", "C"]})
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(scipy.stats.friedmanchisquare(*np.full((3, 4), 0.2)).statistic)
+    res = stats.friedman(table, tie_correction=True)
+    for name in ("chi2", "chi2_p_value", "iman_davenport_f", "f_p_value"):
+        assert np.isnan(float(res[name])), name
+        assert "ties all methods" in res[name].attrs["description"], name
+        assert "ranks the methods alike" not in res[name].attrs["description"], name
+    plain = stats.friedman(table)  # Demsar's formula: chi2_F = 0, p = 1
+    assert float(plain.chi2) == 0.0 and float(plain.chi2_p_value) == 1.0
+    assert plain.chi2.attrs["description"] == "Demsar's formula"
+
+
 def test_friedman_matches_scipy_and_direct_formulas(printed):
     res = stats.friedman(printed, greater_is_better=True, tie_correction=True)
     ref = scipy.stats.friedmanchisquare(*DEMSAR_AUC.T)
@@ -316,6 +334,39 @@ def test_five_by_two_matches_loops_per_dataset(rng):
     np.testing.assert_allclose(stats.five_by_two_cv_f(da, "B", "A").f.values, f.f.values)
 
 
+def test_five_by_two_t_numerator_follows_the_labels(rng):
+    # Dietterich's numerator is p_1^(1), the first replication's first fold: repeat 0, fold 0
+    # by label, also when the result stores them in another order
+    a = rng.uniform(0.1, 0.3, (1, 5, 2))
+    b = rng.uniform(0.1, 0.3, (1, 5, 2))
+    da = five_by_two(a, b).assign_coords(repeat=np.arange(5), fold=[0, 1])
+    t_ref, _ = naive_5x2(a[0].tolist(), b[0].tolist())
+    shuffled = da.isel(repeat=[3, 1, 4, 0, 2], fold=[1, 0])
+    t = stats.five_by_two_cv_t(shuffled, "A", "B")
+    assert float(t.t.sel(dataset="d")) == pytest.approx(t_ref, rel=1e-12)
+    assert float(t.p_value.sel(dataset="d")) == pytest.approx(
+        2 * scipy.stats.t.sf(abs(t_ref), 5), rel=1e-12)
+    # the stored first cell (repeat 3, fold 1) would give another t
+    other = (a[0, 3, 1] - b[0, 3, 1]) / np.sqrt(
+        np.mean([np.var(a[0, i] - b[0, i]) * 2 for i in range(5)]))
+    assert abs(other - t_ref) > 1e-3
+    assert float(t.t.sel(dataset="d")) != pytest.approx(other)
+
+
+def test_five_by_two_without_variance():
+    # every fold's difference 0.0625 (exact in binary): s_i^2 = 0, t = 0.0625 / 0 and
+    # f = 10 x 0.0625^2 / 0 are infinite (p = 0); identical methods give 0 / 0: NaN
+    b = np.full((5, 2), 0.25)
+    t = stats.five_by_two_cv_t(five_by_two(b + 0.0625, b), "A", "B")
+    f = stats.five_by_two_cv_f(five_by_two(b + 0.0625, b), "A", "B")
+    assert float(t.t.sel(dataset="d")) == np.inf and float(f.f.sel(dataset="d")) == np.inf
+    assert float(t.p_value.sel(dataset="d")) == 0.0 == float(f.p_value.sel(dataset="d"))
+    t = stats.five_by_two_cv_t(five_by_two(b, b), "A", "B")
+    f = stats.five_by_two_cv_f(five_by_two(b, b), "A", "B")
+    assert np.isnan(float(t.t.sel(dataset="d"))) and np.isnan(float(f.f.sel(dataset="d")))
+    assert not bool(t.significant.sel(dataset="d")) and not bool(f.significant.sel(dataset="d"))
+
+
 def test_five_by_two_on_runner_layout_aligns_alpha(rng):
     ds = runner_like(rng, alphas=(0.5,))
     res = stats.five_by_two_cv_t(ds, "Agg.", "RF")
@@ -364,6 +415,31 @@ def test_fit_error_ratio_matches_scipy(rng):
     assert float(fit.r_high) == pytest.approx(ci.high, rel=1e-8)
     wide = stats.fit_error_ratio(phi, ratio, confidence=0.99)
     assert float(wide.r_low) < float(fit.r_low) < float(fit.r_high) < float(wide.r_high)
+
+
+def test_fit_error_ratio_of_a_constant_error_ratio():
+    # E_r = 0.5 on every point: the least-squares line is E_r = 0.5 exactly (scipy's
+    # linregress: slope 0, intercept 0.5); r = cov / sqrt(var var) and r^2 = 1 - SSR / SST are
+    # 0 / 0. statsmodels' rounding had given r^2 = -inf and a slope p-value of 0.91
+    phi = [0.1, 0.2, 0.3, 0.4]
+    ref = scipy.stats.linregress(phi, [0.5] * 4)
+    fit = stats.fit_error_ratio(phi, [0.5] * 4)
+    assert float(fit.slope) == ref.slope == 0.0
+    assert float(fit.intercept) == ref.intercept == 0.5
+    assert float(fit.slope_stderr) == 0.0  # no residual: sqrt(SSR / (n - 2) / Sxx) = 0
+    for name in ("r", "r_squared", "r_low", "r_high", "p_value"):
+        assert np.isnan(float(fit[name])), name
+    assert np.isnan(ref.rvalue) and np.isnan(ref.pvalue)
+    assert int(fit.n) == 4
+    # one constant group leaves the other groups' fits alone
+    grouped = stats.fit_error_ratio(
+        xr.DataArray([phi, phi], dims=("ensemble", "dataset")),
+        xr.DataArray([[0.5] * 4, [0.3, 0.5, 0.6, 0.9]], dims=("ensemble", "dataset")),
+        groupby="ensemble")
+    other = scipy.stats.linregress(phi, [0.3, 0.5, 0.6, 0.9])
+    assert float(grouped.slope[1]) == pytest.approx(other.slope, rel=1e-12)
+    assert float(grouped.r[1]) == pytest.approx(other.rvalue, rel=1e-12)
+    assert np.isnan(float(grouped.r_squared[0]))
 
 
 def test_fit_error_ratio_groups_averages_and_drops_nan(rng):

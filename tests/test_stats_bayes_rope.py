@@ -1,7 +1,8 @@
 """The Bayesian signed-rank test's rope is the paper's closed interval (Benavoli et al. 2017,
 section 4.2: theta_rope sums the weights of the Walsh sums in [-2r, 2r]), and a tie between
-regions in a draw is no win for either method: hand-worked closed forms, no sampling error
-where the answer is exact."""
+regions in a draw is no win for either method; the correlated t test's rope is closed too (a
+point-mass posterior on a bound lies in it): hand-worked closed forms, no sampling error where
+the answer is exact."""
 
 from __future__ import annotations
 
@@ -78,3 +79,28 @@ def test_a_tie_between_regions_is_shared_not_won():
     expected = np.array([0.5 + 1 / 3 + 0.5 + 1, 0.5 + 1 / 3 + 0.5, 0.5 + 0.5 + 1 / 3 + 1]) / 6
     np.testing.assert_allclose(got, expected, rtol=1e-15)
     assert sum(got) == pytest.approx(1.0)
+
+
+def _folds(a, b) -> xr.DataArray:
+    return xr.DataArray(np.stack([a, b]), dims=("ensemble", "fold"),
+                        coords={"ensemble": ["A", "B"]})
+
+
+@pytest.mark.parametrize("greater_is_better", [False, True])
+def test_correlated_t_point_mass_in_the_closed_rope(greater_is_better):
+    # equal differences on every fold: s^2 = 0 and the posterior of mu is a point mass at
+    # d_bar; |d_bar| <= rope puts all of it in the closed rope, as in the signed-rank test
+    # (halving a mass on a bound had given identical methods at rope = 0 P(rope) = 0)
+    same = np.full(10, 0.2)
+    res = stats.bayesian_correlated_t(_folds(same, same), "A", "B", rope=0.0,
+                                      test_fraction=0.1, greater_is_better=greater_is_better)
+    assert (float(res.p_a_better), float(res.p_rope), float(res.p_b_better)) == (0, 1, 0)
+    # every difference exactly +0.125 = rope (exact in binary): on the bound, in the rope
+    res = stats.bayesian_correlated_t(_folds(same + 0.125, same), "A", "B", rope=0.125,
+                                      test_fraction=0.1, greater_is_better=greater_is_better)
+    assert (float(res.p_a_better), float(res.p_rope), float(res.p_b_better)) == (0, 1, 0)
+    # beyond the rope: all of it on one side (a's values larger: a better only for accuracies)
+    res = stats.bayesian_correlated_t(_folds(same + 0.25, same), "A", "B", rope=0.125,
+                                      test_fraction=0.1, greater_is_better=greater_is_better)
+    expected = (1, 0, 0) if greater_is_better else (0, 0, 1)
+    assert (float(res.p_a_better), float(res.p_rope), float(res.p_b_better)) == expected

@@ -130,6 +130,59 @@ def test_significance_cliques_hand_worked():
         [(0, 1), (1, 2), (2, 4)]
 
 
+def _bars_by_definition(ranks, sig):
+    """Maximal rank intervals [lo, hi] over the distinct ranks whose methods (all those with a
+    rank in it, two at least) hold no significant pair, as (first, last) sorted positions."""
+    order = np.argsort(ranks, kind="stable")
+    r = ranks[order]
+    levels = sorted(set(r.tolist()))
+    found = []
+    for lo in levels:
+        for hi in levels:
+            inside = [i for i in range(len(r)) if lo <= r[i] <= hi]
+            if hi < lo or len(inside) < 2:
+                continue
+            members = order[inside]
+            if not sig[np.ix_(members, members)].any():
+                found.append((inside[0], inside[-1]))
+    return sorted(b for b in found
+                  if not any(o != b and o[0] <= b[0] and b[1] <= o[1] for o in found))
+
+
+def test_significance_cliques_keep_tied_methods_together():
+    # ranks 1, 2, 2, 3; only m0 and m2 differ. m1 and m2 sit at one point of the axis, so a
+    # bar from rank 1 to rank 2 would join m0 and m2 too: the one bar is m1, m2, m3. Listing
+    # m1 before m2 had given the bars (0, 1) and (1, 3), listing m2 first (1, 3) alone
+    ranks = np.array([1.0, 2.0, 2.0, 3.0])
+    sig = np.zeros((4, 4), dtype=bool)
+    sig[0, 2] = sig[2, 0] = True
+    assert stats.significance_cliques(ranks, sig) == [(1, 3)]
+    swapped = [0, 2, 1, 3]
+    assert stats.significance_cliques(ranks[swapped], sig[np.ix_(swapped, swapped)]) == [(1, 3)]
+    assert _bars_by_definition(ranks, sig) == [(1, 3)]
+    # two methods of one rank that differ: no bar covers that rank
+    sig = np.zeros((4, 4), dtype=bool)
+    sig[1, 2] = sig[2, 1] = True
+    assert stats.significance_cliques(ranks, sig) == []
+
+
+def test_significance_cliques_match_the_definition_with_ties():
+    rng = np.random.default_rng(11)
+    for _ in range(1500):
+        k = int(rng.integers(2, 8))
+        ranks = rng.integers(1, 5, k) / 2.0  # few distinct values: many ties
+        sig = np.triu(rng.random((k, k)) < 0.3, 1)
+        sig = sig | sig.T
+        perm = rng.permutation(k)
+        got = stats.significance_cliques(ranks, sig)
+        assert sorted(got) == _bars_by_definition(ranks, sig), (ranks, sig)
+        # in bar terms (rank intervals) the answer does not depend on the methods' order
+        as_ranks = {(float(np.sort(ranks)[a]), float(np.sort(ranks)[b])) for a, b in got}
+        shuffled = stats.significance_cliques(ranks[perm], sig[np.ix_(perm, perm)])
+        assert {(float(np.sort(ranks)[a]), float(np.sort(ranks)[b])) for a, b in shuffled} \
+            == as_ranks
+
+
 def test_any_p_value_matrix_and_the_diagram(four_methods):
     import matplotlib.pyplot as plt
 

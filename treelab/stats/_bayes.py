@@ -299,8 +299,10 @@ def bayesian_correlated_t(
     with d_bar the mean and s^2 the sample variance (ddof 1) of the differences. The
     probabilities of the regions are that t's mass below -rope, between -rope and rope, and
     above rope (closed form, not sampled); ``samples`` holds seeded draws of mu for plots.
-    With errors "a better" is mu < -rope; with ``greater_is_better`` mu > rope. s^2 = 0 makes
-    the posterior a point mass at d_bar (its probabilities 0 or 1).
+    With errors "a better" is mu < -rope; with ``greater_is_better`` mu > rope. The rope is
+    closed, |mu| <= rope, as in :func:`bayesian_signed_rank`. s^2 = 0 makes the posterior a
+    point mass at d_bar (its probabilities 0 or 1): identical methods on every resample get
+    P(rope) = 1, also with ``rope=0``.
 
     Assumptions: the differences are normal with equal variance and equal correlation rho;
     rho = n_test / n_total is Nadeau and Bengio's heuristic, not an estimate. Use it on one
@@ -364,10 +366,13 @@ def bayesian_correlated_t(
         raise ValueError(f"results must hold at least 2 resamples per test; got {d.shape[-1]}")
     mean, scale, df = correlated_t_posterior(d, rho)
     with np.errstate(divide="ignore", invalid="ignore"):
+        # s^2 = 0: a point mass at d_bar, which lies in the closed rope [-rope, rope] or
+        # outside it; halving a mass on a bound left identical methods at rope = 0 with
+        # P(rope) = 0 and P(a better) = P(b better) = 1/2
         below = np.where(scale > 0, scipy.stats.t.cdf(-rope, df, mean, scale),
-                         (mean < -rope) + 0.5 * (mean == -rope))
+                         (mean < -rope).astype(np.float64))
         above = np.where(scale > 0, scipy.stats.t.sf(rope, df, mean, scale),
-                         (mean > rope) + 0.5 * (mean == rope))
+                         (mean > rope).astype(np.float64))
     p_better, p_worse = (above, below) if greater_is_better else (below, above)
     rng = np.random.default_rng(seed)
     draws = mean[..., None] + scale[..., None] * rng.standard_t(df, size=(*mean.shape,

@@ -378,8 +378,11 @@ def significance_cliques(ranks: Any, significant: Any) -> list[tuple[int, int]]:
     """Maximal runs of methods, in rank order, no two of which differ significantly.
 
     ``ranks`` (k,) are the average ranks and ``significant`` (k, k) the symmetric decisions.
-    The methods are sorted by rank; a run from position a to b is a clique when no pair inside
-    it is significant. Returns (first, last) positions in that order of the maximal runs of at
+    The methods are sorted by rank (stably); a run from position a to b is a clique when no
+    pair inside it is significant. A bar spans the ranks from R_a to R_b, so it covers every
+    method whose rank lies there: methods of equal rank enter and leave a run together (a run
+    holds all methods of its end ranks), and the runs do not depend on the order in which tied
+    methods are given. Returns (first, last) positions in that order of the maximal runs of at
     least two methods (none contained in another): the bars of a critical-difference diagram.
     """
     ranks = np.asarray(ranks, dtype=np.float64)
@@ -388,12 +391,20 @@ def significance_cliques(ranks: Any, significant: Any) -> list[tuple[int, int]]:
         raise ValueError(f"significant must be ({ranks.size}, {ranks.size}), got {sig.shape}")
     order = np.argsort(ranks, kind="stable")
     s = sig[np.ix_(order, order)]
+    r = ranks[order]
     n = ranks.size
+    # the last position of each one's group of equal ranks: a bar ending at a rank covers the
+    # whole group (a run cut inside it claimed the rest of the group alike too)
+    group_end = np.searchsorted(r, r, side="right") - 1
     runs: list[tuple[int, int]] = []
     for i in range(n):
-        j = i
-        while j + 1 < n and not s[i:j + 2, i:j + 2].any():
-            j += 1
+        if i > 0 and r[i - 1] == r[i]:
+            continue  # a bar starting at this rank starts at its group's first method
+        j = int(group_end[i])
+        if s[i:j + 1, i:j + 1].any():
+            continue  # two methods of this rank differ: no bar can cover the rank
+        while j + 1 < n and not s[i:group_end[j + 1] + 1, i:group_end[j + 1] + 1].any():
+            j = int(group_end[j + 1])
         if j > i and not any(a <= i and j <= b for a, b in runs):
             runs.append((i, j))
     return runs

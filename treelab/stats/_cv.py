@@ -105,8 +105,11 @@ def five_by_two_cv_t(
     replications in the source), where p_i^(j) = value(a) - value(b) on fold j of replication
     i, p_bar_i their mean over the two folds and s_i^2 = sum_j (p_i^(j) - p_bar_i)^2. Only the
     first fold's difference enters the numerator: Dietterich shows that p_1^(1) and the s_i^2
-    are independent under the null hypothesis, which makes t exact in distribution. The test
-    is two-sided; a positive t means ``a`` has the larger value (the higher error).
+    are independent under the null hypothesis, which makes t exact in distribution. The
+    first replication and fold are those of the smallest ``repeat`` and ``fold`` labels (the
+    runner's 0 and 0), whatever order the result stores them in (positions where a dim has no
+    labels). The test is two-sided; a positive t means ``a`` has the larger value (the higher
+    error).
 
     Parameters
     ----------
@@ -140,6 +143,11 @@ def five_by_two_cv_t(
     """
     significance = check_significance(significance)
     diff, r = _differences(results, a, b, dim_method=dim_method, var=var)
+    # p_1^(1) is named by the labels, not by where it is stored: a result selected or
+    # concatenated in another order holds the same replications
+    for dim in (_dims.REPEAT, _dims.FOLD):
+        if dim in diff.indexes:
+            diff = diff.sortby(dim)
     p = diff.values
     var_est = _variance_terms(p).mean(axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -196,7 +204,8 @@ def five_by_two_cv_f(
     -------
     xarray.Dataset
         Over the remaining dims: ``f``, ``p_value``, ``significant``, ``mean_difference``;
-        scalars ``df1`` (2r) and ``df2`` (r).
+        scalars ``df1`` (2r) and ``df2`` (r). All variance terms 0 gives f = inf (p = 0) where
+        some difference is not 0, and NaN (0 / 0, not significant) where all are 0.
 
     References
     ----------

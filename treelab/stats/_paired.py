@@ -20,6 +20,7 @@ from statsmodels.stats.contingency_tables import mcnemar as _sm_mcnemar
 
 from treelab import _dims
 from treelab.analysis._dataset import Var
+from treelab.analysis._inputs import align_to, index_coords
 from treelab.stats._common import (
     build,
     check_dim_name,
@@ -245,17 +246,25 @@ def mcnemar(
     """McNemar's test of two classifiers on one test set.
 
     With n01 the rows ``a`` gets wrong and ``b`` right and n10 the reverse, the exact test is
-    the two-sided binomial test of n01 against Bin(n01 + n10, 1/2); the asymptotic one uses
-    chi^2 = (|n01 - n10| - 1)^2 / (n01 + n10) with one degree of freedom (continuity
-    corrected, as recommended by Dietterich 1998). Computed by
-    ``statsmodels.stats.contingency_tables.mcnemar``.
+    the two-sided binomial test of n01 against Bin(n01 + n10, 1/2)
+    (``statsmodels.stats.contingency_tables.mcnemar``); the asymptotic one uses
+
+        chi^2 = max(|n01 - n10| - 1, 0)^2 / (n01 + n10)
+
+    with one degree of freedom (continuity corrected, as recommended by Dietterich 1998). The
+    correction shrinks |n01 - n10| towards 0 but never past it (Yates: |O - E| less 1/2, not
+    below 0; R's ``mcnemar.test`` skips it where n01 = n10): n01 = n10 is no evidence at all,
+    chi^2 = 0 and p = 1, where the bare formula would give 1 / (n01 + n10) (p = 0.84 for
+    n01 = n10 = 13). No discordant row (n01 + n10 = 0) gives ``statistic`` NaN and p = 1.
 
     Parameters
     ----------
     pred_a, pred_b : array-like, (sample,)
         Labels predicted by the two classifiers.
     y : array-like, (sample,)
-        True labels.
+        True labels. DataArrays are paired by their ``sample`` labels (reordered when in
+        another order, refused when different), not by position; plain arrays are read in the
+        row order of the first DataArray argument.
     exact : bool, optional
         Binomial test (default when n01 + n10 < 25) or chi-squared.
     significance : float, default 0.05
@@ -271,15 +280,25 @@ def mcnemar(
     McNemar (1947); Dietterich (1998), section 3.1.
     """
     significance = check_significance(significance)
-    arrs = []
-    for name, val in (("pred_a", pred_a), ("pred_b", pred_b), ("y", y)):
+    arrs, labels = [], []
+    names = ("pred_a", "pred_b", "y")
+    for name, val in zip(names, (pred_a, pred_b, y), strict=True):
         arr = np.asarray(val.values if isinstance(val, xr.DataArray) else val)
         if arr.ndim != 1:
             raise ValueError(f"{name} must be 1-d (sample,), got shape {arr.shape}")
         arrs.append(arr)
+        labels.append(index_coords(val))
     if not arrs[0].shape == arrs[1].shape == arrs[2].shape:
         raise ValueError(f"pred_a, pred_b and y must have equal lengths, got "
                          f"{[a.size for a in arrs]}")
+    # rows paired by their sample labels, never by position (docs/measures/correctness.md):
+    # every labelled argument is put in the order of the first one, which plain arrays follow
+    ref = next((i for i in range(3) if _dims.SAMPLE in labels[i]), None)
+    if ref is not None:
+        for i in range(3):
+            if i != ref:
+                arrs[i] = align_to(arrs[i], labels[i], labels[ref], names[i], names[ref],
+                                   (_dims.SAMPLE,))
     if exact is not None and not isinstance(exact, bool):
         raise TypeError(f"exact must be True, False or None, got {exact!r}")
     right_a, right_b = arrs[0] == arrs[2], arrs[1] == arrs[2]
@@ -289,9 +308,13 @@ def mcnemar(
     table = [[int(np.sum(right_a & right_b)), n10], [n01, int(np.sum(~right_a & ~right_b))]]
     if n01 + n10 == 0:
         stat, pval = np.nan, 1.0
-    else:
-        res = _sm_mcnemar(table, exact=use_exact, correction=True)
+    elif use_exact:
+        res = _sm_mcnemar(table, exact=True)
         stat, pval = float(res.statistic), float(res.pvalue)
+    else:
+        # statsmodels' (|n01 - n10| - 1)^2 over-corrects n01 = n10 to a positive statistic
+        stat = max(abs(n01 - n10) - 1, 0) ** 2 / (n01 + n10)
+        pval = float(scipy.stats.chi2.sf(stat, 1))
     cite = CITE_MCNEMAR
     variables = {
         "n01": Var((), n01, "rows a gets wrong and b right", units="", cite=cite),

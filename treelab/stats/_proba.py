@@ -13,7 +13,7 @@ from sklearn.metrics import log_loss, roc_auc_score
 from treelab import _dims
 from treelab.analysis._batch import split_input
 from treelab.analysis._dataset import Var
-from treelab.analysis._inputs import check_proba, encode_labels
+from treelab.analysis._inputs import align_to, check_proba, encode_labels, index_coords
 from treelab.analysis._measure_intervals import documents_ci_options
 from treelab.stats._common import build
 
@@ -83,7 +83,10 @@ def probability_quality(
     For probabilities p_i (rows i = 1..N, classes c) and labels y_i:
 
     * log loss = -(1/N) sum_i log p_i(y_i) (``sklearn.metrics.log_loss``, which clips
-      probabilities to [eps, 1 - eps]);
+      probabilities to [eps, 1 - eps] with eps = 2.2e-16, float64's machine epsilon, as the
+      probabilities are read as float64): a true-class probability of 0, infinite loss by
+      the definition, costs its row -log(eps) = 36.04 instead, one row of it outweighing
+      the rest of most test sets; read it next to the Brier score, which is bounded;
     * Brier score BS = (1/N) sum_i sum_c (p_ic - I(y_i = c))^2 (Brier 1950, multi-class);
       Murphy's partition BS = REL - RES + UNC over the K distinct forecast vectors f_k used
       on N_k rows with observed class frequencies o_k and overall frequencies o:
@@ -104,11 +107,15 @@ def probability_quality(
     proba : array-like or DataArray, (..., sample, class)
         Class probabilities; leading dims (``alpha``, ``fold``, ...) give one value each.
     y : array-like, (sample,)
-        True class codes (or labels with ``classes``).
+        True class codes (or labels with ``classes``). A DataArray ``y`` is paired with the
+        rows of a DataArray ``proba`` by their ``sample`` labels (reordered when in another
+        order, refused when different), not by position.
     n_bins : int, default 10
         Number of ECE bins.
     classes : array-like, optional
-        Original labels of the class columns.
+        Original labels of the class columns. Where ``proba`` carries a ``class``
+        coordinate holding the same labels in another order, the call is refused (the
+        columns would be read under the wrong labels).
     ci : float, optional
         Confidence level (e.g. 0.95) of intervals ``<name>_lower`` / ``<name>_upper`` on
         every measure but the binned ECEs and ``brier_uncertainty`` (the reasons are
@@ -140,6 +147,18 @@ def probability_quality(
     y_arr = np.asarray(y.values if isinstance(y, xr.DataArray) else y)
     if y_arr.ndim != 1 or y_arr.size != n:
         raise ValueError(f"y must be (sample,) with {n} rows, got shape {y_arr.shape}")
+    if isinstance(y, xr.DataArray) and y.dims == (_dims.SAMPLE,):
+        # paired with proba's rows by label, never by position (docs/measures/correctness.md)
+        y_arr = align_to(y_arr, index_coords(y), coords, "y", "proba", (_dims.SAMPLE,))
+    if classes is not None and _dims.CLASS in coords:
+        given, carried = np.asarray(classes), np.asarray(coords[_dims.CLASS])
+        # the same labels in another order name the columns two ways: reading them by
+        # ``classes`` would score every row against another class's probability
+        if given.shape == carried.shape and not np.array_equal(given, carried) \
+                and np.array_equal(np.sort(given), np.sort(carried)):
+            raise ValueError(f"classes {given.tolist()} and proba's class coordinate "
+                             f"{carried.tolist()} name the columns in different orders; pass "
+                             f"classes in the coordinate's order (or proba.sel(class=classes))")
     codes = encode_labels(y_arr, "y", classes=classes, n_classes=n_c)
     if n < 1 or n_c < 2:
         raise ValueError(f"proba needs at least one row and two classes, got {arr.shape}")

@@ -118,6 +118,11 @@ class _Ranks:
 UNDEFINED_F = ("undefined (NaN): every data set ranks the methods alike, so chi2_F = N (k - 1), "
                "the ranks have no residual variance and F_F = (N - 1) chi2_F / 0; use "
                "chi2_p_value")
+#: description of chi2_F, F_F and their p-values where the tie correction is 0 / 0
+UNDEFINED_TIES = ("undefined (NaN): every data set ties all methods, so the tie correction "
+                  "1 - sum (t^3 - t) / (N k (k^2 - 1)) is 0 and the corrected chi2_F is 0 / 0 "
+                  "(NaN in scipy.stats.friedmanchisquare too); without tie_correction chi2_F "
+                  "= 0 and its p-value 1")
 
 
 def friedman(
@@ -145,7 +150,9 @@ def friedman(
 
     ``tie_correction=True`` divides chi2_F by 1 - sum (t^3 - t) / (N k (k^2 - 1)), the sum over
     groups of t tied values within a data set (as ``scipy.stats.friedmanchisquare`` and R's
-    ``friedman.test`` do); the default is Demsar's formula as printed, without it.
+    ``friedman.test`` do); the default is Demsar's formula as printed, without it. Where every
+    data set ties all methods the correction is 0 / 0: chi2_F, F_F and their p-values are NaN,
+    their ``description`` attr saying why.
 
     Values are first averaged over ``repeat`` and ``fold`` (one value per data set and method);
     an ``alpha`` dim is dropped when every method has values at one alpha only (see
@@ -193,7 +200,9 @@ def friedman(
             ties += float(np.sum(counts**3 - counts))
         c = 1.0 - ties / (n * k * (k * k - 1))
         chi2 = chi2 / c if c > 0 else np.nan  # c = 0: every data set ties all methods
-    chi2 = max(float(chi2), 0.0)  # rounding can give -1e-15 for identical ranks
+    all_tied = bool(np.isnan(chi2))
+    # rounding can give -1e-15 for identical ranks; the NaN of a 0 / 0 correction stays NaN
+    chi2 = float(chi2) if all_tied else max(float(chi2), 0.0)
     df1, df2 = k - 1, (k - 1) * (n - 1)
     denom = n * (k - 1) - chi2
     # chi2_F = N (k - 1), its largest value, when every data set ranks the methods alike: the
@@ -202,15 +211,17 @@ def friedman(
     # reporting inf with p = 0 claimed certainty that two data sets cannot give
     f_undefined = not denom > 1e-12 * n * k
     f = np.nan if f_undefined else (n - 1) * chi2 / denom
-    f_note = UNDEFINED_F if f_undefined else ""
+    f_note = UNDEFINED_TIES if all_tied else UNDEFINED_F if f_undefined else ""
+    chi2_note = UNDEFINED_TIES if all_tied else ""
     variables = r.rank_vars()
     variables.update({
         "chi2": Var((), chi2, "Friedman statistic chi2_F", units="", cite=CITE_DEMSAR,
-                    description="tie-corrected" if tie_correction else "Demsar's formula"),
+                    description=chi2_note or ("tie-corrected" if tie_correction
+                                              else "Demsar's formula")),
         "chi2_df": Var((), df1, "degrees of freedom of chi2_F (k - 1)", units="",
                        cite=CITE_DEMSAR),
         "chi2_p_value": Var((), float(scipy.stats.chi2.sf(chi2, df1)), "p-value of chi2_F",
-                            valid_range=(0.0, 1.0), cite=CITE_DEMSAR),
+                            valid_range=(0.0, 1.0), cite=CITE_DEMSAR, description=chi2_note),
         "iman_davenport_f": Var((), f, "Iman-Davenport statistic F_F", units="",
                                 cite=CITE_DEMSAR, description=f_note),
         "f_df1": Var((), df1, "first degrees of freedom of F_F (k - 1)", units="",

@@ -39,13 +39,17 @@ def _ols(x: np.ndarray, y: np.ndarray, level: float) -> dict[str, float]:
     import statsmodels.api as sm
 
     n = x.size
+    if np.ptp(y) == 0:
+        # a constant response: the fit is that flat line exactly (no residual, so a slope
+        # standard error of 0), and r, r^2 and the slope's t are 0 / 0; statsmodels' float
+        # noise made them r^2 = -inf and p = 0.91
+        return {"slope": 0.0, "intercept": float(y[0]), "r": np.nan, "r_squared": np.nan,
+                "r_low": np.nan, "r_high": np.nan, "p_value": np.nan, "slope_stderr": 0.0,
+                "n": n}
     model = sm.OLS(y, sm.add_constant(x, has_constant="add")).fit()
     intercept, slope = (float(v) for v in model.params)
     r2 = float(model.rsquared)
-    if np.ptp(y) == 0:  # a constant response: r is undefined
-        r = np.nan
-    else:
-        r = float(np.sign(slope) * np.sqrt(max(r2, 0.0)))
+    r = float(np.sign(slope) * np.sqrt(max(r2, 0.0)))
     if n > 3 and np.isfinite(r) and abs(r) < 1:
         z = np.arctanh(r)
         half = scipy.stats.norm.isf((1.0 - level) / 2.0) / np.sqrt(n - 3.0)
@@ -85,7 +89,9 @@ def fit_error_ratio(
     second-hand.)
 
     Points where either value is NaN (E_r is NaN where the single model makes no error) are
-    left out; ``n`` counts the points used.
+    left out; ``n`` counts the points used. A constant E_r over the points is fitted exactly by
+    slope 0 and that value as intercept (``slope_stderr`` 0); r, r^2, the interval and the
+    p-value are then 0 / 0 and NaN. A constant phi_e is refused (the slope is undefined).
 
     Parameters
     ----------
@@ -139,8 +145,17 @@ def fit_error_ratio(
         # broadcasting different dims would pair every phi_e with every E_r (an outer product)
         raise ValueError(f"phi_e and error_ratio must have the same dims (after averaging over "
                          f"{list(average_over)}); got {tuple(x.dims)} and {tuple(y.dims)}")
+    for dim in x.dims:
+        if dim in x.indexes and dim in y.indexes:
+            only_x = x.indexes[dim].difference(y.indexes[dim])
+            only_y = y.indexes[dim].difference(x.indexes[dim])
+            if only_x.size or only_y.size:
+                raise ValueError(f"phi_e and error_ratio must have the same {dim!r} labels; "
+                                 f"only in phi_e: {only_x.tolist()}, only in error_ratio: "
+                                 f"{only_y.tolist()}")
     try:
-        x, y = xr.align(x, y, join="exact")
+        # pairs by label: the same labels in another order are the same points
+        x, y = xr.align(x, y, join="inner")
         x, y = xr.broadcast(x, y)
     except ValueError as exc:
         raise ValueError(f"phi_e and error_ratio do not align: {exc}") from None
