@@ -268,8 +268,11 @@ def test_probability_quality_refuses_classes_against_the_class_coordinate():
     brier = ((0.1 ** 2 + 0.1 ** 2) + (0.2 ** 2 + 0.2 ** 2) + (0.3 ** 2 + 0.3 ** 2)) / 3
     assert float(probability_quality(P_da, y, classes=["a", "b"]).brier) == pytest.approx(
         brier, rel=1e-12)
-    with pytest.raises(ValueError, match="different orders"):
+    with pytest.raises(ValueError, match="class coordinate of proba labels its columns"):
         probability_quality(P_da, y, classes=["b", "a"])
+    # other labels than the coordinate's name the columns two ways too
+    with pytest.raises(ValueError, match="class coordinate of proba labels its columns"):
+        probability_quality(P_da, np.array(["x", "y", "x"]), classes=["x", "y"])
     # codes as the coordinate (treelab's default) and labels as classes: no conflict
     codes = P_da.assign_coords({"class": [0, 1]})
     assert float(probability_quality(codes, y, classes=["a", "b"]).brier) == pytest.approx(

@@ -13,7 +13,13 @@ from sklearn.metrics import log_loss, roc_auc_score
 from treelab import _dims
 from treelab.analysis._batch import split_input
 from treelab.analysis._dataset import Var
-from treelab.analysis._inputs import align_to, check_proba, encode_labels, index_coords
+from treelab.analysis._inputs import (
+    align_to,
+    check_class_coord,
+    check_proba,
+    encode_labels,
+    index_coords,
+)
 from treelab.analysis._measure_intervals import documents_ci_options
 from treelab.stats._common import build
 
@@ -150,15 +156,8 @@ def probability_quality(
     if isinstance(y, xr.DataArray) and y.dims == (_dims.SAMPLE,):
         # paired with proba's rows by label, never by position (docs/measures/correctness.md)
         y_arr = align_to(y_arr, index_coords(y), coords, "y", "proba", (_dims.SAMPLE,))
-    if classes is not None and _dims.CLASS in coords:
-        given, carried = np.asarray(classes), np.asarray(coords[_dims.CLASS])
-        # the same labels in another order name the columns two ways: reading them by
-        # ``classes`` would score every row against another class's probability
-        if given.shape == carried.shape and not np.array_equal(given, carried) \
-                and np.array_equal(np.sort(given), np.sort(carried)):
-            raise ValueError(f"classes {given.tolist()} and proba's class coordinate "
-                             f"{carried.tolist()} name the columns in different orders; pass "
-                             f"classes in the coordinate's order (or proba.sel(class=classes))")
+    # classes= against the class coordinate: one check for every probability measure
+    check_class_coord(classes, coords, "proba")
     codes = encode_labels(y_arr, "y", classes=classes, n_classes=n_c)
     if n < 1 or n_c < 2:
         raise ValueError(f"proba needs at least one row and two classes, got {arr.shape}")
