@@ -417,3 +417,31 @@ def test_other_rows_under_a_data_sets_name_are_computed_again(tmp_path):
     assert int(fresh.n_test.sum()) == data.n_samples
     # the shipped bundle's keys are as before (nothing of its rows in them)
     assert all("rows" not in c.spec for c in expand(config(tmp_path / "o")))
+
+
+def test_a_rewritten_data_file_gets_a_single_model_of_its_own_rows(tmp_path):
+    # the single model of the error ratio is shared by the cells of one process that fit on
+    # the same rows; its key named the file, not its rows, so a run after the file was
+    # rewritten (same path, same size) scored the single tree fitted on the old rows
+    # (single_error 0.65 on fold 0 where the tree of the new rows gives 0.70)
+    wine = D.load_builtin("wine")
+    frame = pd.DataFrame(wine.X, columns=[f"x{j}" for j in range(wine.n_features)])
+    path = tmp_path / "mine.csv"
+
+    def write(labels):
+        frame.assign(target=labels).to_csv(path, index=False)
+
+    def config(out):
+        return wine_config(out, datasets=[{"name": "mine", "path": str(path)}], alphas=[0.5])
+
+    write(wine.y)
+    run(config(tmp_path / "a"), progress=False)
+    write(np.random.default_rng(3).permutation(wine.y))  # other labels, the same path
+    ds = run(config(tmp_path / "b"), progress=False)
+    data = D.load_table(path, name="mine")
+    for fold in range(3):
+        split = StratifiedKFold(3, random_state=1).get(data, 0, fold)
+        tree = treelab.DecisionTree(random_state=0).fit(split.train.X, split.train.y)
+        direct = np.mean(tree.predict(split.test.X) != split.test.y)
+        got = ds.single_error.sel(dataset="mine", ensemble="Agg.", alpha=0.5, fold=fold)
+        assert float(got.squeeze()) == pytest.approx(direct, abs=1e-12), fold

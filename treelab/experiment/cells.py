@@ -158,9 +158,11 @@ def _single_for(spec: dict[str, Any], est: Any, train: LabeledData, seed: int) -
 
 
 def _rows_key(spec: dict[str, Any]) -> str:
-    """What a cell's training rows are made from (``data.train_test`` reads these alone)."""
+    """What a cell's training rows are made from (``data.train_test`` reads these alone), with
+    the digest of the rows of a file of the user's or another bundle (``rows``): a file
+    rewritten between two runs of one process holds other rows under the same path."""
     return canonical_json([spec["dataset"], spec["seed"], spec["protocol"], spec["transforms"],
-                           spec["repeat"], spec["fold"], spec.get("root")])
+                           spec["repeat"], spec["fold"], spec.get("root"), spec.get("rows")])
 
 
 def _fitted_single(model: Any, train: LabeledData, rows: str | None = None) -> Any:
