@@ -348,6 +348,35 @@ def test_summary_of_a_mean_with_a_failed_fold_is_nan_not_the_finished_folds(tmp_
                                       .mean()), abs=1e-12)
 
 
+def test_summary_of_leave_one_out_over_data_sets_of_other_sizes(tmp_path):
+    # leave-one-out gives a data set of 12 rows folds 0-11 and one of 16 rows folds 0-15:
+    # the smaller set has no cell at folds 12-15, which the summary took for failed cells
+    # (NaN where the mean of its 12 folds is 0.75)
+    datasets = [{"name": "a", "generator": "waveform", "n_samples": 12},
+                {"name": "b", "generator": "waveform", "n_samples": 16}]
+    ensembles = [{"name": "RF", "estimator": "RandomForest", "params": {"n_estimators": 5}}]
+    config = wine_config(tmp_path / "o", datasets=datasets, ensembles=ensembles,
+                         protocol={"name": "loo"})
+    ds = run(config, progress=False)
+    assert ds.sizes["fold"] == 16
+    table = pd.read_csv(tmp_path / "o" / "summary.csv", index_col=[0, 1])
+    # the means by hand from the stored lines
+    errors: dict[str, list[float]] = {"a": [], "b": []}
+    for line in (tmp_path / "o" / "cells.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        errors[record["cell"]["dataset"]].append(record["vars"]["ensemble_error"]["data"])
+    assert [len(errors["a"]), len(errors["b"])] == [12, 16]
+    for name, values in errors.items():
+        assert table.loc[(name, "RF"), "alpha=nan"] == pytest.approx(np.mean(values),
+                                                                     abs=1e-12), name
+    # a result without the attribute (an older file): every fold position counts, as before
+    older = ds.copy()
+    del older.attrs["folds_per_dataset"]
+    from treelab.experiment import summary
+
+    assert summary(older)["alpha=nan"].isna().tolist() == [True, False]
+
+
 def test_summary_of_a_measure_over_k_or_threshold_keeps_every_value():
     """summary(ds, "topk_error") showed the top-1 error alone, under an index without k, and
     "thresholded_mse" its first threshold alone; each k (threshold) is now a row of its own,
