@@ -348,6 +348,30 @@ def test_summary_of_a_mean_with_a_failed_fold_is_nan_not_the_finished_folds(tmp_
                                       .mean()), abs=1e-12)
 
 
+def test_summary_keeps_the_row_of_an_ensemble_whose_every_cell_failed(tmp_path):
+    # k-nearest neighbours with k = 500 fails on every fold of wine (118 training rows): its
+    # row was left out of summary.csv, as if it had not been run, where a row whose cells
+    # failed is NaN
+    ensembles = [{"name": "knn", "estimator": "sklearn.neighbors:KNeighborsClassifier",
+                  "params": {"n_neighbors": 500}},
+                 {"name": "Agg.", "estimator": "VRTrees", "params": {"n_estimators": 5}}]
+    config = wine_config(tmp_path / "o", ensembles=ensembles, on_error="continue")
+    ds = run(config, progress=False)
+    assert len(CellStore(tmp_path / "o").errors()) == 3
+    table = pd.read_csv(tmp_path / "o" / "summary.csv", index_col=[0, 1])
+    assert list(table.index) == [("wine", "knn"), ("wine", "Agg.")]
+    assert table.loc[("wine", "knn")].isna().all()
+    agg = table.loc[("wine", "Agg."), "alpha=0.5"]
+    assert agg == pytest.approx(float(ds.ensemble_error.sel(ensemble="Agg.", alpha=0.5)
+                                      .mean()), abs=1e-12)
+    # over a measure's own dim (class) all-NaN rows are still left out: a class of one data
+    # set is no class of another
+    from treelab.experiment import summary
+
+    classes = summary(ds, "class_error")
+    assert [(e, c) for _, e, c in classes.index] == [("Agg.", 0), ("Agg.", 1), ("Agg.", 2)]
+
+
 def test_summary_of_leave_one_out_over_data_sets_of_other_sizes(tmp_path):
     # leave-one-out gives a data set of 12 rows folds 0-11 and one of 16 rows folds 0-15:
     # the smaller set has no cell at folds 12-15, which the summary took for failed cells

@@ -74,7 +74,8 @@ def summary(ds: xr.Dataset, var: str = "ensemble_error") -> pd.DataFrame:
         Index (dataset, ensemble, and every other dim of ``var``: a transform's, ``class``,
         ``k``, ``threshold``); columns the alphas ("alpha=nan" for
         ensembles without alpha); entries the means, NaN where a cell of the mean failed
-        (``on_error = "continue"``) rather than a mean of the folds that finished. A data
+        (``on_error = "continue"``) rather than a mean of the folds that finished (a row
+        whose every cell failed is kept, all NaN; without a measure's own dim). A data
         set with fewer folds than the ``fold`` dim (leave-one-out over data sets of other
         sizes; the result's ``folds_per_dataset`` attribute) is the mean over its own folds.
     """
@@ -91,8 +92,18 @@ def summary(ds: xr.Dataset, var: str = "ensemble_error") -> pd.DataFrame:
         # alpha) stay empty
         done = ds["fit_time"].notnull().sum([d for d in over if d in ds["fit_time"].dims])
         complete = means.where((done == 0) | (done == _cells_per_mean(ds, over)))
-    rows = _by_alpha(means, var).dropna(how="all").index
-    return _by_alpha(complete, var).loc[rows]
+    frame = _by_alpha(means, var)
+    keep = frame.notna().any(axis=1)
+    if "fit_time" in ds and over and _dims.ALPHA in done.dims:
+        # every (data set, ensemble, transform values) of the grid has cells at one alpha at
+        # least: a row without a finished cell at any alpha is one whose every cell failed,
+        # kept (NaN) rather than left out as if the ensemble had not been run
+        failed = (done.sum(_dims.ALPHA) == 0).to_series()
+        if set(failed.index.names) == set(frame.index.names):
+            failed = failed.reorder_levels(frame.index.names) if failed.index.nlevels > 1 \
+                else failed
+            keep |= failed.reindex(frame.index, fill_value=False)
+    return _by_alpha(complete, var).loc[frame.index[keep.to_numpy()]]
 
 
 def _cells_per_mean(ds: xr.Dataset, over: list[str]) -> Any:
