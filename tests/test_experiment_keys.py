@@ -35,3 +35,19 @@ def test_the_order_of_the_measures_is_part_of_the_key(tmp_path):
     assert "measure_order" not in expand(_config(None, "given"))[0].spec
     assert expand(_config(None, "reversed"))[0].spec["measure_order"] == ["topk_error",
                                                                           "diagnose"]
+
+
+def test_the_order_of_data_sets_and_ensembles_is_not():
+    def keys(config):
+        return {tuple(sorted(map(str, c.coords.items()))): c.key for c in expand(config)}
+
+    datasets = [{"name": "wine", "builtin": "wine"}, {"name": "iris", "builtin": "iris"}]
+    ensembles = [{"name": "RF", "estimator": "RandomForest", "params": {"n_estimators": 5}},
+                 {"name": "Agg.", "estimator": "VRTrees",
+                  "params": {"sampling": "none", "n_estimators": 5}}]
+    config = ExperimentConfig(datasets=datasets, ensembles=ensembles, alphas=[0.0, 1.0],
+                              protocol={"name": "stratified_kfold", "n_splits": 2})
+    turned = config.replace(datasets=datasets[::-1], ensembles=[
+        ensembles[1] | {"params": {"n_estimators": 5, "sampling": "none"}}, ensembles[0]])
+    assert keys(turned) == keys(config)
+    assert len(keys(config)) == 2 * (2 + 1) * 2

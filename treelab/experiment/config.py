@@ -103,7 +103,9 @@ class ExperimentConfig:
     -----
     Only ``datasets``, ``ensembles``, ``protocol``, ``transforms``, ``alphas``, ``measures`` and
     ``seed`` identify cells; changing ``out``, ``backend``, ``n_workers``, ``n_jobs`` or
-    ``name`` never invalidates finished cells.
+    ``name`` never invalidates finished cells. The order of ``measures`` identifies them too
+    where it is not alphabetical (the first measure keeps a dim or variable name that two
+    report), the order of data sets and ensembles does not.
     """
 
     datasets: tuple[DatasetSpec, ...]
