@@ -189,7 +189,10 @@ def train_test(spec: dict[str, Any]) -> tuple[LabeledData, LabeledData]:
                         for s in protocol.split(strata)}
             return {(r, f): (tr, te) for r, f, tr, te in protocol.indices(strata.y)}
 
-        splits = _SPLITS.get(canonical_json([data_key, spec["protocol"]]), make_splits)
+        # the task too: a regression's folds are unstratified, a classification's of the
+        # same file stratified
+        splits = _SPLITS.get(canonical_json([data_key, spec["protocol"], spec.get("task")]),
+                             make_splits)
         tr, te = splits[(repeat, fold)]
         train, test = data.take(tr), data.take(te)
     for t in spec["transforms"]:
