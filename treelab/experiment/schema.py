@@ -106,7 +106,8 @@ class DatasetSpec:
         take their sizes from the protocol instead.
     test : dict, optional
         A fixed test set for draw protocols, ``{"generator": ..., "params": {...}}`` (e.g. the
-        concepts lattice).
+        concepts lattice); a generator with a ``random_state`` is seeded from (seed, "test",
+        name) unless ``params`` gives one.
     min_class_size : int, optional
         Drop the rows of classes with fewer rows than this before splitting.
     root : str, optional
