@@ -177,6 +177,11 @@ class ExperimentConfig:
             if bad:
                 raise ValueError(f"protocol {proto.name!r} draws rows from a generator; data "
                                  f"sets {bad} cannot be drawn from")
+        for d in datasets:  # read by a draw protocol's generator source alone
+            if d.test and not (proto.uses_generator and d.source == "generator"):
+                raise ValueError(f"datasets[{d.name!r}].test: a fixed test set is for the "
+                                 "draw protocols (draws, bias_variance) on a generator; "
+                                 f"protocol {proto.name!r} tests on rows of the data set")
         measures = _check_measures(self.measures, task)
         check_group_measures(measures, proto, datasets, ensembles, task)
         if self.backend not in BACKENDS:

@@ -188,6 +188,11 @@ class DatasetSpec:
                                  f"got {test!r}")
             test = check_jsonable({"generator": test["generator"],
                               "params": dict(test.get("params", {}))}, f"{where}.test")
+            unknown = set(test["params"]) - set(
+                inspect.signature(GENERATORS[test["generator"]]).parameters)
+            if unknown:  # else every cell would fail on it
+                raise ValueError(f"{where}.test.params: {test['generator']}() has no "
+                                 f"parameters {sorted(unknown)}")
         mcs = spec.get("min_class_size")
         if mcs is not None and (isinstance(mcs, bool) or not isinstance(mcs, numbers.Integral)
                                 or mcs < 1):
