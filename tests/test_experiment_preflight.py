@@ -175,3 +175,14 @@ def test_a_fixed_test_set_that_cannot_be_drawn_or_would_be_ignored_is_refused(
     _config(tmp_path, datasets=[{**wave, "test": {"generator": "waveform",
                                                   "params": {"n_samples": 60}}}],
             protocol={"name": "draws", "n_repeats": 2, "n_train": 40})
+
+
+def test_min_class_size_under_a_draw_protocol_is_refused(tmp_path):
+    # the draws of a generator were taken whole: min_class_size = 1000 on led kept its ten
+    # classes of 21-41 rows each
+    led = {"name": "led", "generator": "led", "min_class_size": 1000}
+    draws = {"name": "draws", "n_repeats": 1, "n_train": 300, "n_test": 100}
+    with pytest.raises(ValueError, match=r"datasets\['led'\].min_class_size: protocol 'draws' "
+                                         "draws every repeat's rows afresh"):
+        _config(tmp_path, datasets=[led], protocol=draws)
+    _config(tmp_path, datasets=[{**led, "min_class_size": 2, "n_samples": 200}])  # split

@@ -177,11 +177,16 @@ class ExperimentConfig:
             if bad:
                 raise ValueError(f"protocol {proto.name!r} draws rows from a generator; data "
                                  f"sets {bad} cannot be drawn from")
-        for d in datasets:  # read by a draw protocol's generator source alone
-            if d.test and not (proto.uses_generator and d.source == "generator"):
+        for d in datasets:
+            drawn = proto.uses_generator and d.source == "generator"
+            if d.test and not drawn:  # read by a draw protocol's generator source alone
                 raise ValueError(f"datasets[{d.name!r}].test: a fixed test set is for the "
                                  "draw protocols (draws, bias_variance) on a generator; "
                                  f"protocol {proto.name!r} tests on rows of the data set")
+            if d.min_class_size and drawn:  # no data set to drop classes from
+                raise ValueError(f"datasets[{d.name!r}].min_class_size: protocol "
+                                 f"{proto.name!r} draws every repeat's rows afresh from the "
+                                 "generator; min_class_size applies to a data set that is split")
         measures = _check_measures(self.measures, task)
         check_group_measures(measures, proto, datasets, ensembles, task)
         if self.backend not in BACKENDS:
