@@ -348,6 +348,59 @@ def test_summary_of_a_mean_with_a_failed_fold_is_nan_not_the_finished_folds(tmp_
                                       .mean()), abs=1e-12)
 
 
+def test_summary_keeps_the_row_of_an_ensemble_whose_every_cell_failed(tmp_path):
+    # k-nearest neighbours with k = 500 fails on every fold of wine (118 training rows): its
+    # row was left out of summary.csv, as if it had not been run, where a row whose cells
+    # failed is NaN
+    ensembles = [{"name": "knn", "estimator": "sklearn.neighbors:KNeighborsClassifier",
+                  "params": {"n_neighbors": 500}},
+                 {"name": "Agg.", "estimator": "VRTrees", "params": {"n_estimators": 5}}]
+    config = wine_config(tmp_path / "o", ensembles=ensembles, on_error="continue")
+    ds = run(config, progress=False)
+    assert len(CellStore(tmp_path / "o").errors()) == 3
+    table = pd.read_csv(tmp_path / "o" / "summary.csv", index_col=[0, 1])
+    assert list(table.index) == [("wine", "knn"), ("wine", "Agg.")]
+    assert table.loc[("wine", "knn")].isna().all()
+    agg = table.loc[("wine", "Agg."), "alpha=0.5"]
+    assert agg == pytest.approx(float(ds.ensemble_error.sel(ensemble="Agg.", alpha=0.5)
+                                      .mean()), abs=1e-12)
+    # over a measure's own dim (class) all-NaN rows are still left out: a class of one data
+    # set is no class of another
+    from treelab.experiment import summary
+
+    classes = summary(ds, "class_error")
+    assert [(e, c) for _, e, c in classes.index] == [("Agg.", 0), ("Agg.", 1), ("Agg.", 2)]
+
+
+def test_summary_of_leave_one_out_over_data_sets_of_other_sizes(tmp_path):
+    # leave-one-out gives a data set of 12 rows folds 0-11 and one of 16 rows folds 0-15:
+    # the smaller set has no cell at folds 12-15, which the summary took for failed cells
+    # (NaN where the mean of its 12 folds is 0.75)
+    datasets = [{"name": "a", "generator": "waveform", "n_samples": 12},
+                {"name": "b", "generator": "waveform", "n_samples": 16}]
+    ensembles = [{"name": "RF", "estimator": "RandomForest", "params": {"n_estimators": 5}}]
+    config = wine_config(tmp_path / "o", datasets=datasets, ensembles=ensembles,
+                         protocol={"name": "loo"})
+    ds = run(config, progress=False)
+    assert ds.sizes["fold"] == 16
+    table = pd.read_csv(tmp_path / "o" / "summary.csv", index_col=[0, 1])
+    # the means by hand from the stored lines
+    errors: dict[str, list[float]] = {"a": [], "b": []}
+    for line in (tmp_path / "o" / "cells.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        errors[record["cell"]["dataset"]].append(record["vars"]["ensemble_error"]["data"])
+    assert [len(errors["a"]), len(errors["b"])] == [12, 16]
+    for name, values in errors.items():
+        assert table.loc[(name, "RF"), "alpha=nan"] == pytest.approx(np.mean(values),
+                                                                     abs=1e-12), name
+    # a result without the attribute (an older file): every fold position counts, as before
+    older = ds.copy()
+    del older.attrs["folds_per_dataset"]
+    from treelab.experiment import summary
+
+    assert summary(older)["alpha=nan"].isna().tolist() == [True, False]
+
+
 def test_summary_of_a_measure_over_k_or_threshold_keeps_every_value():
     """summary(ds, "topk_error") showed the top-1 error alone, under an index without k, and
     "thresholded_mse" its first threshold alone; each k (threshold) is now a row of its own,
@@ -417,3 +470,31 @@ def test_other_rows_under_a_data_sets_name_are_computed_again(tmp_path):
     assert int(fresh.n_test.sum()) == data.n_samples
     # the shipped bundle's keys are as before (nothing of its rows in them)
     assert all("rows" not in c.spec for c in expand(config(tmp_path / "o")))
+
+
+def test_a_rewritten_data_file_gets_a_single_model_of_its_own_rows(tmp_path):
+    # the single model of the error ratio is shared by the cells of one process that fit on
+    # the same rows; its key named the file, not its rows, so a run after the file was
+    # rewritten (same path, same size) scored the single tree fitted on the old rows
+    # (single_error 0.65 on fold 0 where the tree of the new rows gives 0.70)
+    wine = D.load_builtin("wine")
+    frame = pd.DataFrame(wine.X, columns=[f"x{j}" for j in range(wine.n_features)])
+    path = tmp_path / "mine.csv"
+
+    def write(labels):
+        frame.assign(target=labels).to_csv(path, index=False)
+
+    def config(out):
+        return wine_config(out, datasets=[{"name": "mine", "path": str(path)}], alphas=[0.5])
+
+    write(wine.y)
+    run(config(tmp_path / "a"), progress=False)
+    write(np.random.default_rng(3).permutation(wine.y))  # other labels, the same path
+    ds = run(config(tmp_path / "b"), progress=False)
+    data = D.load_table(path, name="mine")
+    for fold in range(3):
+        split = StratifiedKFold(3, random_state=1).get(data, 0, fold)
+        tree = treelab.DecisionTree(random_state=0).fit(split.train.X, split.train.y)
+        direct = np.mean(tree.predict(split.test.X) != split.test.y)
+        got = ds.single_error.sel(dataset="mine", ensemble="Agg.", alpha=0.5, fold=fold)
+        assert float(got.squeeze()) == pytest.approx(direct, abs=1e-12), fold

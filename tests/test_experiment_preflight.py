@@ -150,3 +150,39 @@ def test_replace_seed_moves_a_protocol_seeded_by_the_experiment():
     fixed = _grid(seed=0, protocol={"name": "stratified_kfold", "n_splits": 3,
                                       "random_state": 5})
     assert fixed.replace(seed=1).protocol["random_state"] == 5
+
+
+@pytest.mark.parametrize("test, protocol, where", [
+    # a misspelt parameter of the test generator failed in every cell, not before
+    ({"generator": "waveform", "params": {"n_sampels": 60}},
+     {"name": "draws", "n_repeats": 2, "n_train": 40},
+     r"datasets\['wave'\].test.params: waveform\(\) has no parameters \['n_sampels'\]"),
+    # an index protocol tests on rows of the data set: the fixed test set was ignored
+    ({"generator": "waveform", "params": {"n_samples": 60}}, TWO_FOLDS,
+     r"datasets\['wave'\].test: a fixed test set is for the draw protocols .* protocol "
+     r"'stratified_kfold' tests on rows of the data set"),
+])
+def test_a_fixed_test_set_that_cannot_be_drawn_or_would_be_ignored_is_refused(
+        tmp_path, test, protocol, where):
+    wave = {"name": "wave", "generator": "waveform", "test": test}
+    if protocol is TWO_FOLDS:
+        wave["n_samples"] = 90
+    with pytest.raises(ValueError, match=where):
+        _config(tmp_path, datasets=[wave], protocol=protocol)
+    # without the test set, or with a draw protocol and good parameters, accepted
+    _config(tmp_path, datasets=[{k: v for k, v in wave.items() if k != "test"}],
+            protocol=protocol)
+    _config(tmp_path, datasets=[{**wave, "test": {"generator": "waveform",
+                                                  "params": {"n_samples": 60}}}],
+            protocol={"name": "draws", "n_repeats": 2, "n_train": 40})
+
+
+def test_min_class_size_under_a_draw_protocol_is_refused(tmp_path):
+    # the draws of a generator were taken whole: min_class_size = 1000 on led kept its ten
+    # classes of 21-41 rows each
+    led = {"name": "led", "generator": "led", "min_class_size": 1000}
+    draws = {"name": "draws", "n_repeats": 1, "n_train": 300, "n_test": 100}
+    with pytest.raises(ValueError, match=r"datasets\['led'\].min_class_size: protocol 'draws' "
+                                         "draws every repeat's rows afresh"):
+        _config(tmp_path, datasets=[led], protocol=draws)
+    _config(tmp_path, datasets=[{**led, "min_class_size": 2, "n_samples": 200}])  # split

@@ -262,3 +262,36 @@ def test_decompositions_on_a_pool_data_set(tmp_path):
     np.testing.assert_allclose(ds.expected_loss.values,
                                ds.mse.mean(["repeat", "fold"]).values, rtol=1e-12)
     assert "bias_with_noise" in ds and "noise" not in ds  # y* = y: the noise stays inside
+
+
+def test_a_file_run_as_classification_then_regression_keeps_each_tasks_folds(tmp_path):
+    # a process's cache of splits was keyed by the rows and the protocol, not the task: a
+    # regression on a file after a classification on it took the stratified folds (mse
+    # 1.20 on fold 0 where its plain random folds give 0.80)
+    import pandas as pd
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.model_selection import RepeatedStratifiedKFold
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 3))
+    y = np.clip(np.round(X[:, 0] * 1.5 + 2), 0, 4).astype(int)
+    y[:12] = np.arange(12) % 5
+    path = tmp_path / "counts.csv"
+    pd.DataFrame(X, columns=list("abc")).assign(target=y).to_csv(path, index=False)
+
+    def config(task, estimator):
+        return ExperimentConfig(
+            datasets=[{"name": "counts", "path": str(path)}], task=task, seed=2,
+            ensembles=[{"name": "RF", "estimator": estimator, "params": {"n_estimators": 5}}],
+            protocol={"name": "stratified_kfold", "n_splits": 3}, out=str(tmp_path / task))
+
+    run(config("classification", "RandomForest"), progress=False)
+    ds = run(config("regression", "sklearn.ensemble:RandomForestRegressor"), progress=False)
+    # plain random folds: the stratified splitter over a single stratum
+    splitter = RepeatedStratifiedKFold(n_splits=3, n_repeats=1, random_state=2)
+    for fold, (train, test) in enumerate(splitter.split(X, np.zeros(90))):
+        seed = cell_seed(2, "estimator", "counts", [], "RF", 0, fold)
+        model = RandomForestRegressor(n_estimators=5, random_state=seed, n_jobs=1)
+        pred = model.fit(X[train], y[train]).predict(X[test])
+        got = float(ds.mse.sel(dataset="counts", ensemble="RF", repeat=0, fold=fold).squeeze())
+        assert got == pytest.approx(mean_squared_error(y[test], pred), rel=1e-12), fold

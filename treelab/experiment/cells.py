@@ -5,12 +5,16 @@ computes one cell from its plain-JSON spec (so it can run in any process or on a
 and returns a record of plain values that the store writes as one line.
 
 Seeds: every random choice of a cell derives from the configuration's ``seed`` and names, never
-from the order in which cells run: folds from (seed), generated data from (seed, data set),
-irrelevant attributes from (seed, data set, k), training-row noise and subsamples from (seed,
-data set, transform, value, repeat, fold), and the estimator's ``random_state`` from (seed,
-data set, transform values, ensemble, repeat, fold). The estimator seed leaves out alpha, so
-the alphas of one ensemble share their random numbers (common random numbers make alpha
-comparisons less noisy).
+from the order in which cells run: folds from the protocol's ``random_state`` (default
+``seed``); a generator's rows under an index protocol (k-fold, holdout, ...) from (seed, data
+set), but under a draw protocol (``draws``, ``bias_variance``) each repeat's rows from (the
+protocol's ``random_state``, repeat) alone, so the data sets of one generator draw with the
+same random numbers (the same rows where their parameters agree); irrelevant attributes from
+(seed, data set, k), under a draw protocol also (repeat, training or test rows); training-row
+noise and subsamples from (seed, data set, transform, value, repeat, fold), and the
+estimator's ``random_state`` from (seed, data set, transform values, ensemble, repeat, fold).
+The estimator seed leaves out alpha, so the alphas of one ensemble share their random numbers
+(common random numbers make alpha comparisons less noisy).
 """
 
 from __future__ import annotations
@@ -158,9 +162,11 @@ def _single_for(spec: dict[str, Any], est: Any, train: LabeledData, seed: int) -
 
 
 def _rows_key(spec: dict[str, Any]) -> str:
-    """What a cell's training rows are made from (``data.train_test`` reads these alone)."""
+    """What a cell's training rows are made from (``data.train_test`` reads these alone), with
+    the digest of the rows of a file of the user's or another bundle (``rows``): a file
+    rewritten between two runs of one process holds other rows under the same path."""
     return canonical_json([spec["dataset"], spec["seed"], spec["protocol"], spec["transforms"],
-                           spec["repeat"], spec["fold"], spec.get("root")])
+                           spec["repeat"], spec["fold"], spec.get("root"), spec.get("rows")])
 
 
 def _fitted_single(model: Any, train: LabeledData, rows: str | None = None) -> Any:

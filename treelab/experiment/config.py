@@ -103,7 +103,9 @@ class ExperimentConfig:
     -----
     Only ``datasets``, ``ensembles``, ``protocol``, ``transforms``, ``alphas``, ``measures`` and
     ``seed`` identify cells; changing ``out``, ``backend``, ``n_workers``, ``n_jobs`` or
-    ``name`` never invalidates finished cells.
+    ``name`` never invalidates finished cells. The order of ``measures`` identifies them too
+    where it is not alphabetical (the first measure keeps a dim or variable name that two
+    report), the order of data sets and ensembles does not.
     """
 
     datasets: tuple[DatasetSpec, ...]
@@ -175,6 +177,16 @@ class ExperimentConfig:
             if bad:
                 raise ValueError(f"protocol {proto.name!r} draws rows from a generator; data "
                                  f"sets {bad} cannot be drawn from")
+        for d in datasets:
+            drawn = proto.uses_generator and d.source == "generator"
+            if d.test and not drawn:  # read by a draw protocol's generator source alone
+                raise ValueError(f"datasets[{d.name!r}].test: a fixed test set is for the "
+                                 "draw protocols (draws, bias_variance) on a generator; "
+                                 f"protocol {proto.name!r} tests on rows of the data set")
+            if d.min_class_size and drawn:  # no data set to drop classes from
+                raise ValueError(f"datasets[{d.name!r}].min_class_size: protocol "
+                                 f"{proto.name!r} draws every repeat's rows afresh from the "
+                                 "generator; min_class_size applies to a data set that is split")
         measures = _check_measures(self.measures, task)
         check_group_measures(measures, proto, datasets, ensembles, task)
         if self.backend not in BACKENDS:

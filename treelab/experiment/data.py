@@ -134,6 +134,17 @@ def _gen_params(ds: dict[str, Any]) -> set[str]:
     return set(inspect.signature(GENERATORS[ds["generator"]]).parameters)
 
 
+def _fixed_test(ds: dict[str, Any], seed: int) -> LabeledData:
+    """A data set's fixed test rows (``test``): a generator that draws at random is seeded
+    from (seed, "test", data set) unless its params give ``random_state``, so that every
+    process (a run's workers, a later run) scores on the same rows."""
+    test = ds["test"]
+    params = dict(test.get("params", {}))
+    if "random_state" not in params and "random_state" in _gen_params(test):
+        params["random_state"] = cell_seed(seed, "test", ds["name"])
+    return generate(test["generator"], **params)
+
+
 def _source(ds: dict[str, Any]):
     def draw(n: int, random_state: int) -> LabeledData:
         return generate(ds["generator"], n_samples=n, random_state=random_state,
@@ -156,8 +167,8 @@ def train_test(spec: dict[str, Any]) -> tuple[LabeledData, LabeledData]:
     if protocol.uses_generator and "generator" in ds:
         test_fixed = None
         if ds.get("test"):
-            test_fixed = _DATA.get(canonical_json(["test", ds["test"]]), lambda: generate(
-                ds["test"]["generator"], **ds["test"].get("params", {})))
+            test_fixed = _DATA.get(canonical_json(["test", ds["test"], seed, ds["name"]]),
+                                   lambda: _fixed_test(ds, seed))
         split = protocol.get(_source(ds), repeat, fold, test=test_fixed)
         train, test = split.train, split.test
         # the K training sets of bias_variance share one test set, irrelevant columns included
@@ -189,7 +200,10 @@ def train_test(spec: dict[str, Any]) -> tuple[LabeledData, LabeledData]:
                         for s in protocol.split(strata)}
             return {(r, f): (tr, te) for r, f, tr, te in protocol.indices(strata.y)}
 
-        splits = _SPLITS.get(canonical_json([data_key, spec["protocol"]]), make_splits)
+        # the task too: a regression's folds are unstratified, a classification's of the
+        # same file stratified
+        splits = _SPLITS.get(canonical_json([data_key, spec["protocol"], spec.get("task")]),
+                             make_splits)
         tr, te = splits[(repeat, fold)]
         train, test = data.take(tr), data.take(te)
     for t in spec["transforms"]:

@@ -171,6 +171,11 @@ def expand(config: ExperimentConfig) -> list[Cell]:
         raise TypeError(f"config must be an ExperimentConfig; got {type(config).__name__}")
     protocol = make_protocol(dict(config.protocol))
     transforms = [t.to_dict() for t in config.transforms]
+    # the first measure keeps a dim or variable name that two report (values.own_dims): the
+    # key, whose JSON sorts the measures, holds their order where it is not the sorted one
+    # (the keys of a sorted order as before)
+    order = list(config.measures)
+    order = None if order == sorted(order) else order
     cells: list[Cell] = []
     for ds in config.datasets:
         n_rows = None
@@ -207,6 +212,8 @@ def expand(config: ExperimentConfig) -> list[Cell]:
                         }
                         if config.task != "classification":  # classification keys unchanged
                             spec["task"] = config.task
+                        if order is not None:
+                            spec["measure_order"] = order
                         if rows is not None:  # rows of the user's, not fixed by the config
                             spec["rows"] = rows
                         key = hashlib.sha256(canonical_json(spec).encode()).hexdigest()[:32]

@@ -3,9 +3,11 @@ their writing, and the readying of that writing while a run's workers start."""
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -72,7 +74,10 @@ def summary(ds: xr.Dataset, var: str = "ensemble_error") -> pd.DataFrame:
         Index (dataset, ensemble, and every other dim of ``var``: a transform's, ``class``,
         ``k``, ``threshold``); columns the alphas ("alpha=nan" for
         ensembles without alpha); entries the means, NaN where a cell of the mean failed
-        (``on_error = "continue"``) rather than a mean of the folds that finished.
+        (``on_error = "continue"``) rather than a mean of the folds that finished (a row
+        whose every cell failed is kept, all NaN; without a measure's own dim). A data
+        set with fewer folds than the ``fold`` dim (leave-one-out over data sets of other
+        sizes; the result's ``folds_per_dataset`` attribute) is the mean over its own folds.
     """
     if var not in ds:
         raise ValueError(f"var must be a variable of ds; got {var!r}")
@@ -86,10 +91,37 @@ def summary(ds: xr.Dataset, var: str = "ensemble_error") -> pd.DataFrame:
         # row kept; combinations with no cell at all (an ensemble without alpha at an
         # alpha) stay empty
         done = ds["fit_time"].notnull().sum([d for d in over if d in ds["fit_time"].dims])
-        total = int(np.prod([ds.sizes[d] for d in over]))
-        complete = means.where((done == 0) | (done == total))
-    rows = _by_alpha(means, var).dropna(how="all").index
-    return _by_alpha(complete, var).loc[rows]
+        complete = means.where((done == 0) | (done == _cells_per_mean(ds, over)))
+    frame = _by_alpha(means, var)
+    keep = frame.notna().any(axis=1)
+    if "fit_time" in ds and over and _dims.ALPHA in done.dims:
+        # every (data set, ensemble, transform values) of the grid has cells at one alpha at
+        # least: a row without a finished cell at any alpha is one whose every cell failed,
+        # kept (NaN) rather than left out as if the ensemble had not been run
+        failed = (done.sum(_dims.ALPHA) == 0).to_series()
+        if set(failed.index.names) == set(frame.index.names):
+            failed = failed.reorder_levels(frame.index.names) if failed.index.nlevels > 1 \
+                else failed
+            keep |= failed.reindex(frame.index, fill_value=False)
+    return _by_alpha(complete, var).loc[frame.index[keep.to_numpy()]]
+
+
+def _cells_per_mean(ds: xr.Dataset, over: list[str]) -> Any:
+    """How many cells a mean over the dims ``over`` (repeat, fold) has when none failed: the
+    positions of those dims, or, with the result's ``folds_per_dataset``, the positions of
+    each data set's own folds 0 .. n - 1 (data sets differ in their folds under
+    leave-one-out: a smaller one has no cell at the last folds, which is not a failure)."""
+    total = int(np.prod([ds.sizes[d] for d in over]))
+    known = ds.attrs.get("folds_per_dataset")
+    if not isinstance(known, str) or _dims.FOLD not in over or _dims.DATASET not in ds.coords:
+        return total
+    folds = json.loads(known)
+    names = ds[_dims.DATASET]
+    fold = np.asarray(ds[_dims.FOLD].values)
+    per = total // fold.size  # the repeats
+    counts = [per * int(np.sum(fold < folds.get(str(n), math.inf)))
+              for n in np.ravel(names.values)]
+    return names.copy(data=np.reshape(counts, names.shape))
 
 
 def _by_alpha(da: xr.DataArray, var: str) -> pd.DataFrame:

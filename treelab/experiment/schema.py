@@ -106,7 +106,8 @@ class DatasetSpec:
         take their sizes from the protocol instead.
     test : dict, optional
         A fixed test set for draw protocols, ``{"generator": ..., "params": {...}}`` (e.g. the
-        concepts lattice).
+        concepts lattice); a generator with a ``random_state`` is seeded from (seed, "test",
+        name) unless ``params`` gives one.
     min_class_size : int, optional
         Drop the rows of classes with fewer rows than this before splitting.
     root : str, optional
@@ -187,6 +188,11 @@ class DatasetSpec:
                                  f"got {test!r}")
             test = check_jsonable({"generator": test["generator"],
                               "params": dict(test.get("params", {}))}, f"{where}.test")
+            unknown = set(test["params"]) - set(
+                inspect.signature(GENERATORS[test["generator"]]).parameters)
+            if unknown:  # else every cell would fail on it
+                raise ValueError(f"{where}.test.params: {test['generator']}() has no "
+                                 f"parameters {sorted(unknown)}")
         mcs = spec.get("min_class_size")
         if mcs is not None and (isinstance(mcs, bool) or not isinstance(mcs, numbers.Integral)
                                 or mcs < 1):

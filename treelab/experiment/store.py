@@ -297,6 +297,11 @@ def assemble(cells: Sequence[Any], records: dict[str, dict[str, Any]],
         measures add (``threshold``, ``k``, ...). Cells not finished are NaN. Alpha
         coordinates are sorted, with NaN (ensembles without alpha) last. A group variable
         whose name a cell variable or a dim already has becomes ``<measure>_<name>``.
+        Attribute ``folds_per_dataset`` (JSON, data set -> n) says that a data set's cells
+        have folds 0 .. n - 1 in every repeat: fewer than the ``fold`` dim where the data
+        sets differ in their folds (leave-one-out: one per row), so that a mean over the
+        folds (:func:`~treelab.experiment.summary`) can tell a fold the data set does not
+        have from a cell that failed.
     """
     if not cells:
         raise ValueError("cells must not be empty")
@@ -334,7 +339,30 @@ def assemble(cells: Sequence[Any], records: dict[str, dict[str, Any]],
     coords[_dims.ALPHA] = np.asarray(values[_dims.ALPHA], dtype=np.float64)
     for d, c in extra.items():
         coords[d] = np.asarray(c)
-    return xr.Dataset(dict(sorted(data_vars.items())), coords=coords, attrs=attrs or {})
+    attrs = dict(attrs or {})
+    folds = _folds_per_dataset(cells)
+    if folds is not None:
+        attrs["folds_per_dataset"] = json.dumps(folds, sort_keys=True)
+    return xr.Dataset(dict(sorted(data_vars.items())), coords=coords, attrs=attrs)
+
+
+def _folds_per_dataset(cells: Sequence[Any]) -> dict[str, int] | None:
+    """Each data set's number of folds n, where its cells' (repeat, fold) pairs are every
+    repeat's folds 0 .. n - 1 (every protocol's); None otherwise, or without those dims."""
+    if not cells or not {_dims.DATASET, _dims.REPEAT, _dims.FOLD} <= set(cells[0].coords):
+        return None
+    pairs: dict[str, set[tuple[Any, Any]]] = {}
+    for cell in cells:
+        c = cell.coords
+        pairs.setdefault(str(c[_dims.DATASET]), set()).add((c[_dims.REPEAT], c[_dims.FOLD]))
+    out = {}
+    for name, seen in pairs.items():
+        repeats = {r for r, _ in seen}
+        n = 1 + max(f for _, f in seen)
+        if seen != {(r, f) for r in repeats for f in range(n)}:
+            return None
+        out[name] = n
+    return out
 
 
 def _place(units: Sequence[Any], records: dict[str, dict[str, Any]], dims: list[str],
