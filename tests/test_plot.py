@@ -590,3 +590,26 @@ def test_irrelevant_attributes_leave_out_a_point_with_a_failed_cell():
                                rtol=1e-14)
     np.testing.assert_allclose(lines["RDT"].get_xdata(), [0, 4, 16])
     plt.close("all")
+
+
+def test_figures_keep_a_data_set_with_fewer_folds_than_the_fold_dim():
+    # leave-one-out over data sets of 3 and 4 rows: the smaller has no cell at fold 3, which
+    # is not a failure (the result's folds_per_dataset); its point is the mean of its 3 folds
+    coords = {"dataset": ["a", "b"], "ensemble": ["RDT"], "alpha": [np.nan],
+              "n_irrelevant": [0, 4], "repeat": [0], "fold": [0, 1, 2, 3]}
+    err = np.arange(16, dtype=float).reshape(2, 1, 1, 2, 1, 4) / 20
+    fit = np.full(err.shape, 0.1)
+    err[0, ..., 3] = fit[0, ..., 3] = np.nan  # data set a has folds 0-2
+    ds = xr.Dataset({"ensemble_error": (tuple(coords), err),
+                     "fit_time": (tuple(coords), fit)}, coords=coords,
+                    attrs={"folds_per_dataset": '{"a": 3, "b": 4}'})
+    line = labelled_lines(plot.irrelevant_attributes(ds, dataset="a"))["RDT"]
+    np.testing.assert_allclose(line.get_ydata(), [1 - err[0, 0, 0, k, 0, :3].mean()
+                                                  for k in (0, 1)], rtol=1e-14)
+    plt.close("all")
+    # data set b's fold 3 failing instead is a failure: its first point is left out
+    ds["fit_time"][1, 0, 0, 0, 0, 3] = np.nan
+    ds["ensemble_error"][1, 0, 0, 0, 0, 3] = np.nan
+    line = labelled_lines(plot.irrelevant_attributes(ds, dataset="b"))["RDT"]
+    assert np.isnan(line.get_ydata()[0]) and np.isfinite(line.get_ydata()[1])
+    plt.close("all")

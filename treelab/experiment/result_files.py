@@ -7,7 +7,6 @@ import json
 import logging
 import math
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -16,7 +15,7 @@ import xarray as xr
 from treelab import _dims
 from treelab.experiment._files import replace_file
 
-__all__ = ["ready_writer", "summary", "write_files"]
+__all__ = ["failed_cells", "ready_writer", "summary", "write_files"]
 
 log = logging.getLogger("treelab.experiment")
 
@@ -91,7 +90,9 @@ def summary(ds: xr.Dataset, var: str = "ensemble_error") -> pd.DataFrame:
         # row kept; combinations with no cell at all (an ensemble without alpha at an
         # alpha) stay empty
         done = ds["fit_time"].notnull().sum([d for d in over if d in ds["fit_time"].dims])
-        complete = means.where((done == 0) | (done == _cells_per_mean(ds, over)))
+        failed = failed_cells(ds)
+        complete = means.where((done == 0) | ~failed.any([d for d in over
+                                                          if d in failed.dims]))
     frame = _by_alpha(means, var)
     keep = frame.notna().any(axis=1)
     if "fit_time" in ds and over and _dims.ALPHA in done.dims:
@@ -106,22 +107,29 @@ def summary(ds: xr.Dataset, var: str = "ensemble_error") -> pd.DataFrame:
     return _by_alpha(complete, var).loc[frame.index[keep.to_numpy()]]
 
 
-def _cells_per_mean(ds: xr.Dataset, over: list[str]) -> Any:
-    """How many cells a mean over the dims ``over`` (repeat, fold) has when none failed: the
-    positions of those dims, or, with the result's ``folds_per_dataset``, the positions of
-    each data set's own folds 0 .. n - 1 (data sets differ in their folds under
-    leave-one-out: a smaller one has no cell at the last folds, which is not a failure)."""
-    total = int(np.prod([ds.sizes[d] for d in over]))
+def failed_cells(ds: xr.Dataset) -> xr.DataArray | None:
+    """True on the cells of a result that failed (``on_error = "continue"``): those without a
+    record (``fit_time`` NaN) at a fold their data set has. None where ``ds`` has no
+    ``fit_time`` (not a runner's result).
+
+    A data set has every position of the ``fold`` dim, or, with the result's
+    ``folds_per_dataset`` attribute, its own folds 0 .. n - 1: data sets differ in their
+    folds under leave-one-out, and a smaller one has no cell at the last folds, which is not
+    a failure. An ensemble without alpha has no cell at the other alphas either; a mean with
+    no finished cell at all is NaN by itself, so callers need not tell the two apart. The
+    summary (:func:`summary`) and the figures (:mod:`treelab.plot`) read this one rule.
+    """
+    if "fit_time" not in ds.data_vars:
+        return None
+    missing = ds["fit_time"].isnull()
     known = ds.attrs.get("folds_per_dataset")
-    if not isinstance(known, str) or _dims.FOLD not in over or _dims.DATASET not in ds.coords:
-        return total
-    folds = json.loads(known)
-    names = ds[_dims.DATASET]
-    fold = np.asarray(ds[_dims.FOLD].values)
-    per = total // fold.size  # the repeats
-    counts = [per * int(np.sum(fold < folds.get(str(n), math.inf)))
-              for n in np.ravel(names.values)]
-    return names.copy(data=np.reshape(counts, names.shape))
+    if isinstance(known, str) and _dims.FOLD in missing.dims and _dims.DATASET in ds.coords:
+        folds = json.loads(known)
+        names = ds[_dims.DATASET]
+        n = names.copy(data=np.reshape([folds.get(str(v), math.inf)
+                                        for v in np.ravel(names.values)], names.shape))
+        missing = missing & (ds[_dims.FOLD] < n)
+    return missing
 
 
 def _by_alpha(da: xr.DataArray, var: str) -> pd.DataFrame:

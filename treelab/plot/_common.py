@@ -183,10 +183,14 @@ def clip_range(da: xr.DataArray) -> tuple[float, float]:
 
 
 def finished_cells(ds: xr.Dataset) -> xr.DataArray | None:
-    """True on the cells of an experiment result that finished (their ``fit_time`` is
-    recorded); None where ``ds`` has no ``fit_time`` (not a runner's result: every value
-    counts)."""
-    return ds["fit_time"].notnull() if "fit_time" in ds.data_vars else None
+    """False on the cells of an experiment result that failed
+    (:func:`treelab.experiment.result_files.failed_cells`: no record at a fold the data set
+    has), True elsewhere; None where ``ds`` has no ``fit_time`` (not a runner's result: every
+    value counts)."""
+    from treelab.experiment.result_files import failed_cells
+
+    failed = failed_cells(ds)
+    return None if failed is None else ~failed
 
 
 def only_whole(reduced: xr.DataArray, finished: xr.DataArray | None,

@@ -107,7 +107,9 @@ def measure_curve(
         valid = (1.0 - valid[1], 1.0 - valid[0])
     done = finished_cells(one)
     if done is not None and _dims.ALPHA not in (dim, hue):
-        done = _one_alpha(one["fit_time"], alpha).notnull()  # the alpha da was read at
+        # the cells of the alpha da was read at
+        done = finished_cells(xr.Dataset({"fit_time": _one_alpha(one["fit_time"], alpha)},
+                                         attrs=one.attrs))
     mean, low, high = mean_spread(da, spread, valid, finished=done)
     extra = [d for d in mean.dims if d not in (dim, hue)]
     if any(mean.sizes[d] > 1 for d in extra):

@@ -147,11 +147,12 @@ def measures_at(result: xr.Dataset, *, dataset: Any, ensemble: Any, alpha: float
             raise ValueError(f"alpha={alpha!r} is not an alpha of the result")
         cell = cell.isel({_dims.ALPHA: int(at[0])})
     rows, limits = [], {}
-    from treelab.plot._common import is_regression_result
+    from treelab.plot._common import finished_cells, is_regression_result
 
     # a fold that failed (on_error = "continue") has no record: the cell's mean over the
     # folds that finished is not its mean, so it is NaN, as in experiment.summary
-    whole = "fit_time" not in cell.data_vars or bool(cell["fit_time"].notnull().all())
+    finished = finished_cells(cell)
+    whole = finished is None or bool(finished.all())
 
     for name in REGRESSION_MEASURES if is_regression_result(result) else MEASURES:
         if name not in cell.data_vars:
