@@ -24,6 +24,7 @@ __all__ = [
     "bayesian",
     "combine_proba",
     "distribution_sum",
+    "highest_class",
     "likelihood",
     "likelihood_log_odds",
     "log_odds_proba",
@@ -173,6 +174,38 @@ def vote_tiebreak(votes: Any, summed: Any, n_trees: int) -> np.ndarray:
     best = score.max(axis=1, keepdims=True)
     tied = score >= best - 1e-12 * n_trees
     return np.argmax(tied, axis=1).astype(np.int64)
+
+
+def highest_class(proba: Any) -> np.ndarray:
+    """Class index of the highest probability per row, ties to the lower class index.
+
+    Probabilities within 1e-12 of the row's largest count as tied, since rounding makes
+    mathematically equal means differ in their last bits: the mean of ten trees' estimates
+    that is exactly 1/2 for both classes came out 0.49999999999999994 and 0.5, and the bare
+    argmax then answered the second class by that bit. The same rule as
+    :func:`vote_tiebreak`'s on sums (1e-12 T); a genuine difference below 1e-12 is beyond
+    what the floats resolve anyway.
+
+    Parameters
+    ----------
+    proba : array-like, (sample, class)
+
+    Returns
+    -------
+    numpy.ndarray of int64, (sample,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = np.array([[0.1, 0.7, 0.7], [0.49999999999999994, 0.5, 0.0]])
+    >>> highest_class(p).tolist(), np.argmax(p, axis=1).tolist()
+    ([1, 0], [1, 1])
+    """
+    p = np.asarray(proba, dtype=np.float64)
+    if p.ndim != 2 or p.shape[1] < 1:
+        raise ValueError(f"proba must be a (sample, class) array, got shape {p.shape}")
+    best = p.max(axis=1, keepdims=True)
+    return np.argmax(p >= best - 1e-12, axis=1).astype(np.int64)
 
 
 def distribution_sum(counts: Any) -> np.ndarray:

@@ -42,7 +42,7 @@ from treelab.analysis.probability import (
 from treelab.analysis.strength import strength_vars
 from treelab.analysis.ties import forest_ties, ties_vars
 from treelab.analysis.workbench import check_measures, measure_vars
-from treelab.combine import vote_tiebreak
+from treelab.combine import highest_class, vote_tiebreak
 
 __all__ = ["diagnose"]
 
@@ -341,7 +341,7 @@ def diagnose_parts(
     elif name == "vote":
         ens = vote_tiebreak(votes, summed, n_trees)
     else:
-        ens = np.argmax(proba, axis=1)
+        ens = highest_class(proba)  # predict's rule: equal up to rounding is a tie
 
     e_s, single_how = _single_error(ensemble, single, X, y, X_train, y_train)
     variables = errors_vars(labels, y_codes, ens, f"combine={name}")

@@ -31,6 +31,7 @@ from treelab.analysis._model_checks import (
 )
 from treelab.analysis._sklearn import onehot as _onehot
 from treelab.analysis._sklearn import weighted_votes as _vote
+from treelab.combine import highest_class
 
 __all__ = [
     "Members",
@@ -98,7 +99,7 @@ def combined(labels: np.ndarray, proba: np.ndarray | None, n_classes: int, combi
     for p in proba:  # member order, as scikit-learn's forests accumulate
         summed += p
     avg = summed / proba.shape[0]
-    return np.argmax(avg, axis=1), avg
+    return highest_class(avg), avg
 
 
 def _check_combine(combine: Any) -> None:

@@ -363,7 +363,9 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
         ``likelihood``: the class of highest posterior odds (Ali & Pazzani 1995; the argmax of
         ``treelab.combine.likelihood_log_odds``, as the probabilities of classes with very
         large odds round to the same value). Otherwise the first class of highest
-        ``predict_proba``.
+        ``predict_proba``, probabilities within 1e-12 of the highest counting as tied
+        (``treelab.combine.highest_class``: rounding makes mathematically equal means
+        differ in their last bit).
 
         Parameters
         ----------
@@ -382,7 +384,9 @@ class TreeEnsembleClassifier(ClassifierMixin, BaseEstimator):
             return self.classes_[vote_tiebreak(votes, acc, self.forest_.n_trees)]
         if self._combination() == "likelihood":
             return self.classes_[np.argmax(self._likelihood_log_odds(X), axis=1)]
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        from treelab.combine import highest_class
+
+        return self.classes_[highest_class(self.predict_proba(X))]
 
     def _likelihood_log_odds(self, X) -> np.ndarray:
         """Posterior log odds of the likelihood combination, (sample, class)."""
