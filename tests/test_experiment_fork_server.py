@@ -164,3 +164,26 @@ def test_the_preload_ends_a_compilation_s_progress_thread(monkeypatch, tmp_path)
     assert len(started) == 1
     # (other tests' progress threads may still run in this process: only this one is asked)
     assert not started[0].is_alive()
+
+
+def test_the_fork_waits_for_a_compilations_progress_lines(monkeypatch):
+    # a run that compiled a kernel just before its server starts holds the thread of the
+    # compilation's progress lines for up to an interval (15 s): the fork must end it first,
+    # or the run takes the fresh interpreter (seen on a loaded machine with a fresh cache)
+    from treelab.engine import _notice
+    from treelab.experiment import _fork_server
+
+    seen = []
+
+    def refuse() -> str:
+        seen.append(threading.active_count())
+        return "refused here: only the threads at the check are looked at"
+
+    monkeypatch.setattr(_fork_server, "can_fork", refuse)
+    progress = _notice._Progress("tree growth")
+    monkeypatch.setattr(_notice, "_progress", progress)
+    before = threading.active_count()
+    assert progress._thread.is_alive()
+    assert _fork_server.fork_server("{}") is False
+    assert seen == [before - 1]  # the progress thread had ended when the fork was checked
+    assert not progress._thread.is_alive()

@@ -168,6 +168,12 @@ def fork_server(settings: str) -> bool:
     nothing, where :func:`can_fork` refuses, a server is already running, or the fork fails."""
     from multiprocessing import connection, forkserver, resource_tracker, util
 
+    from treelab.engine import _notice
+
+    # a compilation's progress lines run on a thread of their own for up to an interval after
+    # it ends: a run that compiled a kernel before its server starts (a fresh cache) would
+    # fork a fresh interpreter instead (can_fork: another thread runs)
+    _notice.settle()
     if can_fork() is not None:
         return False
     server = forkserver._forkserver
