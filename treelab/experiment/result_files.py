@@ -83,27 +83,26 @@ def summary(ds: xr.Dataset, var: str = "ensemble_error") -> pd.DataFrame:
     da = ds[var]
     over = [d for d in (_dims.REPEAT, _dims.FOLD) if d in da.dims]
     means = da.mean(over)
-    complete = means
+    complete, done = means, None
     if "fit_time" in ds and over:
         # a cell that failed (on_error = "continue") has no record: the mean over the folds
         # that happened to finish is not the mean the caption promises, so it is NaN, its
         # row kept; combinations with no cell at all (an ensemble without alpha at an
-        # alpha) stay empty
-        done = ds["fit_time"].notnull().sum([d for d in over if d in ds["fit_time"].dims])
+        # alpha) are NaN by themselves
         failed = failed_cells(ds)
-        complete = means.where((done == 0) | ~failed.any([d for d in over
-                                                          if d in failed.dims]))
+        complete = means.where(~failed.any([d for d in over if d in failed.dims]))
+        done = ds["fit_time"].notnull().sum([d for d in over if d in ds["fit_time"].dims])
     frame = _by_alpha(means, var)
     keep = frame.notna().any(axis=1)
-    if "fit_time" in ds and over and _dims.ALPHA in done.dims:
+    if done is not None and _dims.ALPHA in done.dims:
         # every (data set, ensemble, transform values) of the grid has cells at one alpha at
         # least: a row without a finished cell at any alpha is one whose every cell failed,
         # kept (NaN) rather than left out as if the ensemble had not been run
-        failed = (done.sum(_dims.ALPHA) == 0).to_series()
-        if set(failed.index.names) == set(frame.index.names):
-            failed = failed.reorder_levels(frame.index.names) if failed.index.nlevels > 1 \
-                else failed
-            keep |= failed.reindex(frame.index, fill_value=False)
+        all_failed = (done.sum(_dims.ALPHA) == 0).to_series()
+        if set(all_failed.index.names) == set(frame.index.names):
+            if all_failed.index.nlevels > 1:
+                all_failed = all_failed.reorder_levels(frame.index.names)
+            keep |= all_failed.reindex(frame.index, fill_value=False)
     return _by_alpha(complete, var).loc[frame.index[keep.to_numpy()]]
 
 
