@@ -13,6 +13,7 @@ Breiman's regression bound; :func:`diagnose` dispatches on a regressor.
 
 from treelab.analysis.arrangement import error_arrangement
 from treelab.analysis.bias_variance import bias_variance
+from treelab.analysis.calibration import reliability
 from treelab.analysis.characteristics import sample_density
 from treelab.analysis.costs import cost_sensitive_profit, cost_thresholds
 from treelab.analysis.decomposition import bias_variance_01, bias_variance_diversity
@@ -25,7 +26,6 @@ from treelab.analysis.members import member_outputs
 from treelab.analysis.oob import in_bag_counts, oob_strength_correlation
 from treelab.analysis.probability import (
     exact_mse,
-    reliability,
     thresholded_mse,
     topk_error,
 )
