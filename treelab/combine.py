@@ -20,6 +20,7 @@ from scipy.special import gammaln, logsumexp
 
 __all__ = [
     "COMBINERS",
+    "TIE_TOLERANCE",
     "average",
     "bayesian",
     "combine_proba",
@@ -33,6 +34,13 @@ __all__ = [
     "vote_predict",
     "vote_tiebreak",
 ]
+
+
+#: Probabilities within this of the highest count as tied (summed over T trees: T times it):
+#: rounding makes mathematically equal means and sums differ in their last bits, and a tie
+#: is decided by the lower class index, not by those bits (:func:`vote_tiebreak`,
+#: :func:`highest_class`).
+TIE_TOLERANCE = 1e-12
 
 
 def _check_counts(counts: Any, name: str = "counts") -> np.ndarray:
@@ -172,7 +180,7 @@ def vote_tiebreak(votes: Any, summed: Any, n_trees: int) -> np.ndarray:
     top = votes == votes.max(axis=1, keepdims=True)
     score = np.where(top, summed, -np.inf)
     best = score.max(axis=1, keepdims=True)
-    tied = score >= best - 1e-12 * n_trees
+    tied = score >= best - TIE_TOLERANCE * n_trees
     return np.argmax(tied, axis=1).astype(np.int64)
 
 
@@ -205,7 +213,7 @@ def highest_class(proba: Any) -> np.ndarray:
     if p.ndim != 2 or p.shape[1] < 1:
         raise ValueError(f"proba must be a (sample, class) array, got shape {p.shape}")
     best = p.max(axis=1, keepdims=True)
-    return np.argmax(p >= best - 1e-12, axis=1).astype(np.int64)
+    return np.argmax(p >= best - TIE_TOLERANCE, axis=1).astype(np.int64)
 
 
 def distribution_sum(counts: Any) -> np.ndarray:

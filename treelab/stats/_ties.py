@@ -12,14 +12,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from treelab.combine import TIE_TOLERANCE as COMBINE_TIE_TOLERANCE
+
 __all__ = ["TIE_TOLERANCE", "row_tolerance", "snap_rows", "snap_ties"]
 
 #: Two scores of a row closer than this times max(1, the row's largest magnitude) are one
-#: score. For rates in [0, 1] that is 1e-12: far below any real difference of fold-mean
-#: accuracies or errors (the smallest is 1 / (folds x the lcm of the fold sizes), above 1e-10
-#: for the folds of any data set of at most 10,000 rows), far above float noise (1e-16). The
-#: noise of a mean grows with the values' magnitude, so the tolerance does too.
-TIE_TOLERANCE = 1e-12
+#: score: the tolerance the combinations' ties read (:data:`treelab.combine.TIE_TOLERANCE`).
+#: For rates in [0, 1] that is 1e-12: far below any real difference of fold-mean accuracies or
+#: errors (the smallest is 1 / (folds x the lcm of the fold sizes), above 1e-10 for the folds
+#: of any data set of at most 10,000 rows), far above float noise (1e-16). The noise of a mean
+#: grows with the values' magnitude, so the tolerance does too.
+TIE_TOLERANCE = COMBINE_TIE_TOLERANCE
 
 
 def row_tolerance(values: np.ndarray, tolerance: float = TIE_TOLERANCE) -> np.ndarray:
